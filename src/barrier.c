@@ -1,0 +1,109 @@
+/*
+ * barrier.c - flags in the sync area and the dissemination barrier.
+ *
+ * Flags are 64-bit epoch counters that only grow: a waiter waits for
+ * flag >= epoch and nobody ever resets one, so back-to-back barriers cannot
+ * race with a reset.  In round k of barrier e, PE i stores e into round k's
+ * flag on PE i + 2^k and waits for its own round-k flag to reach e; each
+ * flag has exactly one writer per round, so a store (not an add) suffices.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "internal.h"
+#include "shm/shm_atomic.h"
+
+sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
+{
+    uint64_t *p = sym_direct(pe, off);
+    if (p) {
+        __atomic_store_n(p, value, __ATOMIC_RELEASE);
+        return SYM_OK;
+    }
+    struct sym_transport *tp = sym_rt.peer_tp[pe];
+    return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_SET);
+}
+
+sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value)
+{
+    uint64_t *p = sym_direct(pe, off);
+    if (p) {
+        __atomic_fetch_add(p, value, __ATOMIC_RELEASE);
+        return SYM_OK;
+    }
+    struct sym_transport *tp = sym_rt.peer_tp[pe];
+    return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_ADD);
+}
+
+struct flag_wait {
+    uint64_t off;
+    uint64_t value;
+    int from_pe;
+    const char *what;
+};
+
+static bool flag_ready(void *arg)
+{
+    struct flag_wait *w = arg;
+    return sym_flag_load(w->off) >= w->value;
+}
+
+static void flag_describe(void *arg, char *buf, size_t len)
+{
+    struct flag_wait *w = arg;
+    snprintf(buf, len, "PE %d to reach %s (flag %" PRIu64 " of %" PRIu64 ")", w->from_pe,
+             w->what, sym_flag_load(w->off), w->value);
+}
+
+sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int from_pe,
+                              const char *what, double timeout_s)
+{
+    struct flag_wait w = { off, value, from_pe, what };
+    struct sym_waiter waiter = { flag_ready, flag_describe, &w };
+    return sym_wait(op, &waiter, timeout_s);
+}
+
+static sym_status_t dissemination(const char *op)
+{
+    const int n = sym_rt.npes, me = sym_rt.me;
+    const uint64_t epoch = ++sym_rt.barrier_epoch;
+    char what[64];
+    unsigned round = 0;
+    for (int dist = 1; dist < n; dist <<= 1, round++) {
+        uint64_t off = SYM_SYNC_LINE_OFF(SYM_SYNC_BARRIER_LINE + round);
+        int to = (me + dist) % n, from = (me - dist + n) % n;
+        sym_status_t st = sym_flag_set(to, off, epoch);
+        if (st != SYM_OK)
+            return st;
+        if (sym_flag_load(off) >= epoch)
+            continue;
+        snprintf(what, sizeof(what), "barrier #%" PRIu64 " (round %u)", epoch, round);
+        if ((st = sym_flag_wait_ge(op, off, epoch, from, what, 0)) != SYM_OK)
+            return st;
+    }
+    return SYM_OK;
+}
+
+sym_status_t sym_barrier_internal(const char *op)
+{
+    sym_status_t st = sym_quiet_internal();
+    if (st != SYM_OK)
+        return st;
+    return dissemination(op);
+}
+
+SYM_API sym_status_t sym_barrier_all(void)
+{
+    sym_status_t st = sym_check_init("sym_barrier_all");
+    if (st != SYM_OK)
+        return st;
+    return sym_barrier_internal("sym_barrier_all");
+}
+
+SYM_API sym_status_t sym_sync_all(void)
+{
+    sym_status_t st = sym_check_init("sym_sync_all");
+    if (st != SYM_OK)
+        return st;
+    return dissemination("sym_sync_all");
+}

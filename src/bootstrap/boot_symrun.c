@@ -1,0 +1,160 @@
+/* boot_symrun.c - join a job started by symrun or the test harness through
+ * the launcher's control segment (launch/job.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootstrap.h"
+#include "internal.h"
+
+struct symrun_boot {
+    struct sym_boot base;
+    size_t map_len;
+    uint64_t barriers; /* bootstrap barriers entered so far */
+};
+
+static int env_int(const char *name, long lo, long hi, long *out)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+struct boot_wait {
+    struct sym_job_ctrl *job;
+    uint64_t target;
+};
+
+static bool boot_all_arrived(void *arg)
+{
+    struct boot_wait *w = arg;
+    for (uint32_t i = 0; i < w->job->npes; i++)
+        if (__atomic_load_n(&w->job->pe[i].boot_arrivals, __ATOMIC_ACQUIRE) < w->target)
+            return false;
+    return true;
+}
+
+static void boot_describe(void *arg, char *buf, size_t len)
+{
+    struct boot_wait *w = arg;
+    size_t used = (size_t)snprintf(buf, len, "PEs to reach bootstrap step %llu; missing:",
+                                   (unsigned long long)w->target);
+    for (uint32_t i = 0; i < w->job->npes && used < len; i++)
+        if (__atomic_load_n(&w->job->pe[i].boot_arrivals, __ATOMIC_ACQUIRE) < w->target)
+            used += (size_t)snprintf(buf + used, len - used, " %u", i);
+}
+
+static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
+{
+    struct symrun_boot *sb = (struct symrun_boot *)b;
+    struct boot_wait w = { .job = b->job, .target = ++sb->barriers };
+    __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
+    struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w };
+    return sym_wait(step, &waiter, 0);
+}
+
+static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_t len,
+                                     void *all)
+{
+    if (len > SYM_JOB_BLOB_MAX)
+        return sym_error(SYM_ERR_INTERNAL, "bootstrap allgather of %zu bytes (max %d)", len,
+                         SYM_JOB_BLOB_MAX);
+    struct sym_job_pe *slot = &b->job->pe[b->rank];
+    memcpy(slot->blob, mine, len);
+    slot->blob_len = (uint32_t)len;
+    sym_status_t st = symrun_barrier(b, "sym_init (bootstrap allgather)");
+    if (st != SYM_OK)
+        return st;
+    for (int i = 0; i < b->size; i++) {
+        if (b->job->pe[i].blob_len != len)
+            return sym_error(SYM_ERR_BOOTSTRAP,
+                             "sym_init: PE %d published %u bootstrap bytes, expected %zu "
+                             "(PEs run different symheap versions?)",
+                             i, b->job->pe[i].blob_len, len);
+        memcpy((char *)all + (size_t)i * len, b->job->pe[i].blob, len);
+    }
+    /* No PE may overwrite its slot (next allgather) before all have read. */
+    return symrun_barrier(b, "sym_init (bootstrap allgather)");
+}
+
+static void symrun_set_state(struct sym_boot *b, int state)
+{
+    __atomic_store_n(&b->job->pe[b->rank].state, (uint32_t)state, __ATOMIC_RELEASE);
+}
+
+static void symrun_fini(struct sym_boot *b)
+{
+    struct symrun_boot *sb = (struct symrun_boot *)b;
+    munmap(b->job, sb->map_len);
+    free(sb);
+}
+
+static const struct sym_boot_ops symrun_ops = {
+    .name = "symrun",
+    .allgather = symrun_allgather,
+    .barrier = symrun_barrier,
+    .set_state = symrun_set_state,
+    .fini = symrun_fini,
+};
+
+sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
+{
+    long fd, pe, npes;
+    if (env_int(SYM_ENV_SYMRUN_FD, 0, INT_MAX, &fd) || env_int(SYM_ENV_SYMRUN_NPES, 1, SYM_JOB_MAX_PES, &npes) ||
+        env_int(SYM_ENV_SYMRUN_PE, 0, SYM_JOB_MAX_PES - 1, &pe) || pe >= npes)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: inconsistent launcher environment %s='%s' %s='%s' %s='%s'",
+                         SYM_ENV_SYMRUN_FD, getenv(SYM_ENV_SYMRUN_FD) ?: "",
+                         SYM_ENV_SYMRUN_PE, getenv(SYM_ENV_SYMRUN_PE) ?: "",
+                         SYM_ENV_SYMRUN_NPES, getenv(SYM_ENV_SYMRUN_NPES) ?: "");
+    size_t len = sym_job_ctrl_size((uint32_t)npes);
+    struct stat st;
+    if (fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len ||
+        st.st_uid != getuid())
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: %s=%ld is not this job's control segment "
+                         "(closed, wrong size or owner); was the program started by symrun?",
+                         SYM_ENV_SYMRUN_FD, fd);
+    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+    if (map == MAP_FAILED)
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: mmap of the job control segment: %s",
+                         strerror(errno));
+    struct sym_job_ctrl *job = map;
+    if (job->magic != SYM_JOB_MAGIC || job->version != SYM_JOB_VERSION ||
+        job->npes != (uint32_t)npes || strnlen(job->key, sizeof(job->key)) != SYM_JOB_KEY_LEN) {
+        munmap(map, len);
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: job control segment has a bad header (launcher and "
+                         "library versions differ?)");
+    }
+    struct symrun_boot *sb = calloc(1, sizeof(*sb));
+    if (!sb) {
+        munmap(map, len);
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the bootstrap");
+    }
+    /* Programs the PE spawns must not inherit a handle to the job.  The
+     * descriptor itself stays open so a failed sym_init() can be retried. */
+    fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    sb->base.ops = &symrun_ops;
+    sb->base.rank = (int)pe;
+    sb->base.size = (int)npes;
+    memcpy(sb->base.key, job->key, sizeof(sb->base.key));
+    sb->base.job = job;
+    sb->map_len = len;
+    sb->barriers = __atomic_load_n(&job->pe[pe].boot_arrivals, __ATOMIC_ACQUIRE);
+    *boot_p = &sb->base;
+    return SYM_OK;
+}

@@ -1,0 +1,176 @@
+/* config.c - the SYMHEAP_* environment, parsed once from config_table.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+int sym_config_parse_size(const char *text, size_t *bytes_p)
+{
+    if (!text)
+        return -1;
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!isdigit((unsigned char)*p) && *p != '.')
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(p, &end);
+    if (errno || end == p || !(v >= 0))
+        return -1;
+    double mult = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mult = 1024.0; end++; break;
+    case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (mult > 1 && (*end == 'B' || *end == 'b'))
+        end++; /* "64KB", "1MB" */
+    else if (mult > 1 && *end == 'i' && (end[1] == 'B' || end[1] == 'b'))
+        end += 2; /* "64KiB" */
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return -1;
+    double bytes = v * mult;
+    if (bytes != floor(bytes) || bytes >= 18446744073709551615.0)
+        return -1;
+    *bytes_p = (size_t)bytes;
+    return 0;
+}
+
+static int parse_seconds(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *text, bool *out)
+{
+    static const char *const yes[] = { "1", "yes", "true", "on", "y" };
+    static const char *const no[] = { "0", "no", "false", "off", "n", "" };
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (!strcasecmp(text, yes[i]))
+            return *out = true, 0;
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        if (!strcasecmp(text, no[i]))
+            return *out = false, 0;
+    return -1;
+}
+
+static int parse_uint(const char *text, unsigned long *out)
+{
+    if (!isdigit((unsigned char)*text))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The allowed words are the "{a|b|c}" part of the help text. */
+static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *out)
+{
+    const char *open = strchr(help, '{');
+    const char *close = open ? strchr(open, '}') : NULL;
+    size_t n = strlen(text);
+    for (const char *w = open ? open + 1 : NULL; w && w < close;) {
+        const char *e = w;
+        while (e < close && *e != '|')
+            e++;
+        if ((size_t)(e - w) == n && !strncmp(w, text, n) && n < sizeof(out->s)) {
+            memcpy(out->s, text, n + 1);
+            return 0;
+        }
+        w = e + 1;
+    }
+    return -1;
+}
+
+#define EXPECT_SIZE "a size such as 4096, 64K, 256M or 2G"
+#define EXPECT_SECONDS "a positive number of seconds"
+#define EXPECT_BOOL "one of 1/0, yes/no, true/false, on/off"
+#define EXPECT_UINT "a non-negative integer"
+#define EXPECT_CHOICE "one of the words in "
+
+/* One parser per type with a common shape, so the table can call them. */
+static int parse_one_SIZE(const char *t, size_t *f, const char *h) { (void)h; return sym_config_parse_size(t, f); }
+static int parse_one_SECONDS(const char *t, double *f, const char *h) { (void)h; return parse_seconds(t, f); }
+static int parse_one_BOOL(const char *t, bool *f, const char *h) { (void)h; return parse_bool(t, f); }
+static int parse_one_UINT(const char *t, unsigned long *f, const char *h) { (void)h; return parse_uint(t, f); }
+static int parse_one_CHOICE(const char *t, sym_cfg_choice_t *f, const char *h) { return parse_choice(t, h, f); }
+
+sym_status_t sym_config_load(struct sym_config *cfg)
+{
+    struct sym_config c;
+    memset(&c, 0, sizeof(c));
+#define LOAD_(field, name, type, dflt, help)                                              \
+    do {                                                                                  \
+        const char *env = getenv(name);                                                   \
+        if (parse_one_##type(dflt, &c.field, help) != 0)                                  \
+            return sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", name);     \
+        if (env && parse_one_##type(env, &c.field, help) != 0)                            \
+            return sym_error(SYM_ERR_CONFIG,                                              \
+                             "sym_init: environment variable %s='%s' is not valid: "      \
+                             "expected %s%s",                                             \
+                             name, env, EXPECT_##type,                                    \
+                             !strcmp(#type, "CHOICE") ? strchr(help, '{') : "");          \
+    } while (0);
+    SYM_CONFIG_TABLE(LOAD_)
+#undef LOAD_
+    if (c.heap_size == 0)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_HEAP_SIZE='%s' is not valid: "
+                         "the heap must not be empty", getenv("SYMHEAP_HEAP_SIZE"));
+    *cfg = c;
+    return SYM_OK;
+}
+
+static void format_SIZE(char *b, size_t n, size_t v)
+{
+    static const char suffix[] = "KMGT";
+    int s = -1;
+    while (v && v % 1024 == 0 && s < 3) {
+        v /= 1024;
+        s++;
+    }
+    if (s >= 0)
+        snprintf(b, n, "%zu%c", v, suffix[s]);
+    else
+        snprintf(b, n, "%zu", v);
+}
+static void format_SECONDS(char *b, size_t n, double v) { snprintf(b, n, "%g", v); }
+static void format_BOOL(char *b, size_t n, bool v) { snprintf(b, n, "%d", v ? 1 : 0); }
+static void format_UINT(char *b, size_t n, unsigned long v) { snprintf(b, n, "%lu", v); }
+static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v) { snprintf(b, n, "%s", v.s); }
+
+void sym_config_print(FILE *out, const struct sym_config *cfg)
+{
+    fprintf(out, "%-24s %-8s %-8s %-10s %s\n", "variable", "type", "default", "value",
+            "meaning");
+#define PRINT_(field, name, type, dflt, help)                                              \
+    do {                                                                                   \
+        char value[64];                                                                    \
+        format_##type(value, sizeof(value), cfg->field);                                   \
+        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, dflt, value, help,       \
+                getenv(name) ? " [set]" : "");                                             \
+    } while (0);
+    SYM_CONFIG_TABLE(PRINT_)
+#undef PRINT_
+}

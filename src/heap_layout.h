@@ -1,0 +1,85 @@
+/*
+ * heap_layout.h - where things live inside every PE's symmetric heap.
+ *
+ *   offset 0        control block (one page): who owns this heap, liveness,
+ *                   the abort word, debug records
+ *   SYNC_OFF        sync area: one 64-byte line per flag (barrier rounds, ...)
+ *   mailbox_off     mailbox region (collectives, point-to-point), page aligned
+ *   user_off        user heap: sym_malloc() and friends, page aligned
+ *
+ * Every PE computes the same layout from the same configuration, so offsets
+ * name the same place in every heap; a peer checks the owner's control block
+ * (magic, version, sizes) before using a heap it mapped.
+ */
+#ifndef SYM_HEAP_LAYOUT_H
+#define SYM_HEAP_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYM_HEAP_MAGIC UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
+#define SYM_HEAP_LAYOUT_VERSION 1u
+#define SYM_PAGE 4096u
+#define SYM_LINE 64u
+
+/* Sync area lines. */
+#define SYM_SYNC_OFF ((uint64_t)SYM_PAGE)
+#define SYM_SYNC_LINES 64u
+#define SYM_SYNC_BARRIER_LINE 0u   /* 32 lines: dissemination rounds 0..31 */
+#define SYM_SYNC_BARRIER_ROUNDS 32u
+#define SYM_SYNC_LINE_OFF(line) (SYM_SYNC_OFF + (uint64_t)(line) * SYM_LINE)
+
+/* Control block at offset 0 of every heap. */
+struct sym_heap_ctrl {
+    uint64_t magic;
+    uint32_t layout_version;
+    int32_t pe;
+    int32_t npes;
+    int32_t pid;
+    uint64_t heap_total;
+    uint64_t user_off;
+    uint64_t user_size;
+    uint8_t pad0[SYM_LINE - 48];
+    uint32_t state;      /* enum sym_job_pe_state, written by the owner */
+    uint8_t pad1[SYM_LINE - 4];
+    uint32_t abort_by;   /* 0, or 1 + the PE that raised the job abort */
+    int32_t abort_status;
+    uint8_t pad2[SYM_LINE - 8];
+    /* SYMHEAP_DEBUG: the owner's last collective allocation, for checks */
+    uint64_t dbg_alloc_seq;
+    uint64_t dbg_alloc_off;
+    uint64_t dbg_alloc_size;
+    uint8_t pad3[SYM_LINE - 24];
+};
+
+struct sym_heap_layout {
+    uint64_t mailbox_off;
+    uint64_t mailbox_size;
+    uint64_t user_off;
+    uint64_t user_size;
+    uint64_t total;
+};
+
+static inline uint64_t sym_round_up(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* Compute the layout for the given user heap and mailbox sizes; returns -1
+ * if the total would overflow. */
+static inline int sym_heap_layout_compute(uint64_t user_size, uint64_t mailbox_size,
+                                          struct sym_heap_layout *l)
+{
+    const uint64_t limit = UINT64_C(1) << 46; /* 64 TiB: far beyond any machine */
+    if (user_size > limit || mailbox_size > limit)
+        return -1;
+    l->mailbox_off = SYM_SYNC_OFF + (uint64_t)SYM_SYNC_LINES * SYM_LINE;
+    l->mailbox_off = sym_round_up(l->mailbox_off, SYM_PAGE);
+    l->mailbox_size = sym_round_up(mailbox_size, SYM_PAGE);
+    l->user_off = l->mailbox_off + l->mailbox_size;
+    l->user_size = sym_round_up(user_size, SYM_PAGE);
+    l->total = l->user_off + l->user_size;
+    return 0;
+}
+
+#endif /* SYM_HEAP_LAYOUT_H */

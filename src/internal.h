@@ -1,0 +1,174 @@
+/*
+ * internal.h - runtime state and the internal interfaces between the parts
+ * of src/.  Not installed.
+ */
+#ifndef SYM_INTERNAL_H
+#define SYM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "alloc.h"
+#include "config_table.h"
+#include "heap_layout.h"
+#include "symheap.h"
+#include "transport.h"
+
+struct sym_boot;
+struct sym_job_ctrl;
+
+/* ---- configuration (config.c) ------------------------------------------ */
+
+typedef struct sym_cfg_choice {
+    char s[16];
+} sym_cfg_choice_t;
+
+struct sym_config {
+#define SYM_CFG_FIELD_SIZE size_t
+#define SYM_CFG_FIELD_SECONDS double
+#define SYM_CFG_FIELD_BOOL bool
+#define SYM_CFG_FIELD_UINT unsigned long
+#define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
+#define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
+    SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
+#undef SYM_CFG_FIELD_
+};
+
+/* Read every variable of the table from the environment (unset: default).
+ * A malformed value fails with SYM_ERR_CONFIG naming the variable and value. */
+sym_status_t sym_config_load(struct sym_config *cfg);
+
+/* Parse "123", "64K", "1.5G"... into bytes.  0 on success, -1 on garbage or
+ * overflow.  Exposed for tests and fuzzing. */
+int sym_config_parse_size(const char *text, size_t *bytes_p);
+
+/* Print the table (name, type, default, value in force, help) to `out`. */
+void sym_config_print(FILE *out, const struct sym_config *cfg);
+
+/* ---- errors (error.c) -------------------------------------------------- */
+
+/* Record a failure for sym_last_error() and return `status`, so callers can
+ * write `return sym_error(SYM_ERR_X, "sym_put: ...", ...)`.  The first
+ * function that detects an error records it; callers pass it through. */
+sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */
+void sym_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- runtime state (runtime.c) ----------------------------------------- */
+
+struct sym_runtime {
+    bool initialized;
+    int me;
+    int npes;
+    struct sym_config cfg;
+
+    uint8_t *base;        /* my heap mapping */
+    size_t heap_total;    /* bytes of every heap mapping */
+    struct sym_heap_layout layout;
+
+    uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
+    struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
+    struct sym_transport *shm;
+
+    struct sym_boot *boot;
+    struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
+    int *peer_pid;                  /* [npes] for liveness checks */
+    bool oversubscribed;            /* more local PEs than cores: never busy-spin */
+
+    uint64_t barrier_epoch;
+    struct sym_alloc alloc;
+    uint64_t alloc_seq;             /* collective allocation calls so far */
+};
+
+extern struct sym_runtime sym_rt;
+
+/* Common argument checks of the public API; each records the error. */
+static inline sym_status_t sym_check_init(const char *op)
+{
+    if (__builtin_expect(!sym_rt.initialized, 0))
+        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+    return SYM_OK;
+}
+
+sym_status_t sym_check_pe_slow(const char *op, int pe);
+
+static inline sym_status_t sym_check_pe(const char *op, int pe)
+{
+    if (__builtin_expect(!sym_rt.initialized || (unsigned)pe >= (unsigned)sym_rt.npes, 0))
+        return sym_check_pe_slow(op, pe);
+    return SYM_OK;
+}
+
+sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
+                                  size_t nbytes, int pe);
+
+/* Translate a symmetric address to its heap offset, checking that the whole
+ * range [addr, addr + nbytes) lies in the user heap. */
+static inline sym_status_t sym_sym_offset(const char *op, const char *argname,
+                                          const void *addr, size_t nbytes, int pe,
+                                          uint64_t *off_p)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
+    size_t len = sym_rt.layout.user_size;
+    if (__builtin_expect(a < lo || a - lo > len || nbytes > len - (a - lo), 0))
+        return sym_check_range_slow(op, argname, addr, nbytes, pe);
+    *off_p = (uint64_t)(a - (uintptr_t)sym_rt.base);
+    return SYM_OK;
+}
+
+/* Direct pointer into PE `pe`'s heap at `off`, or NULL if not mapped. */
+static inline void *sym_direct(int pe, uint64_t off)
+{
+    uint8_t *b = sym_rt.peer_base[pe];
+    return b ? b + off : NULL;
+}
+
+/* ---- waiting (wait.c) -------------------------------------------------- */
+
+/* What a wait waits for.  ready() is polled; describe() is called only to
+ * build an error message ("PE 3 to enter barrier #12 (round 1)");
+ * awaited_pe, if >= 0, is the PE whose action is awaited, so its death can
+ * be reported as the cause. */
+struct sym_waiter {
+    bool (*ready)(void *arg);
+    void (*describe)(void *arg, char *buf, size_t len);
+    void *arg;
+};
+
+/* The one wait loop: spin, yield, sleep with backoff; drives transport
+ * progress; checks the abort word and peer liveness; gives up after
+ * `timeout_s` (<= 0: SYMHEAP_TIMEOUT).  Errors: SYM_ERR_TIMEOUT,
+ * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
+sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout_s);
+
+/* Check the job's health once: SYM_OK, or the error (recorded) that a wait
+ * would report now (a dead peer, an abort). */
+sym_status_t sym_job_check(const char *op, const char *waiting_for);
+
+/* ---- internal one-sided helpers (rma.c, barrier.c) ---------------------- */
+
+/* Atomically store / add a 64-bit flag at heap offset `off` on `pe`, with
+ * release ordering relative to this PE's earlier puts. */
+sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value);
+sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value);
+
+/* Wait until my flag at `off` is >= value. */
+sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int from_pe,
+                              const char *what, double timeout_s);
+
+static inline uint64_t sym_flag_load(uint64_t off)
+{
+    return __atomic_load_n((uint64_t *)(sym_rt.base + off), __ATOMIC_ACQUIRE);
+}
+
+sym_status_t sym_barrier_internal(const char *op);
+
+/* Transport-level quiet over every transport in use. */
+sym_status_t sym_quiet_internal(void);
+
+#endif /* SYM_INTERNAL_H */

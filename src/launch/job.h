@@ -1,0 +1,76 @@
+/*
+ * job.h - the job control segment shared by a launcher (symrun, the test
+ * harness) and the PEs it starts.
+ *
+ * The launcher creates one POSIX shared-memory object, maps it, unlinks it at
+ * once (so it can never leak) and hands the still-open descriptor to every PE
+ * it forks through SYMHEAP_SYMRUN_FD.  The segment carries what the launcher
+ * and the PEs must both see: the random job key (the PEs derive their heap
+ * object names from it), a bootstrap area for exchanging small blobs, each
+ * PE's life-cycle state as the launcher observes it (so peers learn of a death
+ * as soon as the launcher reaps the process), and the job abort word.
+ */
+#ifndef SYM_LAUNCH_JOB_H
+#define SYM_LAUNCH_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYM_JOB_MAGIC UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
+#define SYM_JOB_VERSION 1u
+#define SYM_JOB_KEY_LEN 32 /* hex characters */
+#define SYM_JOB_BLOB_MAX 1024
+#define SYM_JOB_MAX_PES 4096
+
+/* Environment the launcher passes to each PE. */
+#define SYM_ENV_SYMRUN_FD "SYMHEAP_SYMRUN_FD"
+#define SYM_ENV_SYMRUN_PE "SYMHEAP_SYMRUN_PE"
+#define SYM_ENV_SYMRUN_NPES "SYMHEAP_SYMRUN_NPES"
+
+/* Life cycle of a PE, as written by the PE (STARTING..FINALIZED) and by the
+ * launcher (EXITED, DEAD).  Only grows. */
+enum sym_job_pe_state {
+    SYM_PE_NONE = 0,      /* forked, library not yet initialised */
+    SYM_PE_STARTING = 1,  /* inside sym_init */
+    SYM_PE_RUNNING = 2,   /* sym_init succeeded */
+    SYM_PE_FINALIZED = 3, /* sym_finalize done: its exit is not a loss */
+    SYM_PE_EXITED = 4,    /* reaped after finalizing (or never initialised) */
+    SYM_PE_DEAD = 5,      /* died or exited without finalizing */
+};
+
+/* One cache line (plus the blob) per PE, so PEs never share a line. */
+struct sym_job_pe {
+    uint32_t state;       /* enum sym_job_pe_state, accessed atomically */
+    int32_t pid;          /* set by the launcher before the PE runs */
+    int32_t wait_status;  /* waitpid() status, valid once EXITED/DEAD */
+    uint32_t pad0;
+    uint64_t boot_arrivals; /* bootstrap barrier: number of barriers entered */
+    uint8_t pad1[40];
+    uint32_t blob_len;
+    uint8_t pad2[60];
+    uint8_t blob[SYM_JOB_BLOB_MAX];
+};
+
+struct sym_job_ctrl {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t npes;
+    char key[SYM_JOB_KEY_LEN + 1];
+    uint8_t pad0[64 - ((8 + 4 + 4 + SYM_JOB_KEY_LEN + 1) % 64)];
+    /* Job abort word: 0, or 1 + the PE (or launcher: npes) that raised it. */
+    uint32_t abort_by;
+    int32_t abort_status;
+    uint8_t pad1[56];
+    struct sym_job_pe pe[];
+};
+
+static inline size_t sym_job_ctrl_size(uint32_t npes)
+{
+    return sizeof(struct sym_job_ctrl) + (size_t)npes * sizeof(struct sym_job_pe);
+}
+
+/* Prefix of every POSIX shared-memory object name symheap creates:
+ * "/symheap-<uid>-<job key>-<what>". */
+#define SYM_SHM_PREFIX "symheap-"
+
+#endif /* SYM_LAUNCH_JOB_H */

@@ -1,0 +1,65 @@
+/*
+ * launcher.h - start and supervise a job of N PEs on this host.
+ *
+ * Used by `symrun` (each PE execs a program) and by the test harness (each PE
+ * runs a function in the forked child), so tests exercise the real launch
+ * path.  The launcher owns the job control segment (job.h): it creates it,
+ * unlinks it before any PE starts, reaps PEs and publishes their deaths in it,
+ * raises the job abort word on the first failure, kills stragglers after a
+ * grace period, and finally removes any heap object of the job that a PE
+ * killed at the wrong moment could have left in /dev/shm.
+ */
+#ifndef SYM_LAUNCH_LAUNCHER_H
+#define SYM_LAUNCH_LAUNCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A PE body for function mode: runs in the forked child; its return value is
+ * the child's exit status. */
+typedef int (*sym_launch_body_fn)(int pe, int npes, void *arg);
+
+struct sym_launch_opts {
+    int npes;                 /* >= 1 */
+    char *const *argv;        /* exec mode: program and arguments (NULL: function mode) */
+    sym_launch_body_fn body;  /* function mode */
+    void *body_arg;
+    double job_timeout_s;     /* kill the whole job after this long; 0 = no limit */
+    double grace_s;           /* after the first failure, kill survivors after this; default 5 */
+    bool tag_output;          /* prefix every output line with "[pe] " (exec mode only) */
+    const char *const *env;   /* extra "NAME=value" strings set in every PE, NULL-terminated */
+    bool quiet;               /* do not print failure reports to stderr */
+    bool keep_objects;        /* skip the final /dev/shm sweep, so a test can see what
+                                 the PEs themselves left behind */
+};
+
+struct sym_launch_result {
+    int npes;
+    int exit_code;        /* first failing PE's exit code (128 + signal if killed),
+                             124 if the job timed out, 0 if every PE succeeded */
+    int first_failed_pe;  /* -1 if none */
+    bool timed_out;       /* the job hit job_timeout_s */
+    bool aborted;         /* the launcher raised the abort word */
+    int *wait_status;     /* per PE raw waitpid() status (malloc'ed; free with
+                             sym_launch_result_free) */
+    int *final_state;     /* per PE enum sym_job_pe_state at the end */
+    char key[33];         /* the job key (to check that nothing of the job is left) */
+};
+
+/* Run a job to completion.  Returns 0 if the job could be started (inspect
+ * *result for how it ended), or -1 with a message on stderr if it could not
+ * (bad options, fork/shm failure). */
+int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result *result);
+
+void sym_launch_result_free(struct sym_launch_result *result);
+
+/* Remove every /dev/shm object of job `key` owned by this user; returns how
+ * many were removed. */
+int sym_launch_cleanup_job(const char *key);
+
+/* Count /dev/shm objects of job `key` still present (tests use it to prove
+ * that nothing leaks). */
+int sym_launch_count_job_objects(const char *key);
+
+#endif /* SYM_LAUNCH_LAUNCHER_H */

@@ -1,0 +1,250 @@
+/* rma.c - puts, gets, strided and single-element transfers, quiet, fence. */
+#include <string.h>
+
+#include "internal.h"
+
+/* Validate (dest or src symmetric range, local buffer, PE) once, here. */
+static inline sym_status_t check_rma(const char *op, const char *symname, const void *sym,
+                                     const void *local, size_t nbytes, int pe, uint64_t *off_p)
+{
+    sym_status_t st = sym_check_pe(op, pe);
+    if (__builtin_expect(st != SYM_OK, 0))
+        return st;
+    if (__builtin_expect(!local && nbytes, 0))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: local buffer is NULL for %zu bytes", op,
+                         nbytes);
+    return sym_sym_offset(op, symname, sym, nbytes, pe, off_p);
+}
+
+SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_rma("sym_put", "dest", dest, src, nbytes, pe, &off);
+    if (__builtin_expect(st != SYM_OK, 0))
+        return st;
+    void *d = sym_direct(pe, off);
+    if (__builtin_expect(d != NULL, 1)) {
+        memcpy(d, src, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+}
+
+SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_rma("sym_get", "src", src, dest, nbytes, pe, &off);
+    if (__builtin_expect(st != SYM_OK, 0))
+        return st;
+    void *s = sym_direct(pe, off);
+    if (__builtin_expect(s != NULL, 1)) {
+        memcpy(dest, s, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
+}
+
+SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_rma("sym_put_nbi", "dest", dest, src, nbytes, pe, &off);
+    if (__builtin_expect(st != SYM_OK, 0))
+        return st;
+    void *d = sym_direct(pe, off);
+    if (d) {
+        memcpy(d, src, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+}
+
+SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_rma("sym_get_nbi", "src", src, dest, nbytes, pe, &off);
+    if (__builtin_expect(st != SYM_OK, 0))
+        return st;
+    void *s = sym_direct(pe, off);
+    if (s) {
+        memcpy(dest, s, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
+}
+
+/* Element copy for the strided forms; sizes are checked by the caller. */
+static inline void copy_elem(void *d, const void *s, size_t size)
+{
+    switch (size) {
+    case 1: memcpy(d, s, 1); break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, 16); break;
+    }
+}
+
+/* Checks shared by iput/iget: element size, strides, and the symmetric
+ * range spanned by the strided side. */
+static sym_status_t check_strided(const char *op, const char *symname, const void *sym,
+                                  ptrdiff_t sym_stride, const void *local, ptrdiff_t local_stride,
+                                  size_t elem, size_t nelems, int pe, uint64_t *off_p)
+{
+    sym_status_t st = sym_check_pe(op, pe);
+    if (st != SYM_OK)
+        return st;
+    if (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: element size %zu (must be 1, 2, 4, 8 or 16)",
+                         op, elem);
+    if (sym_stride < 1 || local_stride < 1)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: strides must be >= 1 (got %td and %td)", op,
+                         sym_stride, local_stride);
+    if (nelems == 0)
+        return sym_sym_offset(op, symname, sym, 0, pe, off_p);
+    if (!local)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: local buffer is NULL", op);
+    /* Span of the symmetric side: (nelems - 1) * stride + 1 elements. */
+    size_t n1 = nelems - 1, s = (size_t)sym_stride, span;
+    if (__builtin_mul_overflow(n1, s, &span) || __builtin_add_overflow(span, 1, &span) ||
+        __builtin_mul_overflow(span, elem, &span))
+        return sym_error(SYM_ERR_NOT_SYMMETRIC, "%s: %zu elements at stride %td overflow", op,
+                         nelems, sym_stride);
+    return sym_sym_offset(op, symname, sym, span, pe, off_p);
+}
+
+SYM_API sym_status_t sym_iput(void *dest, const void *src, ptrdiff_t dst_stride,
+                              ptrdiff_t src_stride, size_t elem_size, size_t nelems, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_strided("sym_iput", "dest", dest, dst_stride, src, src_stride,
+                                    elem_size, nelems, pe, &off);
+    if (st != SYM_OK)
+        return st;
+    const uint8_t *s = src;
+    uint8_t *d = sym_direct(pe, off);
+    for (size_t i = 0; i < nelems; i++) {
+        const void *from = s + i * (size_t)src_stride * elem_size;
+        uint64_t o = off + i * (size_t)dst_stride * elem_size;
+        if (d)
+            copy_elem(d + (o - off), from, elem_size);
+        else if ((st = sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, o, from,
+                                                         elem_size)) != SYM_OK)
+            return st;
+    }
+    return SYM_OK;
+}
+
+SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
+                              ptrdiff_t src_stride, size_t elem_size, size_t nelems, int pe)
+{
+    uint64_t off = 0;
+    sym_status_t st = check_strided("sym_iget", "src", src, src_stride, dest, dst_stride,
+                                    elem_size, nelems, pe, &off);
+    if (st != SYM_OK)
+        return st;
+    uint8_t *d = dest;
+    const uint8_t *s = sym_direct(pe, off);
+    for (size_t i = 0; i < nelems; i++) {
+        void *to = d + i * (size_t)dst_stride * elem_size;
+        uint64_t o = off + i * (size_t)src_stride * elem_size;
+        if (s)
+            copy_elem(to, s + (o - off), elem_size);
+        else if ((st = sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, to, o,
+                                                         elem_size)) != SYM_OK)
+            return st;
+    }
+    if (!s)
+        return sym_rt.peer_tp[pe]->ops->quiet(sym_rt.peer_tp[pe]);
+    return SYM_OK;
+}
+
+/* Single-element put/get: one atomic access so a concurrent reader never
+ * sees a torn value. */
+#define SYM_PG_DEFINE_(bits)                                                                \
+    SYM_API sym_status_t sym_p##bits(uint##bits##_t *dest, uint##bits##_t value, int pe)    \
+    {                                                                                       \
+        uint64_t off = 0;                                                                   \
+        sym_status_t st = check_rma("sym_p" #bits, "dest", dest, &value, sizeof(value), pe, \
+                                    &off);                                                  \
+        if (__builtin_expect(st != SYM_OK, 0))                                              \
+            return st;                                                                      \
+        if (__builtin_expect(off % sizeof(value) != 0, 0))                                  \
+            return sym_error(SYM_ERR_INVALID_ARG, "sym_p" #bits ": dest %p is not %zu-byte " \
+                             "aligned", (void *)dest, sizeof(value));                       \
+        uint##bits##_t *d = sym_direct(pe, off);                                            \
+        if (__builtin_expect(d != NULL, 1)) {                                               \
+            __atomic_store_n(d, value, __ATOMIC_RELAXED);                                   \
+            return SYM_OK;                                                                  \
+        }                                                                                   \
+        return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, &value,            \
+                                            sizeof(value));                                 \
+    }                                                                                       \
+    SYM_API sym_status_t sym_g##bits(uint##bits##_t *value_p, const uint##bits##_t *src,    \
+                                     int pe)                                                \
+    {                                                                                       \
+        uint64_t off = 0;                                                                   \
+        sym_status_t st = check_rma("sym_g" #bits, "src", src, value_p, sizeof(*value_p),   \
+                                    pe, &off);                                              \
+        if (__builtin_expect(st != SYM_OK, 0))                                              \
+            return st;                                                                      \
+        if (__builtin_expect(off % sizeof(*value_p) != 0, 0))                               \
+            return sym_error(SYM_ERR_INVALID_ARG, "sym_g" #bits ": src %p is not %zu-byte "  \
+                             "aligned", (const void *)src, sizeof(*value_p));               \
+        const uint##bits##_t *s = sym_direct(pe, off);                                      \
+        if (__builtin_expect(s != NULL, 1)) {                                               \
+            *value_p = __atomic_load_n(s, __ATOMIC_RELAXED);                                \
+            return SYM_OK;                                                                  \
+        }                                                                                   \
+        return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, value_p, off,          \
+                                            sizeof(*value_p));                              \
+    }
+SYM_PG_DEFINE_(8)
+SYM_PG_DEFINE_(16)
+SYM_PG_DEFINE_(32)
+SYM_PG_DEFINE_(64)
+#undef SYM_PG_DEFINE_
+
+sym_status_t sym_quiet_internal(void)
+{
+    /* Every transport in use; today that is shm alone. */
+    return sym_rt.shm->ops->quiet(sym_rt.shm);
+}
+
+SYM_API sym_status_t sym_quiet(void)
+{
+    sym_status_t st = sym_check_init("sym_quiet");
+    if (st != SYM_OK)
+        return st;
+    return sym_quiet_internal();
+}
+
+SYM_API sym_status_t sym_fence(void)
+{
+    sym_status_t st = sym_check_init("sym_fence");
+    if (st != SYM_OK)
+        return st;
+    return sym_rt.shm->ops->fence(sym_rt.shm);
+}
+
+SYM_API void *sym_ptr(const void *addr, int pe)
+{
+    uint64_t off = 0;
+    if (!sym_rt.initialized || (unsigned)pe >= (unsigned)sym_rt.npes)
+        return NULL;
+    if (sym_sym_offset("sym_ptr", "addr", addr, 0, pe, &off) != SYM_OK)
+        return NULL;
+    return sym_direct(pe, off);
+}
+
+SYM_API int sym_addr_accessible(const void *addr, int pe)
+{
+    uint64_t off = 0;
+    if (!sym_rt.initialized || (unsigned)pe >= (unsigned)sym_rt.npes)
+        return 0;
+    return sym_sym_offset("sym_addr_accessible", "addr", addr, 0, pe, &off) == SYM_OK;
+}
+
+SYM_API int sym_pe_accessible(int pe)
+{
+    return sym_rt.initialized && (unsigned)pe < (unsigned)sym_rt.npes;
+}

@@ -1,0 +1,249 @@
+/* runtime.c - sym_init / sym_finalize and the job-wide state. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "launch/job.h"
+#include "shm/shm.h"
+
+struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
+
+/* What every PE tells the others at init. */
+struct pe_card {
+    int32_t pid;
+    char host[60];
+};
+
+static int cores_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void release_all(void)
+{
+    if (sym_rt.shm)
+        sym_rt.shm->ops->fini(sym_rt.shm);
+    if (sym_rt.boot)
+        sym_rt.boot->ops->fini(sym_rt.boot);
+    sym_alloc_fini(&sym_rt.alloc);
+    free(sym_rt.peer_base);
+    free(sym_rt.peer_tp);
+    free(sym_rt.peer_pid);
+    struct sym_config cfg = sym_rt.cfg; /* keep debug logging for late messages */
+    memset(&sym_rt, 0, sizeof(sym_rt));
+    sym_rt.cfg = cfg;
+    sym_rt.me = -1;
+    sym_rt.npes = -1;
+}
+
+static void set_state(int state)
+{
+    if (sym_rt.base)
+        __atomic_store_n(&((struct sym_heap_ctrl *)sym_rt.base)->state, (uint32_t)state,
+                         __ATOMIC_RELEASE);
+    if (sym_rt.boot)
+        sym_rt.boot->ops->set_state(sym_rt.boot, state);
+}
+
+static sym_status_t verify_peer_heaps(void)
+{
+    for (int pe = 0; pe < sym_rt.npes; pe++) {
+        const struct sym_heap_ctrl *hc = (const void *)sym_rt.peer_base[pe];
+        if (!hc)
+            continue;
+        if (hc->magic != SYM_HEAP_MAGIC || hc->layout_version != SYM_HEAP_LAYOUT_VERSION ||
+            hc->pe != pe || hc->npes != sym_rt.npes || hc->heap_total != sym_rt.heap_total ||
+            hc->user_off != sym_rt.layout.user_off)
+            return sym_error(SYM_ERR_BOOTSTRAP,
+                             "sym_init: PE %d's heap does not match this PE's layout "
+                             "(heap %llu vs %zu bytes, user offset %llu vs %llu): every PE "
+                             "must run the same symheap with the same SYMHEAP_HEAP_SIZE and "
+                             "SYMHEAP_MAILBOX_SIZE",
+                             pe, (unsigned long long)hc->heap_total, sym_rt.heap_total,
+                             (unsigned long long)hc->user_off,
+                             (unsigned long long)sym_rt.layout.user_off);
+    }
+    return SYM_OK;
+}
+
+static sym_status_t init_steps(void)
+{
+    sym_status_t st = sym_config_load(&sym_rt.cfg);
+    if (st != SYM_OK)
+        return st;
+    if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
+        return sym_error(SYM_ERR_UNAVAILABLE,
+                         "sym_init: SYMHEAP_TRANSPORT=ofi, but this symheap has no libfabric "
+                         "transport");
+    if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
+        return st;
+    struct sym_boot *boot = sym_rt.boot;
+    sym_rt.me = boot->rank;
+    sym_rt.npes = boot->size;
+    sym_rt.job = boot->job;
+    boot->ops->set_state(boot, SYM_PE_STARTING);
+
+    if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size,
+                                &sym_rt.layout) != 0)
+        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large",
+                         sym_rt.cfg.heap_size);
+    sym_rt.heap_total = sym_rt.layout.total;
+
+    sym_rt.peer_base = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_base));
+    sym_rt.peer_tp = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_tp));
+    sym_rt.peer_pid = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_pid));
+    struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
+    bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local) {
+        free(cards);
+        free(local);
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
+    }
+
+    st = shm_transport_create(boot->key, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
+                              sym_rt.cfg.heap_prealloc, &sym_rt.shm, &sym_rt.base);
+    if (st == SYM_OK) {
+        struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+        hc->magic = SYM_HEAP_MAGIC;
+        hc->layout_version = SYM_HEAP_LAYOUT_VERSION;
+        hc->pe = sym_rt.me;
+        hc->npes = sym_rt.npes;
+        hc->pid = (int32_t)getpid();
+        hc->heap_total = sym_rt.heap_total;
+        hc->user_off = sym_rt.layout.user_off;
+        hc->user_size = sym_rt.layout.user_size;
+        set_state(SYM_PE_STARTING);
+
+        struct pe_card mine = { .pid = (int32_t)getpid() };
+        gethostname(mine.host, sizeof(mine.host) - 1);
+        st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
+    }
+    int nlocal = 0;
+    for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
+        sym_rt.peer_pid[pe] = cards[pe].pid;
+        local[pe] = strncmp(cards[pe].host, cards[sym_rt.me].host, sizeof(cards[pe].host)) == 0;
+        nlocal += local[pe];
+    }
+    if (st == SYM_OK)
+        st = shm_transport_connect(sym_rt.shm, boot, local, sym_rt.peer_base);
+    free(cards);
+    free(local);
+    if (st == SYM_OK)
+        st = verify_peer_heaps();
+    if (st != SYM_OK)
+        return st;
+    for (int pe = 0; pe < sym_rt.npes; pe++) {
+        if (!sym_rt.peer_base[pe])
+            return sym_error(SYM_ERR_UNAVAILABLE,
+                             "sym_init: PE %d runs on another host and this symheap has no "
+                             "transport between hosts",
+                             pe);
+        sym_rt.peer_tp[pe] = sym_rt.shm;
+    }
+    if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
+    sym_rt.oversubscribed = nlocal > cores_available();
+    sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
+              "%llu), %d PEs on this host, %s waiting",
+              sym_rt.me, sym_rt.npes, boot->ops->name, sym_rt.heap_total,
+              (unsigned long long)sym_rt.layout.user_size,
+              (unsigned long long)sym_rt.layout.user_off, nlocal,
+              sym_rt.oversubscribed ? "oversubscribed (no spinning)" : "spin-then-yield");
+    return SYM_OK;
+}
+
+SYM_API sym_status_t sym_init(void)
+{
+    if (sym_rt.initialized)
+        return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
+                         sym_rt.me);
+    sym_status_t st = init_steps();
+    if (st != SYM_OK) {
+        release_all();
+        return st;
+    }
+    set_state(SYM_PE_RUNNING);
+    sym_rt.initialized = true;
+    return SYM_OK;
+}
+
+SYM_API sym_status_t sym_finalize(void)
+{
+    sym_status_t st = sym_check_init("sym_finalize");
+    if (st != SYM_OK)
+        return st;
+    st = sym_barrier_internal("sym_finalize");
+    set_state(SYM_PE_FINALIZED);
+    sym_rt.initialized = false;
+    release_all();
+    return st;
+}
+
+SYM_API int sym_initialized(void)
+{
+    return sym_rt.initialized ? 1 : 0;
+}
+
+SYM_API int sym_my_pe(void)
+{
+    return sym_rt.initialized ? sym_rt.me : -1;
+}
+
+SYM_API int sym_n_pes(void)
+{
+    return sym_rt.initialized ? sym_rt.npes : -1;
+}
+
+SYM_API void sym_global_exit(int status)
+{
+    uint32_t by = (uint32_t)(sym_rt.me >= 0 ? sym_rt.me : 0) + 1;
+    if (sym_rt.job) {
+        sym_rt.job->abort_status = status;
+        __atomic_store_n(&sym_rt.job->abort_by, by, __ATOMIC_RELEASE);
+    }
+    for (int pe = 0; sym_rt.peer_base && pe < sym_rt.npes; pe++) {
+        struct sym_heap_ctrl *hc = (void *)sym_rt.peer_base[pe];
+        if (!hc)
+            continue;
+        hc->abort_status = status;
+        __atomic_store_n(&hc->abort_by, by, __ATOMIC_RELEASE);
+    }
+    exit(status);
+}
+
+sym_status_t sym_check_pe_slow(const char *op, int pe)
+{
+    if (!sym_rt.initialized)
+        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+    return sym_error(SYM_ERR_INVALID_PE, "%s: PE %d out of range (the job has %d PEs: 0..%d)",
+                     op, pe, sym_rt.npes, sym_rt.npes - 1);
+}
+
+sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
+                                  size_t nbytes, int pe)
+{
+    if (!sym_rt.initialized)
+        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
+    uintptr_t hi = lo + sym_rt.layout.user_size;
+    char target[32] = "";
+    if (pe >= 0)
+        snprintf(target, sizeof(target), " (target PE %d)", pe);
+    if (a >= lo && a <= hi)
+        return sym_error(SYM_ERR_NOT_SYMMETRIC,
+                         "%s: %s range of %zu bytes at %p runs past the end of the symmetric "
+                         "heap by %zu bytes%s",
+                         op, argname, nbytes, addr, nbytes - (size_t)(hi - a), target);
+    return sym_error(SYM_ERR_NOT_SYMMETRIC,
+                     "%s: %s %p is not a symmetric address (the heap is [%p, %p))%s", op,
+                     argname, addr, (void *)lo, (void *)hi, target);
+}

@@ -1,0 +1,49 @@
+/* symheap-info - print the configuration table, the values in force and what
+ * this build of symheap can do. */
+#include <stdio.h>
+#include <string.h>
+
+#include "heap_layout.h"
+#include "internal.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: symheap-info [-h|--help]\n"
+                 "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
+                 "default and the value in force, the heap layout and the transports.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
+        usage(help ? stdout : stderr);
+        return help ? 0 : 2;
+    }
+    printf("symheap %d.%d.%d\n\n", SYMHEAP_VERSION_MAJOR, SYMHEAP_VERSION_MINOR,
+           SYMHEAP_VERSION_PATCH);
+    struct sym_config cfg;
+    sym_status_t st = sym_config_load(&cfg);
+    if (st != SYM_OK) {
+        fprintf(stderr, "symheap-info: %s\n", sym_last_error());
+        return 1;
+    }
+    printf("Environment variables:\n");
+    sym_config_print(stdout, &cfg);
+
+    struct sym_heap_layout l;
+    if (sym_heap_layout_compute(cfg.heap_size, cfg.mailbox_size, &l) == 0) {
+        printf("\nHeap layout per PE (bytes):\n");
+        printf("  control block + sync area  %llu\n", (unsigned long long)l.mailbox_off);
+        printf("  mailbox region             %llu at offset %llu\n",
+               (unsigned long long)l.mailbox_size, (unsigned long long)l.mailbox_off);
+        printf("  user heap                  %llu at offset %llu\n",
+               (unsigned long long)l.user_size, (unsigned long long)l.user_off);
+        printf("  total mapping              %llu\n", (unsigned long long)l.total);
+    }
+    printf("\nTransports:\n");
+    printf("  shm   POSIX shared memory (shm_open + mmap), PEs on this host: available\n");
+    printf("  ofi   libfabric: not built into this symheap\n");
+    printf("\nBootstraps: symrun (launcher control segment), singleton\n");
+    return 0;
+}

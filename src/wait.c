@@ -1,0 +1,197 @@
+/*
+ * wait.c - the one wait loop, and the job health check it runs.
+ *
+ * Every blocking wait of the library (flags, signals, barriers, bootstrap)
+ * comes here.  The loop spins briefly (never when the host is
+ * oversubscribed: a spinning PE steals the core the awaited PE needs), then
+ * yields, then sleeps with exponential backoff.  Between polls it drives
+ * transport progress, looks for dead peers and the abort word, and gives up
+ * at a deadline with an error that says what it was waiting for.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "launch/job.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#else
+    __asm__ volatile("" ::: "memory");
+#endif
+}
+
+static inline uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* How a lost PE ended, for messages. */
+static void describe_death(int pe, char *buf, size_t len)
+{
+    if (sym_rt.job) {
+        int ws = sym_rt.job->pe[pe].wait_status;
+        if (WIFSIGNALED(ws)) {
+            snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(ws),
+                     strsignal(WTERMSIG(ws)));
+            return;
+        }
+        if (WIFEXITED(ws)) {
+            snprintf(buf, len, "exited with status %d without finalizing", WEXITSTATUS(ws));
+            return;
+        }
+    }
+    snprintf(buf, len, "is no longer running");
+}
+
+/* A peer is lost when the launcher reaped it before it finalized or, with no
+ * launcher watching, when its process is gone and its heap does not say it
+ * finalized.  Returns the first lost PE or -1. */
+static int find_lost_pe(void)
+{
+    if (sym_rt.job) {
+        for (int i = 0; i < sym_rt.npes; i++)
+            if (__atomic_load_n(&sym_rt.job->pe[i].state, __ATOMIC_ACQUIRE) == SYM_PE_DEAD)
+                return i;
+        return -1;
+    }
+    /* A loss is permanent; remembering it keeps repeated checks consistent
+     * even though the probe below is rate-limited. */
+    static int known_lost = -1;
+    if (known_lost >= 0 || !sym_rt.peer_pid)
+        return known_lost;
+    /* kill() is a system call: look at most every 100 ms. */
+    static uint64_t next_probe;
+    uint64_t t = now_ns();
+    if (t < next_probe)
+        return -1;
+    next_probe = t + 100000000u;
+    for (int i = 0; i < sym_rt.npes; i++) {
+        if (i == sym_rt.me || sym_rt.peer_pid[i] <= 0)
+            continue;
+        struct sym_heap_ctrl *hc = sym_rt.peer_base ? (void *)sym_rt.peer_base[i] : NULL;
+        if (hc && __atomic_load_n(&hc->state, __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
+            continue;
+        if (kill(sym_rt.peer_pid[i], 0) != 0 && errno == ESRCH)
+            return known_lost = i;
+    }
+    return -1;
+}
+
+/* 0, or 1 + the PE that raised the abort (npes + 1: the launcher). */
+static uint32_t abort_raised_by(int32_t *status_p)
+{
+    if (sym_rt.base) {
+        struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+        uint32_t by = __atomic_load_n(&hc->abort_by, __ATOMIC_ACQUIRE);
+        if (by) {
+            *status_p = hc->abort_status;
+            return by;
+        }
+    }
+    if (sym_rt.job) {
+        uint32_t by = __atomic_load_n(&sym_rt.job->abort_by, __ATOMIC_ACQUIRE);
+        if (by) {
+            *status_p = sym_rt.job->abort_status;
+            return by;
+        }
+    }
+    return 0;
+}
+
+static sym_status_t health(const char *op, const char *waiting_for)
+{
+    const char *sep = waiting_for ? " while waiting for " : "";
+    if (!waiting_for)
+        waiting_for = "";
+    int lost = find_lost_pe();
+    if (lost >= 0) {
+        char how[128];
+        describe_death(lost, how, sizeof(how));
+        return sym_error(SYM_ERR_PEER_LOST, "%s: PE %d %s%s%s", op, lost, how, sep,
+                         waiting_for);
+    }
+    int32_t status = 0;
+    uint32_t by = abort_raised_by(&status);
+    if (by) {
+        if (by == (uint32_t)sym_rt.npes + 1)
+            return sym_error(SYM_ERR_ABORTED, "%s: the launcher aborted the job%s%s", op, sep,
+                             waiting_for);
+        return sym_error(SYM_ERR_ABORTED, "%s: PE %u aborted the job with status %d%s%s", op,
+                         by - 1, (int)status, sep, waiting_for);
+    }
+    return SYM_OK;
+}
+
+sym_status_t sym_job_check(const char *op, const char *waiting_for)
+{
+    return health(op, waiting_for);
+}
+
+static void progress_all(void)
+{
+    /* Transports with manual progress hook in here; shm needs none. */
+}
+
+sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout_s)
+{
+    if (w->ready(w->arg))
+        return SYM_OK;
+    unsigned long spins = sym_rt.oversubscribed ? 0 : sym_rt.cfg.wait_spin;
+    for (unsigned long i = 0; i < spins; i++) {
+        cpu_relax();
+        if (w->ready(w->arg))
+            return SYM_OK;
+    }
+    if (timeout_s <= 0)
+        timeout_s = sym_rt.cfg.timeout;
+    const uint64_t start = now_ns();
+    const uint64_t deadline = start + (uint64_t)(timeout_s * 1e9);
+    const uint64_t yield_until = start + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
+    uint64_t next_check = start;
+    long sleep_ns = 0;
+    for (;;) {
+        progress_all();
+        if (w->ready(w->arg))
+            return SYM_OK;
+        uint64_t t = now_ns();
+        if (t >= next_check) {
+            next_check = t + 1000000u; /* a dead peer is reported within ~1 ms */
+            if (health(op, NULL) != SYM_OK) {
+                if (w->ready(w->arg)) /* it finished before it died: not lost */
+                    return SYM_OK;
+                char what[512];
+                w->describe(w->arg, what, sizeof(what));
+                return health(op, what);
+            }
+        }
+        if (t >= deadline) {
+            if (w->ready(w->arg))
+                return SYM_OK;
+            char what[512];
+            w->describe(w->arg, what, sizeof(what));
+            return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s", op,
+                             timeout_s, what);
+        }
+        if (t < yield_until) {
+            sched_yield();
+            continue;
+        }
+        sleep_ns = sleep_ns ? sleep_ns * 2 : 10000;
+        if (sleep_ns > 1000000)
+            sleep_ns = 1000000;
+        struct timespec ts = { 0, sleep_ns };
+        nanosleep(&ts, NULL);
+    }
+}

@@ -1,0 +1,139 @@
+/* harness.c - run test bodies on real PEs through the launcher. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "launch/launcher.h"
+
+/* Small heaps keep 8-PE jobs cheap; short timeouts make a hang fail fast. */
+static const char *const default_env[] = {
+    "SYMHEAP_HEAP_SIZE=16M",
+    "SYMHEAP_MAILBOX_SIZE=1M",
+    "SYMHEAP_TIMEOUT=30",
+    NULL,
+};
+
+double harness_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "PE %d: %s:%d: check `%s` failed: %s\n", sym_my_pe(), file, line, expr,
+            msg);
+    fflush(NULL);
+    _exit(1);
+}
+
+static int pe_main(int pe, int npes, void *arg)
+{
+    const struct pe_job *job = arg;
+    (void)npes;
+    if (!job->raw) {
+        sym_status_t st = sym_init();
+        if (st != SYM_OK) {
+            fprintf(stderr, "PE %d: sym_init failed: %s: %s\n", pe, sym_status_name(st),
+                    sym_last_error());
+            return 1;
+        }
+    }
+    job->body(job->raw ? pe : sym_my_pe(), job->raw ? npes : sym_n_pes(), job->arg);
+    if (!job->raw) {
+        sym_status_t st = sym_finalize();
+        if (st != SYM_OK) {
+            fprintf(stderr, "PE %d: sym_finalize failed: %s: %s\n", pe, sym_status_name(st),
+                    sym_last_error());
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->npes = job->npes;
+    if (job->npes < 1 || job->npes > HARNESS_MAX_PES)
+        cr_assert_fail("pe_job_run: %d PEs is outside 1..%d", job->npes, HARNESS_MAX_PES);
+
+    /* defaults first, the job's own entries after them so they win */
+    const char *env[64];
+    size_t n = 0;
+    for (size_t i = 0; default_env[i]; i++)
+        env[n++] = default_env[i];
+    for (size_t i = 0; job->env && job->env[i] && n < 63; i++)
+        env[n++] = job->env[i];
+    env[n] = NULL;
+
+    struct sym_launch_opts opts = {
+        .npes = job->npes,
+        .body = pe_main,
+        .body_arg = (void *)job,
+        .job_timeout_s = job->job_timeout_s > 0 ? job->job_timeout_s : 120,
+        .grace_s = job->grace_s > 0 ? job->grace_s : 5,
+        .env = env,
+        .quiet = false,
+        .keep_objects = true, /* count what the library leaves, then sweep */
+    };
+    struct sym_launch_result res;
+    double t0 = harness_now();
+    fflush(NULL); /* the children must not re-flush our buffers */
+    if (sym_launch_run(&opts, &res) != 0)
+        cr_assert_fail("pe_job_run: the launcher could not start %d PEs", job->npes);
+    out->seconds = harness_now() - t0;
+    out->job_exit_code = res.exit_code;
+    out->timed_out = res.timed_out;
+    for (int i = 0; i < job->npes; i++) {
+        int ws = res.wait_status[i];
+        if (WIFSIGNALED(ws)) {
+            out->term_signal[i] = WTERMSIG(ws);
+            out->exit_code[i] = 128 + WTERMSIG(ws);
+        } else {
+            out->exit_code[i] = WEXITSTATUS(ws);
+        }
+    }
+    out->leftover_objects = sym_launch_count_job_objects(res.key);
+    sym_launch_cleanup_job(res.key);
+    sym_launch_result_free(&res);
+}
+
+void assert_job_ok(const struct pe_outcome *out)
+{
+    char failed[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < out->npes; i++)
+        if (out->exit_code[i] != 0 && used < sizeof(failed))
+            used += (size_t)snprintf(failed + used, sizeof(failed) - used, " PE %d (%s %d)", i,
+                                     out->term_signal[i] ? "signal" : "exit",
+                                     out->term_signal[i] ? out->term_signal[i]
+                                                         : out->exit_code[i]);
+    cr_assert(!out->timed_out, "the %d-PE job timed out (see PE messages above)", out->npes);
+    cr_assert(used == 0, "%d-PE job failed on:%s (see PE messages above)", out->npes, failed);
+    cr_assert(out->leftover_objects == 0, "%d shared-memory objects of the job were left in "
+              "/dev/shm", out->leftover_objects);
+}
+
+void run_pes_env(int npes, const char *const *env, pe_body_fn body, void *arg)
+{
+    struct pe_job job = { .npes = npes, .body = body, .arg = arg, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+void run_pes(int npes, pe_body_fn body, void *arg)
+{
+    run_pes_env(npes, NULL, body, arg);
+}

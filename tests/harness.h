@@ -1,0 +1,93 @@
+/*
+ * harness.h - run a test body on N real PEs.
+ *
+ * The body runs in N processes forked by the real launcher (src/launch), each
+ * joining the job through sym_init() exactly as under symrun.  A PE reports
+ * failure only through its exit status (Criterion's assertions must not be
+ * used in a forked child): PE_ASSERT prints what failed, with the PE number,
+ * and exits.  The test process then fails the Criterion test naming every
+ * failing PE, and checks that the job left nothing in /dev/shm.
+ */
+#ifndef SYM_TEST_HARNESS_H
+#define SYM_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <symheap.h>
+
+#define HARNESS_MAX_PES 64
+
+/* A body: runs on every PE.  Returning means success. */
+typedef void (*pe_body_fn)(int me, int npes, void *arg);
+
+struct pe_job {
+    int npes;
+    pe_body_fn body;
+    void *arg;
+    bool raw;                /* do not call sym_init/sym_finalize around the body */
+    const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
+    double job_timeout_s;    /* whole job; default 120 */
+    double grace_s;          /* launcher grace after the first failure; default 5 */
+};
+
+struct pe_outcome {
+    int npes;
+    int exit_code[HARNESS_MAX_PES]; /* exit status, or 128 + signal */
+    int term_signal[HARNESS_MAX_PES]; /* 0 unless killed by a signal */
+    int job_exit_code;
+    bool timed_out;
+    int leftover_objects;    /* /dev/shm objects of the job after it ended */
+    double seconds;          /* wall time of the whole job */
+};
+
+/* Run a job and describe how it ended; never asserts. */
+void pe_job_run(const struct pe_job *job, struct pe_outcome *out);
+
+/* Run `body` on npes PEs around sym_init/sym_finalize and cr_assert that
+ * every PE succeeded and nothing leaked in /dev/shm. */
+void run_pes(int npes, pe_body_fn body, void *arg);
+
+/* Same with extra environment. */
+void run_pes_env(int npes, const char *const *env, pe_body_fn body, void *arg);
+
+/* cr_assert that every PE of `out` exited 0 and nothing leaked. */
+void assert_job_ok(const struct pe_outcome *out);
+
+/* Inside a PE: report a failure and exit. */
+void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 4, 5)));
+
+#define PE_ASSERT(cond, ...)                                           \
+    do {                                                               \
+        if (!(cond))                                                   \
+            pe_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);           \
+    } while (0)
+
+/* Assert that a symheap call returned SYM_OK, printing sym_last_error(). */
+#define PE_OK(call)                                                                 \
+    do {                                                                            \
+        sym_status_t pe_st_ = (call);                                               \
+        if (pe_st_ != SYM_OK)                                                       \
+            pe_fail(__FILE__, __LINE__, #call, "returned %s: %s",                   \
+                    sym_status_name(pe_st_), sym_last_error());                     \
+    } while (0)
+
+/* Assert that a symheap call failed with `expected`. */
+#define PE_FAILS_WITH(call, expected)                                               \
+    do {                                                                            \
+        sym_status_t pe_st_ = (call);                                               \
+        if (pe_st_ != (expected))                                                   \
+            pe_fail(__FILE__, __LINE__, #call, "returned %s, expected %s (%s)",     \
+                    sym_status_name(pe_st_), sym_status_name(expected),             \
+                    sym_last_error());                                              \
+    } while (0)
+
+/* Monotonic seconds. */
+double harness_now(void);
+
+/* The PE counts every multi-PE feature is tested at. */
+#define HARNESS_PE_COUNTS {1, 2, 3, 4, 8}
+
+#endif /* SYM_TEST_HARNESS_H */

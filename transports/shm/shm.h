@@ -1,0 +1,38 @@
+/*
+ * shm.h - the POSIX shared-memory transport.
+ *
+ * Each PE's heap is one shared-memory object, "/symheap-<uid>-<job key>-<pe>",
+ * created O_EXCL with mode 0600; every PE on the host maps every local peer's
+ * object, checks its owner and size, and each PE unlinks its own object once
+ * all have mapped it, so nothing remains in /dev/shm even if PEs are killed
+ * later.  A put is a memcpy into the peer's mapping; atomics are CPU atomics
+ * on it.
+ */
+#ifndef SYM_SHM_H
+#define SYM_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport.h"
+
+struct sym_boot;
+
+/* Create and map this PE's heap object of `heap_len` bytes (zero-filled;
+ * with `prealloc`, its memory is reserved now so exhaustion is reported
+ * here).  Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
+sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
+                                  bool prealloc, struct sym_transport **tp_p,
+                                  uint8_t **base_p);
+
+/* Map the heap of every peer with local[pe] set (all PEs if local is NULL)
+ * once they exist, then unlink this PE's object.  Collective over the boot.
+ * Fills peer_base[pe] for mapped peers (NULL for others; mine included). */
+sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
+                                   const bool *local, uint8_t **peer_base);
+
+/* Name of PE `pe`'s heap object for job `key` (buf of at least 96 bytes). */
+void shm_object_name(char *buf, size_t len, const char *key, int pe);
+
+#endif /* SYM_SHM_H */

@@ -1,0 +1,131 @@
+/* shm_heap.c - create, map, verify and unlink the heap objects. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "shm_private.h"
+
+void shm_object_name(char *buf, size_t len, const char *key, int pe)
+{
+    snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-%d", (unsigned)getuid(), key, pe);
+}
+
+sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
+                                  bool prealloc, struct sym_transport **tp_p, uint8_t **base_p)
+{
+    struct shm_transport *t = calloc(1, sizeof(*t));
+    uint8_t **pb = calloc((size_t)npes, sizeof(*pb));
+    if (!t || !pb) {
+        free(t);
+        free(pb);
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the shm transport");
+    }
+    t->base.ops = &shm_ops;
+    t->me = me;
+    t->npes = npes;
+    t->heap_len = heap_len;
+    t->peer_base = pb;
+    shm_object_name(t->name, sizeof(t->name), key, me);
+
+    sym_status_t st;
+    int fd = shm_open(t->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        st = sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's heap: %s", t->name,
+                       me, strerror(errno));
+        goto fail_free;
+    }
+    int rc = prealloc ? posix_fallocate(fd, 0, (off_t)heap_len)
+                      : (ftruncate(fd, (off_t)heap_len) ? errno : 0);
+    if (rc != 0) {
+        st = sym_error(rc == ENOSPC || rc == ENOMEM || rc == EFBIG ? SYM_ERR_NO_MEMORY
+                                                                   : SYM_ERR_SYSTEM,
+                       "sym_init: cannot reserve a %zu-byte heap for PE %d in /dev/shm: %s "
+                       "(lower SYMHEAP_HEAP_SIZE?)",
+                       heap_len, me, strerror(rc));
+        goto fail_unlink;
+    }
+    void *base = mmap(NULL, heap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
+                       strerror(errno));
+        goto fail_unlink;
+    }
+    close(fd);
+    pb[me] = base;
+    *tp_p = &t->base;
+    *base_p = base;
+    return SYM_OK;
+
+fail_unlink:
+    close(fd);
+    shm_unlink(t->name);
+fail_free:
+    free(pb);
+    free(t);
+    return st;
+}
+
+/* Map peer `pe`'s object, refusing one that is not ours or not the size
+ * every heap of this job has. */
+static sym_status_t map_peer(struct shm_transport *t, const char *key, int pe)
+{
+    char name[96];
+    shm_object_name(name, sizeof(name), key, pe);
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's heap %s: %s", pe, name,
+                         strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != t->heap_len) {
+        close(fd);
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's heap %s has the wrong owner or size "
+                         "(%lld bytes, expected %zu): refusing to map it",
+                         pe, name, (long long)st.st_size, t->heap_len);
+    }
+    void *p = mmap(NULL, t->heap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
+                         strerror(err));
+    t->peer_base[pe] = p;
+    return SYM_OK;
+}
+
+sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
+                                   const bool *local, uint8_t **peer_base)
+{
+    struct shm_transport *t = (struct shm_transport *)tp;
+    sym_status_t st = boot->ops->barrier(boot, "sym_init (waiting for peers' heaps)");
+    for (int pe = 0; st == SYM_OK && pe < t->npes; pe++)
+        if (pe != t->me && (!local || local[pe]))
+            st = map_peer(t, boot->key, pe);
+    if (st == SYM_OK)
+        st = boot->ops->barrier(boot, "sym_init (waiting for peers to map heaps)");
+    /* Mapped by all (or failed): the name has served its purpose either way. */
+    shm_unlink(t->name);
+    t->unlinked = true;
+    if (st != SYM_OK)
+        return st;
+    memcpy(peer_base, t->peer_base, (size_t)t->npes * sizeof(*peer_base));
+    return SYM_OK;
+}
+
+void shm_transport_release(struct shm_transport *t)
+{
+    if (!t->unlinked)
+        shm_unlink(t->name);
+    for (int pe = 0; pe < t->npes; pe++)
+        if (t->peer_base[pe])
+            munmap(t->peer_base[pe], t->heap_len);
+    free(t->peer_base);
+    free(t);
+}

@@ -1,0 +1,93 @@
+/* shm_ops.c - data movement on mapped heaps: the shm ops table. */
+#include <string.h>
+
+#include "shm_atomic.h"
+#include "shm_private.h"
+
+static inline uint8_t *at(struct sym_transport *tp, int pe, uint64_t off)
+{
+    return ((struct shm_transport *)tp)->peer_base[pe] + off;
+}
+
+static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                            size_t n)
+{
+    memcpy(at(tp, pe, off), src, n);
+    return SYM_OK;
+}
+
+static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+{
+    memcpy(dst, at(tp, pe, off), n);
+    return SYM_OK;
+}
+
+static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t off,
+                                   const void *src, size_t n, uint64_t sig_off, uint64_t signal,
+                                   sym_signal_op_t op)
+{
+    memcpy(at(tp, pe, off), src, n);
+    /* Release: the data stores above become visible before the signal. */
+    uint64_t *sig = (uint64_t *)at(tp, pe, sig_off);
+    if (op == SYM_SIGNAL_ADD)
+        __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+    return SYM_OK;
+}
+
+static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
+                               size_t width, uint64_t operand, uint64_t compare,
+                               uint64_t *fetched_p)
+{
+    uint64_t old = shm_amo(at(tp, pe, off), op, width, operand, compare);
+    if (fetched_p)
+        *fetched_p = old;
+    return SYM_OK;
+}
+
+static sym_status_t shm_quiet(struct sym_transport *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return SYM_OK;
+}
+
+static sym_status_t shm_fence(struct sym_transport *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return SYM_OK;
+}
+
+static void *shm_ptr(struct sym_transport *tp, int pe, uint64_t off)
+{
+    return ((struct shm_transport *)tp)->peer_base[pe] ? at(tp, pe, off) : NULL;
+}
+
+static sym_status_t shm_progress(struct sym_transport *tp)
+{
+    (void)tp;
+    return SYM_OK;
+}
+
+static void shm_fini(struct sym_transport *tp)
+{
+    shm_transport_release((struct shm_transport *)tp);
+}
+
+const struct sym_transport_ops shm_ops = {
+    .size = sizeof(struct sym_transport_ops),
+    .name = "shm",
+    .put = shm_put,
+    .get = shm_get,
+    .put_nbi = shm_put, /* a store into a mapping completes at once */
+    .get_nbi = shm_get,
+    .put_signal = shm_put_signal,
+    .atomic = shm_atomic,
+    .quiet = shm_quiet,
+    .fence = shm_fence,
+    .ptr = shm_ptr,
+    .progress = shm_progress,
+    .fini = shm_fini,
+};

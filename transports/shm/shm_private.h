@@ -1,0 +1,23 @@
+/* shm_private.h - the shm transport's instance, shared by its files. */
+#ifndef SYM_SHM_PRIVATE_H
+#define SYM_SHM_PRIVATE_H
+
+#include <stdbool.h>
+
+#include "shm.h"
+
+struct shm_transport {
+    struct sym_transport base;
+    int me;
+    int npes;
+    size_t heap_len;
+    uint8_t **peer_base; /* [npes], mine included once connected */
+    char name[96];       /* my object's name */
+    bool unlinked;
+};
+
+extern const struct sym_transport_ops shm_ops;
+
+void shm_transport_release(struct shm_transport *t);
+
+#endif /* SYM_SHM_PRIVATE_H */
