@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""Count Criterion test cases in a meson testlog.json: prints "passed failed".
+
+Each test binary reports its cases as TAP lines; a binary that died before
+reporting (crash, timeout) counts as one failure beyond its TAP lines."""
+import json
+import re
+import sys
+
+passed = failed = 0
+with open(sys.argv[1]) as f:
+    for line in f:
+        rec = json.loads(line)
+        out = rec.get("stdout") or ""
+        ok = len(re.findall(r"^ok\b", out, re.M))
+        bad = len(re.findall(r"^not ok\b", out, re.M))
+        passed += ok
+        failed += bad
+        if rec.get("result") not in ("OK", "EXPECTEDFAIL", "SKIP") and bad == 0:
+            failed += 1
+print(passed, failed)
