@@ -8,6 +8,7 @@
  * flag has exactly one writer per round, so a store (not an add) suffices.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "internal.h"
@@ -63,11 +64,48 @@ sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int 
     return sym_wait(op, &waiter, timeout_s);
 }
 
+struct barrier_wait {
+    struct flag_wait flag;
+    uint64_t epoch;
+    unsigned round;
+};
+
+static bool barrier_ready(void *arg)
+{
+    return flag_ready(&((struct barrier_wait *)arg)->flag);
+}
+
+/* Names the PE this round waits for and every PE that has not entered the
+ * barrier at all: with dissemination most PEs wait on a PE that is itself
+ * stuck, and the culprit is the one that never arrived. */
+static void barrier_describe(void *arg, char *buf, size_t len)
+{
+    struct barrier_wait *w = arg;
+    size_t used = (size_t)snprintf(buf, len, "PE %d to reach barrier #%" PRIu64 " (round %u)",
+                                   w->flag.from_pe, w->epoch, w->round);
+    const char *sep = "; PEs that never entered it:";
+    for (int pe = 0; pe < sym_rt.npes && used < len; pe++) {
+        uint64_t entered = 0;
+        const uint64_t off = offsetof(struct sym_heap_ctrl, barrier_entered);
+        const uint64_t *p = sym_direct(pe, off);
+        if (p)
+            entered = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+        else if (sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, &entered, off,
+                                              sizeof(entered)) != SYM_OK)
+            continue;
+        if (entered < w->epoch) {
+            used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, pe);
+            sep = ",";
+        }
+    }
+}
+
 static sym_status_t dissemination(const char *op)
 {
     const int n = sym_rt.npes, me = sym_rt.me;
     const uint64_t epoch = ++sym_rt.barrier_epoch;
-    char what[64];
+    __atomic_store_n(&((struct sym_heap_ctrl *)sym_rt.base)->barrier_entered, epoch,
+                     __ATOMIC_RELEASE);
     unsigned round = 0;
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         uint64_t off = SYM_SYNC_LINE_OFF(SYM_SYNC_BARRIER_LINE + round);
@@ -77,8 +115,9 @@ static sym_status_t dissemination(const char *op)
             return st;
         if (sym_flag_load(off) >= epoch)
             continue;
-        snprintf(what, sizeof(what), "barrier #%" PRIu64 " (round %u)", epoch, round);
-        if ((st = sym_flag_wait_ge(op, off, epoch, from, what, 0)) != SYM_OK)
+        struct barrier_wait w = { { off, epoch, from, "barrier" }, epoch, round };
+        struct sym_waiter waiter = { barrier_ready, barrier_describe, &w };
+        if ((st = sym_wait(op, &waiter, 0)) != SYM_OK)
             return st;
     }
     return SYM_OK;

@@ -50,6 +50,10 @@ struct sym_heap_ctrl {
     uint64_t dbg_alloc_off;
     uint64_t dbg_alloc_size;
     uint8_t pad3[SYM_LINE - 24];
+    /* Last barrier epoch the owner entered, so a timed-out barrier can name
+     * every PE that never arrived, not only the one it waited on. */
+    uint64_t barrier_entered;
+    uint8_t pad4[SYM_LINE - 8];
 };
 
 struct sym_heap_layout {

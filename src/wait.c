@@ -110,11 +110,19 @@ static uint32_t abort_raised_by(int32_t *status_p)
     return 0;
 }
 
+/* Order matters: a PE that called sym_global_exit() dies right after raising
+ * the abort, and its peers should hear "PE 2 aborted the job", not "PE 2
+ * died"; the launcher's own abort follows a death and says less than it. */
 static sym_status_t health(const char *op, const char *waiting_for)
 {
     const char *sep = waiting_for ? " while waiting for " : "";
     if (!waiting_for)
         waiting_for = "";
+    int32_t status = 0;
+    uint32_t by = abort_raised_by(&status);
+    if (by && by <= (uint32_t)sym_rt.npes)
+        return sym_error(SYM_ERR_ABORTED, "%s: PE %u aborted the job with status %d%s%s", op,
+                         by - 1, (int)status, sep, waiting_for);
     int lost = find_lost_pe();
     if (lost >= 0) {
         char how[128];
@@ -122,15 +130,9 @@ static sym_status_t health(const char *op, const char *waiting_for)
         return sym_error(SYM_ERR_PEER_LOST, "%s: PE %d %s%s%s", op, lost, how, sep,
                          waiting_for);
     }
-    int32_t status = 0;
-    uint32_t by = abort_raised_by(&status);
-    if (by) {
-        if (by == (uint32_t)sym_rt.npes + 1)
-            return sym_error(SYM_ERR_ABORTED, "%s: the launcher aborted the job%s%s", op, sep,
-                             waiting_for);
-        return sym_error(SYM_ERR_ABORTED, "%s: PE %u aborted the job with status %d%s%s", op,
-                         by - 1, (int)status, sep, waiting_for);
-    }
+    if (by)
+        return sym_error(SYM_ERR_ABORTED, "%s: the launcher aborted the job%s%s", op, sep,
+                         waiting_for);
     return SYM_OK;
 }
 

@@ -1220,7 +1220,8 @@ int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result 
 
     /* Every PE is gone: whatever heap object of the job is still there was
      * left by a PE that died before it could unlink it. */
-    sym_launch_cleanup_job(job->key);
+    if (!opts->keep_objects)
+        sym_launch_cleanup_job(job->key);
     if (rc == 0)
         fill_result(job, result);
     else

@@ -73,15 +73,22 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return EXIT_USAGE;
 }
 
+/* Option names in messages without any "=value" they were given with. */
+static int opt_len(const char *opt)
+{
+    return (int)strcspn(opt, "=");
+}
+
 static int parse_npes(const char *opt, const char *text, int *out)
 {
     char *end = NULL;
     errno = 0;
     long v = text[0] >= '0' && text[0] <= '9' ? strtol(text, &end, 10) : 0;
     if (v < 1 || *end != '\0')
-        return usage_error("%s needs a positive number, got '%s'", opt, text);
+        return usage_error("%.*s needs a positive number, got '%s'", opt_len(opt), opt, text);
     if (errno == ERANGE || v > SYM_JOB_MAX_PES)
-        return usage_error("%s must be at most %d, got '%s'", opt, SYM_JOB_MAX_PES, text);
+        return usage_error("%.*s must be at most %d, got '%s'", opt_len(opt), opt,
+                           SYM_JOB_MAX_PES, text);
     *out = (int)v;
     return 0;
 }
@@ -92,7 +99,8 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     double v = text[0] >= '0' && text[0] <= '9' ? strtod(text, &end) : -1;
     /* The upper bound also turns away "inf" spelled as digits (1e999). */
     if (!(v >= 0 && v <= 1e9) || *end != '\0')
-        return usage_error("%s needs a number of seconds >= 0, got '%s'", opt, text);
+        return usage_error("%.*s needs a number of seconds >= 0, got '%s'", opt_len(opt), opt,
+                           text);
     *out = v;
     return 0;
 }
@@ -146,10 +154,10 @@ static int parse_args(int argc, char **argv, struct cli *cli)
                    option_value(argc, argv, &i, "--npes", true, &value)) {
             rc = value ? parse_npes(arg, value, &cli->npes) : usage_error("%s needs a value", arg);
         } else if (option_value(argc, argv, &i, "--timeout", true, &value)) {
-            rc = value ? parse_seconds("--timeout", value, &cli->timeout_s)
+            rc = value ? parse_seconds(arg, value, &cli->timeout_s)
                        : usage_error("%s needs a value", arg);
         } else if (option_value(argc, argv, &i, "--grace", true, &value)) {
-            rc = value ? parse_seconds("--grace", value, &cli->grace_s)
+            rc = value ? parse_seconds(arg, value, &cli->grace_s)
                        : usage_error("%s needs a value", arg);
         } else {
             rc = usage_error("unknown option '%s'", arg);
