@@ -158,6 +158,8 @@ sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout
     }
     if (timeout_s <= 0)
         timeout_s = sym_rt.cfg.timeout;
+    if (timeout_s > 1e9) /* ~31 years: keeps the nanosecond deadline in range */
+        timeout_s = 1e9;
     const uint64_t start = now_ns();
     const uint64_t deadline = start + (uint64_t)(timeout_s * 1e9);
     const uint64_t yield_until = start + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;

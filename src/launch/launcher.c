@@ -808,16 +808,19 @@ static void record_exit(struct job *job, int i, int status)
     arm_kill(job, p->reaped_at + job->grace_s, true);
 }
 
-/* Printed after the PE's last output has been relayed, so that it reads
- * in order. */
+/* Printed once the PE's pipes are closed (all its output relayed, its
+ * partial last line included), so that the report comes after its last
+ * words.  The drain deadline bounds the wait. */
 static void report_failure(struct job *job)
 {
     if (!job->report_pending)
         return;
+    int i = job->first_failed_pe;
+    if (job->pe[i].io[0].fd >= 0 || job->pe[i].io[1].fd >= 0)
+        return;
     job->report_pending = false;
     if (job->opts->quiet)
         return;
-    int i = job->first_failed_pe;
     int st = job->pe[i].status;
     if (WIFSIGNALED(st))
         fprintf(stderr, "symrun: PE %d (pid %ld) killed by signal %d (%s)\n", i,
@@ -1173,13 +1176,13 @@ static void supervise(struct job *job)
         ppoll(nfds > 0 ? job->pfd : NULL, (nfds_t)nfds, &slice, &job->wait_mask);
         reap_children(job);
         service_streams(job, nfds);
-        report_failure(job);
         handle_signal_request(job);
         watch_pe_abort(job);
         double now = now_s();
         check_job_timeout(job, now);
         check_kill_deadline(job, now);
         check_drain_deadlines(job, now);
+        report_failure(job);
     }
 }
 
