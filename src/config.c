@@ -8,6 +8,9 @@
 
 #include "internal.h"
 
+/* Exact integer arithmetic (no detour through double, so every byte count up
+ * to 2^64-1 is representable); a fraction is allowed only where the suffix
+ * makes the result whole ("1.5K" = 1536, "1.3" is rejected). */
 int sym_config_parse_size(const char *text, size_t *bytes_p)
 {
     if (!text)
@@ -15,31 +18,48 @@ int sym_config_parse_size(const char *text, size_t *bytes_p)
     const char *p = text;
     while (isspace((unsigned char)*p))
         p++;
-    if (!isdigit((unsigned char)*p) && *p != '.')
+    uint64_t whole = 0, frac = 0, frac_scale = 1;
+    int digits = 0;
+    for (; isdigit((unsigned char)*p); p++, digits++)
+        if (__builtin_mul_overflow(whole, 10, &whole) ||
+            __builtin_add_overflow(whole, (uint64_t)(*p - '0'), &whole))
+            return -1;
+    if (*p == '.') {
+        for (p++; isdigit((unsigned char)*p); p++, digits++) {
+            if (frac_scale >= UINT64_C(1000000000000)) /* 12 decimals are plenty */
+                return -1;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+            frac_scale *= 10;
+        }
+    }
+    if (digits == 0)
         return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(p, &end);
-    if (errno || end == p || !(v >= 0))
-        return -1;
-    double mult = 1;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': mult = 1024.0; end++; break;
-    case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    uint64_t mult = 1;
+    switch (toupper((unsigned char)*p)) {
+    case 'K': mult = UINT64_C(1) << 10; p++; break;
+    case 'M': mult = UINT64_C(1) << 20; p++; break;
+    case 'G': mult = UINT64_C(1) << 30; p++; break;
+    case 'T': mult = UINT64_C(1) << 40; p++; break;
     default: break;
     }
-    if (mult > 1 && (*end == 'B' || *end == 'b'))
-        end++; /* "64KB", "1MB" */
-    else if (mult > 1 && *end == 'i' && (end[1] == 'B' || end[1] == 'b'))
-        end += 2; /* "64KiB" */
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end)
+    if (mult > 1 && (*p == 'B' || *p == 'b'))
+        p++; /* "64KB", "1MB" */
+    else if (mult > 1 && *p == 'i' && (p[1] == 'B' || p[1] == 'b'))
+        p += 2; /* "64KiB" */
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p)
         return -1;
-    double bytes = v * mult;
-    if (bytes != floor(bytes) || bytes >= 18446744073709551615.0)
+    uint64_t bytes, frac_bytes;
+    if (__builtin_mul_overflow(whole, mult, &bytes))
+        return -1;
+    /* frac < frac_scale <= 10^12 and mult <= 2^40: the product fits in 128
+     * bits only, so divide first where possible */
+    unsigned __int128 f = (unsigned __int128)frac * mult;
+    if (f % frac_scale != 0)
+        return -1;
+    frac_bytes = (uint64_t)(f / frac_scale);
+    if (__builtin_add_overflow(bytes, frac_bytes, &bytes) || bytes > SIZE_MAX)
         return -1;
     *bytes_p = (size_t)bytes;
     return 0;

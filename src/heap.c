@@ -71,6 +71,11 @@ static void *collective_alloc(const char *op, size_t size, size_t align, bool ze
         sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu is not a power of two", op, align);
         return NULL;
     }
+    if (align > SYM_HEAP_BASE_ALIGN) {
+        sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu exceeds the largest supported, %zu",
+                  op, align, SYM_HEAP_BASE_ALIGN);
+        return NULL;
+    }
     if (size == 0)
         return NULL;
     sym_rt.alloc_seq++;

@@ -20,6 +20,9 @@
 #define SYM_HEAP_MAGIC UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
 #define SYM_HEAP_LAYOUT_VERSION 1u
 #define SYM_PAGE 4096u
+/* Every heap is mapped at an address aligned to this, so an offset aligned
+ * to any power of two up to it is an address aligned to it (sym_align). */
+#define SYM_HEAP_BASE_ALIGN ((size_t)2 << 20)
 #define SYM_LINE 64u
 
 /* Sync area lines. */

@@ -115,7 +115,7 @@ static inline sym_status_t sym_sym_offset(const char *op, const char *argname,
     uintptr_t a = (uintptr_t)addr;
     uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
     size_t len = sym_rt.layout.user_size;
-    if (__builtin_expect(a < lo || a - lo > len || nbytes > len - (a - lo), 0))
+    if (__builtin_expect(a < lo || a - lo >= len || nbytes > len - (a - lo), 0))
         return sym_check_range_slow(op, argname, addr, nbytes, pe);
     *off_p = (uint64_t)(a - (uintptr_t)sym_rt.base);
     return SYM_OK;

@@ -238,7 +238,7 @@ sym_status_t sym_check_range_slow(const char *op, const char *argname, const voi
     char target[32] = "";
     if (pe >= 0)
         snprintf(target, sizeof(target), " (target PE %d)", pe);
-    if (a >= lo && a <= hi)
+    if (a >= lo && a < hi)
         return sym_error(SYM_ERR_NOT_SYMMETRIC,
                          "%s: %s range of %zu bytes at %p runs past the end of the symmetric "
                          "heap by %zu bytes%s",

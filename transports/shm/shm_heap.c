@@ -17,6 +17,28 @@ void shm_object_name(char *buf, size_t len, const char *key, int pe)
     snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-%d", (unsigned)getuid(), key, pe);
 }
 
+/* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
+ * range, place the mapping at its aligned start, return the slack. */
+static void *map_aligned(int fd, size_t len)
+{
+    size_t span = len + SYM_HEAP_BASE_ALIGN;
+    uint8_t *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t a = ((uintptr_t)r + SYM_HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SYM_HEAP_BASE_ALIGN - 1);
+    void *p = mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(r, span);
+        return MAP_FAILED;
+    }
+    if ((uint8_t *)a > r)
+        munmap(r, (size_t)((uint8_t *)a - r));
+    size_t tail = (size_t)(r + span - ((uint8_t *)a + len));
+    if (tail)
+        munmap((uint8_t *)a + len, tail);
+    return p;
+}
+
 sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
                                   bool prealloc, struct sym_transport **tp_p, uint8_t **base_p)
 {
@@ -51,7 +73,7 @@ sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap
                        heap_len, me, strerror(rc));
         goto fail_unlink;
     }
-    void *base = mmap(NULL, heap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = map_aligned(fd, heap_len);
     if (base == MAP_FAILED) {
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
                        strerror(errno));
@@ -90,7 +112,7 @@ static sym_status_t map_peer(struct shm_transport *t, const char *key, int pe)
                          "(%lld bytes, expected %zu): refusing to map it",
                          pe, name, (long long)st.st_size, t->heap_len);
     }
-    void *p = mmap(NULL, t->heap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = map_aligned(fd, t->heap_len);
     int err = errno;
     close(fd);
     if (p == MAP_FAILED)

@@ -1,0 +1,529 @@
+/* test_config.c - the SYMHEAP_* environment: the size parser, sym_init's
+ * handling of malformed and valid values (each in a PE of its own, so the
+ * environment is set only there), retry after a failed init, and the
+ * symheap-info tool. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "internal.h"
+
+#define MiB ((size_t)1 << 20)
+
+/* Every variable name of the table, in table order. */
+#define TABLE_NAME_(field, name, type, dflt, help) name,
+static const char *const table_names[] = { SYM_CONFIG_TABLE(TABLE_NAME_) };
+#undef TABLE_NAME_
+#define TABLE_DFLT_(field, name, type, dflt, help) dflt,
+static const char *const table_defaults[] = { SYM_CONFIG_TABLE(TABLE_DFLT_) };
+#undef TABLE_DFLT_
+#define NVARS (sizeof(table_names) / sizeof(table_names[0]))
+
+/* ---- sym_config_parse_size ------------------------------------------------ */
+
+Test(config, parse_size_valid)
+{
+    static const struct {
+        const char *text;
+        size_t bytes;
+    } ok[] = {
+        { "0", 0 },
+        { "4096", 4096 },
+        { "64K", 65536 },
+        { "64k", 65536 },
+        { "1M", MiB },
+        { "2G", (size_t)2 << 30 },
+        { "1T", (size_t)1 << 40 },
+        { "1.5K", 1536 },
+        { "64KB", 65536 },
+        { "64KiB", 65536 },
+        { " 8M ", 8 * MiB },
+        { "1.5M", 3 * MiB / 2 },
+        { "16383T", (size_t)16383 << 40 },
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        size_t v = 12345;
+        int rc = sym_config_parse_size(ok[i].text, &v);
+        cr_expect(rc == 0, "'%s' rejected", ok[i].text);
+        cr_expect(rc != 0 || v == ok[i].bytes, "'%s' parsed as %zu, expected %zu", ok[i].text, v,
+                  ok[i].bytes);
+    }
+}
+
+Test(config, parse_size_invalid)
+{
+    static const char *const bad[] = {
+        "", "abc", "-1", "12Q", "1.3", "K", "99999999999999999999T", "16777216T", "64KBB",
+        "nan", "inf", "1iB", "   ", "1M2", "+",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        size_t v = 12345;
+        int rc = sym_config_parse_size(bad[i], &v);
+        cr_expect(rc == -1, "'%s' accepted as %zu", bad[i], v);
+        cr_expect(v == 12345, "'%s' rejected but the output was changed to %zu", bad[i], v);
+    }
+    size_t v = 1;
+    cr_expect(sym_config_parse_size(NULL, &v) == -1, "NULL accepted");
+}
+
+/* ---- malformed values make sym_init fail --------------------------------- */
+
+struct env_case {
+    const char *var;
+    const char *value;
+    sym_status_t expect;
+    const char *good; /* a valid value for the retry */
+};
+
+static const struct env_case bad_env[] = {
+    { "SYMHEAP_HEAP_SIZE", "abc", SYM_ERR_CONFIG, "2M" },
+    { "SYMHEAP_HEAP_SIZE", "0", SYM_ERR_CONFIG, "2M" },
+    { "SYMHEAP_TIMEOUT", "-3", SYM_ERR_CONFIG, "30" },
+    { "SYMHEAP_TIMEOUT", "0", SYM_ERR_CONFIG, "30" },
+    { "SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30" },
+    { "SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K" },
+    { "SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1" },
+    { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
+    { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
+    { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
+    { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
+};
+#define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
+
+/* A variable added to the table must get a malformed case here too. */
+Test(config, every_variable_has_a_malformed_case)
+{
+    for (size_t v = 0; v < NVARS; v++) {
+        bool found = false;
+        for (size_t i = 0; i < NBAD; i++)
+            found |= !strcmp(bad_env[i].var, table_names[v]) &&
+                     bad_env[i].expect == SYM_ERR_CONFIG;
+        cr_expect(found, "%s has no malformed-value case", table_names[v]);
+    }
+}
+
+/* Raw PE: the environment holds the bad value; init must fail cleanly,
+ * keep failing while the value is bad, and succeed once it is fixed. */
+static void bad_env_body(int me, int npes, void *arg)
+{
+    const struct env_case *c = arg;
+    (void)me;
+    (void)npes;
+    const char *now = getenv(c->var);
+    PE_ASSERT(now && !strcmp(now, c->value), "%s is '%s' in the PE, expected '%s'", c->var,
+              now ? now : "(unset)", c->value);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        sym_status_t st = sym_init();
+        PE_ASSERT(st == c->expect, "sym_init with %s='%s' (attempt %d) returned %s (%s), "
+                  "expected %s", c->var, c->value, attempt, sym_status_name(st),
+                  sym_last_error(), sym_status_name(c->expect));
+        const char *msg = sym_last_error();
+        PE_ASSERT(strstr(msg, c->var) && strstr(msg, c->value),
+                  "message '%s' does not name %s and '%s'", msg, c->var, c->value);
+        PE_ASSERT(!sym_initialized() && sym_my_pe() == -1 && sym_n_pes() == -1,
+                  "the library looks initialised after a failed sym_init");
+        PE_ASSERT(sym_malloc(64) == NULL, "sym_malloc works after a failed sym_init");
+    }
+    /* retry in the same process */
+    PE_ASSERT(setenv(c->var, c->good, 1) == 0, "setenv");
+    PE_OK(sym_init());
+    PE_ASSERT(sym_initialized() && sym_my_pe() == 0 && sym_n_pes() == 1,
+              "after the retry: initialized %d, PE %d of %d", sym_initialized(), sym_my_pe(),
+              sym_n_pes());
+    uint64_t *w = sym_malloc(sizeof(*w));
+    PE_ASSERT(w, "sym_malloc after the retry: %s", sym_last_error());
+    uint64_t v = 0x1234567890abcdefull, back = 0;
+    PE_OK(sym_put(w, &v, sizeof(v), 0));
+    PE_OK(sym_get(&back, w, sizeof(back), 0));
+    PE_ASSERT(back == v, "put/get after the retry: 0x%llx", (unsigned long long)back);
+    sym_free(w);
+    PE_OK(sym_finalize());
+
+    /* unsetting the variable gives the default, which must work too
+     * (except for the heap size, whose 256M default is too costly here) */
+    if (strcmp(c->var, "SYMHEAP_HEAP_SIZE") != 0) {
+        PE_ASSERT(unsetenv(c->var) == 0, "unsetenv");
+        PE_OK(sym_init());
+        PE_OK(sym_finalize());
+    }
+}
+
+ParameterizedTestParameters(config, malformed_env_fails_init)
+{
+    static int idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    _Static_assert(sizeof(idx) / sizeof(idx[0]) == NBAD, "one index per case");
+    return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
+}
+
+ParameterizedTest(int *i, config, malformed_env_fails_init)
+{
+    const struct env_case *c = &bad_env[*i];
+    char entry[128];
+    snprintf(entry, sizeof(entry), "%s=%s", c->var, c->value);
+    const char *env[] = { entry, NULL };
+    struct pe_job job = { .npes = 1, .body = bad_env_body, .arg = (void *)c, .raw = true,
+                          .env = env, .job_timeout_s = 60 };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* ---- valid values take effect ------------------------------------------- */
+
+struct heap_case {
+    const char *text;
+    size_t bytes;
+};
+
+static const struct heap_case heap_cases[] = {
+    { "SYMHEAP_HEAP_SIZE=3M", 3 * MiB },
+    { "SYMHEAP_HEAP_SIZE=1.5M", 3 * MiB / 2 },
+    { "SYMHEAP_HEAP_SIZE=512KiB", 512 * 1024 },
+    { "SYMHEAP_HEAP_SIZE=1048576", MiB },
+};
+
+static void heap_size_body(int me, int npes, void *arg)
+{
+    const struct heap_case *c = arg;
+    size_t f, l;
+    PE_OK(sym_heap_free(&f, &l));
+    PE_ASSERT(f == c->bytes && l == c->bytes, "%s: %zu bytes free (largest %zu), expected %zu",
+              c->text, f, l, c->bytes);
+    PE_ASSERT(sym_malloc(c->bytes + 64) == NULL, "%s: a larger allocation succeeded", c->text);
+    PE_ASSERT(sym_malloc(4 * MiB) == NULL, "%s: a 4M allocation succeeded", c->text);
+    uint8_t *all = sym_malloc(c->bytes);
+    PE_ASSERT(all, "%s: the whole heap cannot be allocated: %s", c->text, sym_last_error());
+    /* the last byte is really there, on the neighbour too */
+    uint8_t b = (uint8_t)(0x40 + me);
+    PE_OK(sym_put(all + c->bytes - 1, &b, 1, (me + 1) % npes));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(all[c->bytes - 1] == (uint8_t)(0x40 + (me + npes - 1) % npes),
+              "%s: last heap byte wrong", c->text);
+    sym_free(all);
+}
+
+ParameterizedTestParameters(config, heap_size_takes_effect)
+{
+    static int idx[] = { 0, 1, 2, 3 };
+    _Static_assert(sizeof(idx) / sizeof(idx[0]) ==
+                   sizeof(heap_cases) / sizeof(heap_cases[0]), "one index per case");
+    return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
+}
+
+ParameterizedTest(int *i, config, heap_size_takes_effect)
+{
+    const char *env[] = { heap_cases[*i].text, NULL };
+    run_pes_env(1, env, heap_size_body, (void *)&heap_cases[*i]);
+    run_pes_env(2, env, heap_size_body, (void *)&heap_cases[*i]);
+}
+
+/* Every other variable set to a non-default value is what the runtime uses. */
+static void parsed_values_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    const struct sym_config *c = &sym_rt.cfg;
+    PE_ASSERT(c->heap_size == 3 * MiB, "heap_size %zu", c->heap_size);
+    PE_ASSERT(c->timeout == 12.5, "timeout %g", c->timeout);
+    PE_ASSERT(!c->debug, "debug on");
+    PE_ASSERT(c->mailbox_size == 256 * 1024, "mailbox_size %zu", c->mailbox_size);
+    PE_ASSERT(sym_rt.layout.mailbox_size == 256 * 1024, "layout mailbox %llu",
+              (unsigned long long)sym_rt.layout.mailbox_size);
+    PE_ASSERT(!c->heap_prealloc, "heap_prealloc on");
+    PE_ASSERT(!strcmp(c->transport.s, "shm"), "transport '%s'", c->transport.s);
+    PE_ASSERT(c->wait_spin == 100, "wait_spin %lu", c->wait_spin);
+    PE_ASSERT(c->wait_yield_us == 1000, "wait_yield_us %lu", c->wait_yield_us);
+    PE_OK(sym_barrier_all());
+}
+
+Test(config, valid_values_are_used)
+{
+    static const char *const env[] = {
+        "SYMHEAP_HEAP_SIZE=3M",     "SYMHEAP_TIMEOUT=12.5",      "SYMHEAP_DEBUG=off",
+        "SYMHEAP_MAILBOX_SIZE=256K", "SYMHEAP_HEAP_PREALLOC=no", "SYMHEAP_TRANSPORT=shm",
+        "SYMHEAP_WAIT_SPIN=100",    "SYMHEAP_WAIT_YIELD_US=1000", NULL,
+    };
+    run_pes_env(2, env, parsed_values_body, NULL);
+}
+
+/* SYMHEAP_TIMEOUT bounds a wait that can never be satisfied. */
+static void timeout_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    uint64_t *w = sym_calloc(1, sizeof(*w));
+    PE_ASSERT(w, "sym_calloc: %s", sym_last_error());
+    double t0 = harness_now();
+    PE_FAILS_WITH(sym_wait_until_uint64(w, SYM_CMP_EQ, 1), SYM_ERR_TIMEOUT);
+    double dt = harness_now() - t0;
+    PE_ASSERT(dt >= 0.4 && dt < 10, "SYMHEAP_TIMEOUT=0.5 but the wait gave up after %.3f s", dt);
+    sym_free(w);
+}
+
+Test(config, timeout_takes_effect)
+{
+    static const char *const env[] = { "SYMHEAP_TIMEOUT=0.5", NULL };
+    run_pes_env(1, env, timeout_body, NULL);
+}
+
+/* SYMHEAP_DEBUG=1 logs failures to stderr; with 0 nothing is printed. */
+static void debug_body(int me, int npes, void *arg)
+{
+    bool on = *(bool *)arg;
+    (void)me;
+    char path[] = "/tmp/symheap-test-config-XXXXXX";
+    int fd = mkstemp(path);
+    PE_ASSERT(fd >= 0, "mkstemp");
+    unlink(path);
+    fflush(stderr);
+    int saved = dup(2);
+    PE_ASSERT(saved >= 0 && dup2(fd, 2) == 2, "redirecting stderr");
+    uint8_t x = 0;
+    sym_status_t st = sym_put(&x, &x, 1, npes + 3);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    PE_ASSERT(st == SYM_ERR_INVALID_PE, "sym_put to PE %d returned %s", npes + 3,
+              sym_status_name(st));
+    char buf[4096] = "";
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+    close(fd);
+    PE_ASSERT(n >= 0, "reading the captured stderr");
+    buf[n] = '\0';
+    if (on)
+        PE_ASSERT(strstr(buf, "sym_put") && strstr(buf, "SYM_ERR_INVALID_PE"),
+                  "SYMHEAP_DEBUG=1 printed no error line: '%s'", buf);
+    else
+        PE_ASSERT(n == 0, "SYMHEAP_DEBUG=0 printed '%s'", buf);
+}
+
+Test(config, debug_takes_effect)
+{
+    static const char *const on_env[] = { "SYMHEAP_DEBUG=1", NULL };
+    static const char *const off_env[] = { "SYMHEAP_DEBUG=0", NULL };
+    bool on = true, off = false;
+    run_pes_env(1, on_env, debug_body, &on);
+    run_pes_env(1, off_env, debug_body, &off);
+}
+
+/* sym_config_load straight from this test process's own environment: the
+ * other spellings each type accepts. */
+static void clear_symheap_env(void)
+{
+    for (size_t v = 0; v < NVARS; v++)
+        unsetenv(table_names[v]);
+}
+
+Test(config, accepted_spellings)
+{
+    struct sym_config cfg;
+    clear_symheap_env();
+    cr_assert(sym_config_load(&cfg) == SYM_OK, "defaults rejected: %s", sym_last_error());
+    cr_expect(cfg.heap_size == 256 * MiB && cfg.timeout == 60 && !cfg.debug &&
+              cfg.mailbox_size == 4 * MiB && cfg.heap_prealloc &&
+              !strcmp(cfg.transport.s, "auto") && cfg.wait_spin == 2000 &&
+              cfg.wait_yield_us == 2000, "defaults differ from the table");
+
+    static const struct {
+        const char *value;
+        bool expect;
+    } bools[] = { { "1", true },   { "yes", true }, { "true", true },   { "on", true },
+                  { "YES", true }, { "On", true },  { "0", false },     { "no", false },
+                  { "false", false }, { "off", false }, { "FALSE", false } };
+    for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+        setenv("SYMHEAP_DEBUG", bools[i].value, 1);
+        sym_status_t st = sym_config_load(&cfg);
+        cr_expect(st == SYM_OK && cfg.debug == bools[i].expect, "SYMHEAP_DEBUG='%s': %s, %d",
+                  bools[i].value, sym_status_name(st), cfg.debug);
+    }
+    clear_symheap_env();
+    static const struct {
+        const char *value;
+        double expect;
+    } secs[] = { { "0.25", 0.25 }, { "60", 60 }, { "3600", 3600 } };
+    for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+        setenv("SYMHEAP_TIMEOUT", secs[i].value, 1);
+        sym_status_t st = sym_config_load(&cfg);
+        cr_expect(st == SYM_OK && cfg.timeout == secs[i].expect, "SYMHEAP_TIMEOUT='%s': %s, %g",
+                  secs[i].value, sym_status_name(st), cfg.timeout);
+    }
+    static const char *const bad_secs[] = { "inf", "nan", "-0", "1s", "" };
+    for (size_t i = 0; i < sizeof(bad_secs) / sizeof(bad_secs[0]); i++) {
+        setenv("SYMHEAP_TIMEOUT", bad_secs[i], 1);
+        cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_TIMEOUT='%s' accepted",
+                  bad_secs[i]);
+    }
+    clear_symheap_env();
+    static const char *const choices[] = { "auto", "shm", "ofi" };
+    for (size_t i = 0; i < 3; i++) {
+        setenv("SYMHEAP_TRANSPORT", choices[i], 1);
+        sym_status_t st = sym_config_load(&cfg);
+        cr_expect(st == SYM_OK && !strcmp(cfg.transport.s, choices[i]),
+                  "SYMHEAP_TRANSPORT='%s': %s", choices[i], sym_status_name(st));
+    }
+    static const char *const bad_choices[] = { "", "sh", "shmm", "auto|shm", "{auto" };
+    for (size_t i = 0; i < sizeof(bad_choices) / sizeof(bad_choices[0]); i++) {
+        setenv("SYMHEAP_TRANSPORT", bad_choices[i], 1);
+        cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_TRANSPORT='%s' accepted",
+                  bad_choices[i]);
+    }
+    clear_symheap_env();
+    setenv("SYMHEAP_WAIT_SPIN", "0", 1);
+    cr_expect(sym_config_load(&cfg) == SYM_OK && cfg.wait_spin == 0, "SYMHEAP_WAIT_SPIN=0");
+    static const char *const bad_uints[] = { "", "+5", " 5", "5x", "0x10", "1.0",
+                                             "99999999999999999999999" };
+    for (size_t i = 0; i < sizeof(bad_uints) / sizeof(bad_uints[0]); i++) {
+        setenv("SYMHEAP_WAIT_SPIN", bad_uints[i], 1);
+        cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_WAIT_SPIN='%s' accepted",
+                  bad_uints[i]);
+    }
+    clear_symheap_env();
+}
+
+/* ---- symheap-info --------------------------------------------------------- */
+
+static void info_path(char *out, size_t len)
+{
+    const char *env = getenv("SYMHEAP_INFO");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        cr_assert(n > 0, "readlink /proc/self/exe");
+        self[n] = '\0';
+        snprintf(out, len, "%s/../symheap-info", dirname(self));
+    }
+    cr_assert(access(out, X_OK) == 0, "symheap-info not found at %s (set SYMHEAP_INFO)", out);
+}
+
+struct tool_run {
+    int exit_code; /* -1 if it did not exit normally */
+    char out[16384];
+    char err[4096];
+};
+
+static void read_all(int fd, char *buf, size_t len)
+{
+    ssize_t n = pread(fd, buf, len - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    close(fd);
+}
+
+/* Run symheap-info with only the given SYMHEAP_* variables set.  Output goes
+ * to files, not pipes, so a chatty tool cannot block on a full pipe. */
+static void run_info(const char *const *env, struct tool_run *r)
+{
+    char path[PATH_MAX];
+    info_path(path, sizeof(path));
+    char opath[] = "/tmp/symheap-info-out-XXXXXX", epath[] = "/tmp/symheap-info-err-XXXXXX";
+    int ofd = mkstemp(opath), efd = mkstemp(epath);
+    cr_assert(ofd >= 0 && efd >= 0, "mkstemp");
+    unlink(opath);
+    unlink(epath);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork");
+    if (pid == 0) {
+        clear_symheap_env();
+        for (size_t i = 0; env && env[i]; i++) {
+            char name[64];
+            const char *eq = strchr(env[i], '=');
+            snprintf(name, sizeof(name), "%.*s", (int)(eq - env[i]), env[i]);
+            setenv(name, eq + 1, 1);
+        }
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        execl(path, "symheap-info", (char *)NULL);
+        _exit(127);
+    }
+    int ws;
+    cr_assert(waitpid(pid, &ws, 0) == pid, "waitpid");
+    r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    read_all(ofd, r->out, sizeof(r->out));
+    read_all(efd, r->err, sizeof(r->err));
+}
+
+/* The table line of `name`: name type default value ...; copies the value
+ * column to `value` and returns the line (NULL if absent). */
+static const char *info_line(const char *out, const char *name, char *value, size_t vlen,
+                             char *dflt, size_t dlen, bool *set)
+{
+    size_t nl = strlen(name);
+    for (const char *line = out; *line;) {
+        const char *next = strchr(line, '\n');
+        if (strncmp(line, name, nl) != 0 || line[nl] != ' ') {
+            if (!next)
+                break;
+            line = next + 1;
+            continue;
+        }
+        char type[32], d[64], v[64];
+        if (sscanf(line + nl, "%31s %63s %63s", type, d, v) != 3)
+            return NULL;
+        snprintf(value, vlen, "%s", v);
+        snprintf(dflt, dlen, "%s", d);
+        size_t len = next ? (size_t)(next - line) : strlen(line);
+        *set = len >= 5 && memcmp(line + len - 5, "[set]", 5) == 0;
+        return line;
+    }
+    return NULL;
+}
+
+Test(config, symheap_info_lists_every_variable)
+{
+    static struct tool_run r;
+    static const char *const env[] = { "SYMHEAP_HEAP_SIZE=3M", "SYMHEAP_WAIT_SPIN=77", NULL };
+    run_info(env, &r);
+    cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
+    for (size_t v = 0; v < NVARS; v++) {
+        char value[64], dflt[64];
+        bool set;
+        const char *line = info_line(r.out, table_names[v], value, sizeof(value), dflt,
+                                     sizeof(dflt), &set);
+        cr_assert(line, "symheap-info does not list %s:\n%s", table_names[v], r.out);
+        cr_expect(!strcmp(dflt, table_defaults[v]), "%s: default shown as '%s', table says '%s'",
+                  table_names[v], dflt, table_defaults[v]);
+        if (!strcmp(table_names[v], "SYMHEAP_HEAP_SIZE")) {
+            cr_expect(!strcmp(value, "3M") && set, "SYMHEAP_HEAP_SIZE=3M shown as '%s'%s", value,
+                      set ? "" : " without [set]");
+        } else if (!strcmp(table_names[v], "SYMHEAP_WAIT_SPIN")) {
+            cr_expect(!strcmp(value, "77") && set, "SYMHEAP_WAIT_SPIN=77 shown as '%s'%s", value,
+                      set ? "" : " without [set]");
+        } else {
+            cr_expect(!strcmp(value, table_defaults[v]) && !set,
+                      "unset %s shown as '%s'%s (default '%s')", table_names[v], value,
+                      set ? " [set]" : "", table_defaults[v]);
+        }
+    }
+}
+
+Test(config, symheap_info_rejects_malformed_values)
+{
+    static struct tool_run r;
+    for (size_t i = 0; i < NBAD; i++) {
+        if (bad_env[i].expect != SYM_ERR_CONFIG)
+            continue;
+        char entry[128];
+        snprintf(entry, sizeof(entry), "%s=%s", bad_env[i].var, bad_env[i].value);
+        const char *env[] = { entry, NULL };
+        run_info(env, &r);
+        cr_expect(r.exit_code != 0, "symheap-info with %s exited 0", entry);
+        cr_expect(strstr(r.err, bad_env[i].var) && strstr(r.err, bad_env[i].value),
+                  "symheap-info with %s: stderr '%s' does not name it", entry, r.err);
+    }
+    /* a valid but unbuilt transport is a configuration the tool can show */
+    static const char *const ofi[] = { "SYMHEAP_TRANSPORT=ofi", NULL };
+    run_info(ofi, &r);
+    cr_expect(r.exit_code == 0, "symheap-info with SYMHEAP_TRANSPORT=ofi exited %d: %s",
+              r.exit_code, r.err);
+}
