@@ -406,6 +406,213 @@ SYM_API sym_status_t sym_barrier_all(void);
  * sym_barrier_all(). */
 SYM_API sym_status_t sym_sync_all(void);
 
+
+/* ------------------------------------------------------------------------ */
+/* Teams                                                                     */
+/* ------------------------------------------------------------------------ */
+/*
+ * A team is an ordered subset of the job's PEs with its own numbering
+ * (0 .. n-1, "local" PE numbers), its own mailbox space and its own sequence
+ * of collective calls, so collectives on disjoint teams run concurrently
+ * without interfering.  Handles stay valid until sym_team_destroy(); using a
+ * destroyed handle is SYM_ERR_INVALID_ARG ("team ... was destroyed"), never a
+ * crash.  A team whose collective failed (timeout, mismatch, lost PE) is
+ * broken: every later collective on it fails at once with the original error
+ * until it is destroyed.
+ */
+typedef struct sym_team *sym_team_t;
+#define SYM_TEAM_INVALID ((sym_team_t)0)
+
+/* The team of all PEs (local numbers = global numbers); SYM_TEAM_INVALID
+ * before sym_init(). */
+SYM_API sym_team_t sym_team_world(void);
+
+/* This PE's number in `team`, its size; -1 for an invalid or destroyed team. */
+SYM_API int sym_team_my_pe(sym_team_t team);
+SYM_API int sym_team_n_pes(sym_team_t team);
+
+/* Printable name ("world", "team 3"); "invalid" for a bad handle. */
+SYM_API const char *sym_team_name(sym_team_t team);
+
+/* Make a team of the parent's PEs start, start + stride, ... (size PEs, in
+ * parent numbering; stride may be negative but not 0 unless size is 1).
+ * Collective over every PE of the parent.  Members get the new handle in
+ * *new_team_p, non-members SYM_TEAM_INVALID.  Errors: SYM_ERR_INVALID_ARG
+ * (a PE outside the parent, size < 1), SYM_ERR_NO_MEMORY (no free team
+ * mailbox: the message says how many are in use; raise
+ * SYMHEAP_MAILBOX_SIZE/SYMHEAP_TEAM_SLOTS or destroy teams), plus the errors
+ * of a collective on the parent. */
+SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int stride, int size,
+                                            sym_team_t *new_team_p);
+
+/* View the parent as a 2-D grid of rows of `xrange` PEs (the last row may be
+ * short) and make the row (x-axis) and column (y-axis) team of this PE.
+ * Collective over the parent. */
+SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t *xaxis_p,
+                                       sym_team_t *yaxis_p);
+
+/* Make a team from an explicit list of parent PE numbers (new local number i
+ * = members[i]); every parent PE passes the same list (checked).  Collective
+ * over the parent; non-members get SYM_TEAM_INVALID. */
+SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int nmembers,
+                                     sym_team_t *new_team_p);
+
+/* Fill global_pes[0 .. n-1] with the global PE number of each member. */
+SYM_API sym_status_t sym_team_members(sym_team_t team, int *global_pes);
+
+/* Global PE number -> this team's number (-1 if not a member), and back
+ * (-1 if out of range). */
+SYM_API int sym_team_global_to_local(sym_team_t team, int global_pe);
+SYM_API int sym_team_local_to_global(sym_team_t team, int local_pe);
+
+/* Number of PE `src_pe` of `src_team` in `dest_team`, or -1. */
+SYM_API int sym_team_translate_pe(sym_team_t src_team, int src_pe, sym_team_t dest_team);
+
+/* Default deadline of collectives on this team (seconds > 0). */
+SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
+
+/* Release a team.  Collective over its members (a barrier on the team
+ * first, so no member still uses it).  The world team cannot be destroyed.
+ * A broken team can be destroyed (without the barrier). */
+SYM_API sym_status_t sym_team_destroy(sym_team_t team);
+
+/* ------------------------------------------------------------------------ */
+/* Collectives                                                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * Every collective is called by every member of the team, with the same
+ * arguments where the description says so (counts, datatype, op, root,
+ * algorithm).  Each call publishes a fingerprint (sequence number, kind,
+ * datatype, op, count, root, algorithm); PEs that disagree all return
+ * SYM_ERR_MISMATCH with both fingerprints in the message, and no data of one
+ * call is ever mixed into another.  Buffers are ordinary local memory (they
+ * need not be symmetric), may be the same (in place) or overlap, and any
+ * count is allowed, including 0: data larger than the mailbox is staged
+ * through it in pipelined chunks.  Reductions give bit-identical results on
+ * every PE and the same bits on every run of the same algorithm.
+ *
+ * Errors common to all: SYM_ERR_INVALID_ARG (bad team, datatype, op, root,
+ * NULL buffer with count > 0, a bitwise op on a floating type),
+ * SYM_ERR_TIMEOUT (names the collective, its sequence number, the team and
+ * the PEs not heard from), SYM_ERR_PEER_LOST, SYM_ERR_MISMATCH, and the
+ * team's earlier error once it is broken.
+ * Thread safety: calls on one team must be serialised; different teams may
+ * be used from different threads only with external serialisation.
+ */
+typedef enum sym_datatype {
+    SYM_INT8 = 1,
+    SYM_INT16,
+    SYM_INT32,
+    SYM_INT64,
+    SYM_UINT8,
+    SYM_UINT16,
+    SYM_UINT32,
+    SYM_UINT64,
+    SYM_FLOAT,
+    SYM_DOUBLE,
+    SYM_FLOAT16,  /* IEEE binary16, as uint16_t bits; reduced in float */
+    SYM_BFLOAT16, /* bfloat16, as uint16_t bits; reduced in float */
+} sym_datatype_t;
+
+typedef enum sym_op {
+    SYM_OP_SUM = 1,
+    SYM_OP_PROD,
+    SYM_OP_MIN,
+    SYM_OP_MAX,
+    SYM_OP_AVG,  /* sum / number of PEs; integers: sum in 64 bits, truncated */
+    SYM_OP_BAND, /* bitwise ops: integer types only */
+    SYM_OP_BOR,
+    SYM_OP_BXOR,
+} sym_op_t;
+
+typedef enum sym_algorithm {
+    SYM_ALGO_AUTO = 0, /* chosen by size and team size (SYMHEAP_DEBUG logs it) */
+    SYM_ALGO_NAIVE,    /* every PE exchanges directly with every peer */
+    SYM_ALGO_RING,     /* neighbour to neighbour, pipelined chunks */
+    SYM_ALGO_TREE,     /* binomial tree */
+    SYM_ALGO_RD,       /* recursive doubling (non-powers of two folded in) */
+    SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
+} sym_algorithm_t;
+
+/* Per-call options; pass NULL for the defaults. */
+typedef struct sym_coll_opts {
+    sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
+    double timeout_s;          /* > 0: deadline of this call; 0: the team's */
+} sym_coll_opts_t;
+
+/* Bytes of one element of `dt` (0 for an invalid datatype). */
+SYM_API size_t sym_datatype_size(sym_datatype_t dt);
+
+/* Printable names: "int32", "sum", "ring". */
+SYM_API const char *sym_datatype_name(sym_datatype_t dt);
+SYM_API const char *sym_op_name(sym_op_t op);
+SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
+
+/* Return when every member has entered.  Algorithms: rd (dissemination,
+ * the default), naive (everyone reports to member 0, which releases all),
+ * tree (binomial fan-in and fan-out). */
+SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
+
+/* Copy `count` elements of buf at `root` (team number) into buf on every
+ * member.  Algorithms: naive, ring (pipelined chain), tree. */
+SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
+                                   int root, const sym_coll_opts_t *opts);
+
+/* Combine `src` of every member element-wise with `op` into `dst` at `root`
+ * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
+ * ring, tree. */
+SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op, int root,
+                                const sym_coll_opts_t *opts);
+
+/* Combine `src` of every member into `dst` on every member.  Algorithms:
+ * naive, ring (reduce-scatter + all-gather), tree (reduce + broadcast),
+ * rd. */
+SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts);
+
+/* src holds n blocks of `count` elements; member i gets in dst the combined
+ * block i.  Algorithms: naive, ring. */
+SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src,
+                                        size_t count, sym_datatype_t dt, sym_op_t op,
+                                        const sym_coll_opts_t *opts);
+
+/* dst (n * count elements) receives every member's `count`-element src in
+ * team order.  Algorithms: naive, ring, rd. */
+SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+
+/* Like sym_all_gather with counts[i] elements from member i (the same array
+ * on every member); dst receives them packed in team order.  Algorithms:
+ * naive, ring. */
+SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
+                                     const size_t *counts, sym_datatype_t dt,
+                                     const sym_coll_opts_t *opts);
+
+/* src holds n blocks of `count` elements, block j for member j; dst receives
+ * block i from every member i, in team order.  Algorithms: naive, pairwise. */
+SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+
+/* Uneven all-to-all: send_counts[j] elements of src (packed in team order)
+ * go to member j; recv_counts[i] elements from member i land packed in dst.
+ * What member A sends to B must equal what B expects from A: otherwise both
+ * return SYM_ERR_MISMATCH and nothing of that block is written.
+ * Algorithms: naive, pairwise. */
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
+                                     const void *src, const size_t *send_counts,
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts);
+
+/* Every member's `count` elements land in dst (n * count, team order) at
+ * root.  Algorithms: naive, tree. */
+SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
+/* Block i of root's src (n * count elements) lands in dst on member i.
+ * Algorithms: naive, tree. */
+SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -154,10 +154,19 @@ sym_status_t sym_config_load(struct sym_config *cfg)
     } while (0);
     SYM_CONFIG_TABLE(LOAD_)
 #undef LOAD_
+    /* ranges the types alone do not express */
     if (c.heap_size == 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_HEAP_SIZE='%s' is not valid: "
                          "the heap must not be empty", getenv("SYMHEAP_HEAP_SIZE"));
+    if (c.team_slots < 1 || c.team_slots > 64)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_TEAM_SLOTS='%s' is not valid: "
+                         "expected 1..64", getenv("SYMHEAP_TEAM_SLOTS"));
+    if (c.chunk_size < 64)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "
+                         "expected at least 64 bytes", getenv("SYMHEAP_CHUNK_SIZE"));
     *cfg = c;
     return SYM_OK;
 }

@@ -31,6 +31,29 @@
       "Busy-poll iterations before a wait starts yielding the CPU (0 when there are "   \
       "more PEs on this host than cores)")                                              \
     X(wait_yield_us, "SYMHEAP_WAIT_YIELD_US", UINT, "2000",                             \
-      "Microseconds a wait yields the CPU before it starts sleeping with backoff")
+      "Microseconds a wait yields the CPU before it starts sleeping with backoff")       \
+    X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                     \
+      "Split teams that can exist at once per PE (1..64); each gets an equal share of " \
+      "half the mailbox region")                                                        \
+    X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "64K",                                    \
+      "Largest piece a collective moves through a mailbox slot at a time")              \
+    X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                   \
+      "Team barrier algorithm {auto|naive|tree|rd}")                                    \
+    X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",               \
+      "Broadcast algorithm {auto|naive|ring|tree}")                                     \
+    X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto",                     \
+      "Reduce algorithm {auto|naive|ring|tree}")                                        \
+    X(allreduce_algorithm, "SYMHEAP_ALLREDUCE_ALGORITHM", CHOICE, "auto",               \
+      "Allreduce algorithm {auto|naive|ring|tree|rd}")                                  \
+    X(reduce_scatter_algorithm, "SYMHEAP_REDUCE_SCATTER_ALGORITHM", CHOICE, "auto",     \
+      "Reduce-scatter algorithm {auto|naive|ring}")                                     \
+    X(all_gather_algorithm, "SYMHEAP_ALL_GATHER_ALGORITHM", CHOICE, "auto",             \
+      "All-gather and all-gatherv algorithm {auto|naive|ring|rd}")                      \
+    X(all_to_all_algorithm, "SYMHEAP_ALL_TO_ALL_ALGORITHM", CHOICE, "auto",             \
+      "All-to-all and all-to-allv algorithm {auto|naive|pairwise}")                     \
+    X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                     \
+      "Gather algorithm {auto|naive|tree}")                                             \
+    X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
+      "Scatter algorithm {auto|naive|tree}")
 
 #endif /* SYM_CONFIG_TABLE_H */

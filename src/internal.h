@@ -168,6 +168,13 @@ static inline uint64_t sym_flag_load(uint64_t off)
 
 sym_status_t sym_barrier_internal(const char *op);
 
+/* Offset-addressed transfers for the library's own use (mailboxes): no
+ * argument checks, inline path for mapped peers. */
+sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes);
+sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes);
+sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
+                                uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
+
 /* Transport-level quiet over every transport in use. */
 sym_status_t sym_quiet_internal(void);
 

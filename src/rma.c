@@ -204,6 +204,45 @@ SYM_PG_DEFINE_(32)
 SYM_PG_DEFINE_(64)
 #undef SYM_PG_DEFINE_
 
+sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes)
+{
+    void *d = sym_direct(pe, off);
+    if (d) {
+        if (nbytes)
+            memcpy(d, src, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+}
+
+sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes)
+{
+    const void *s = sym_direct(pe, off);
+    if (s) {
+        memcpy(dst, s, nbytes);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dst, off, nbytes);
+}
+
+sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
+                                uint64_t sig_off, uint64_t signal, sym_signal_op_t op)
+{
+    uint8_t *b = sym_rt.peer_base[pe];
+    if (b) {
+        if (nbytes) /* src may be NULL for a bare signal */
+            memcpy(b + off, src, nbytes);
+        uint64_t *sig = (uint64_t *)(b + sig_off);
+        if (op == SYM_SIGNAL_ADD)
+            __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+        return SYM_OK;
+    }
+    return sym_rt.peer_tp[pe]->ops->put_signal(sym_rt.peer_tp[pe], pe, off, src, nbytes,
+                                               sig_off, signal, op);
+}
+
 sym_status_t sym_quiet_internal(void)
 {
     /* Every transport in use; today that is shm alone. */

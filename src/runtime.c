@@ -8,6 +8,7 @@
 #include "bootstrap/bootstrap.h"
 #include "internal.h"
 #include "launch/job.h"
+#include "coll/team.h"
 #include "shm/shm.h"
 
 struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
@@ -29,6 +30,7 @@ static int cores_available(void)
 
 static void release_all(void)
 {
+    sym_teams_fini();
     if (sym_rt.shm)
         sym_rt.shm->ops->fini(sym_rt.shm);
     if (sym_rt.boot)
@@ -150,6 +152,8 @@ static sym_status_t init_steps(void)
     }
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
+    if ((st = sym_teams_init()) != SYM_OK)
+        return st;
     sym_rt.oversubscribed = nlocal > cores_available();
     sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
               "%llu), %d PEs on this host, %s waiting",

@@ -25,19 +25,8 @@ static sym_status_t put_signal(const char *op_name, void *dest, const void *src,
     if (sig_off % 8)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: sig_addr %p is not 8-byte aligned", op_name,
                          (void *)sig_addr);
-    uint8_t *b = sym_rt.peer_base[pe];
-    if (b) {
-        memcpy(b + off, src, nbytes);
-        uint64_t *sig = (uint64_t *)(b + sig_off);
-        if (op == SYM_SIGNAL_ADD)
-            __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
-        else
-            __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
-        return SYM_OK;
-    }
     (void)nbi; /* transports order the signal after the data in both forms */
-    return sym_rt.peer_tp[pe]->ops->put_signal(sym_rt.peer_tp[pe], pe, off, src, nbytes,
-                                               sig_off, signal, op);
+    return sym_put_signal_off(pe, off, src, nbytes, sig_off, signal, op);
 }
 
 SYM_API sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes,

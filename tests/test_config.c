@@ -94,6 +94,19 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
     { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
     { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
+    { "SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16" },
+    { "SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16" },
+    { "SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K" },
+    { "SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K" },
+    { "SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd" },
+    { "SYMHEAP_BROADCAST_ALGORITHM", "rd", SYM_ERR_CONFIG, "tree" },
+    { "SYMHEAP_REDUCE_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring" },
+    { "SYMHEAP_ALLREDUCE_ALGORITHM", "fastest", SYM_ERR_CONFIG, "rd" },
+    { "SYMHEAP_REDUCE_SCATTER_ALGORITHM", "tree", SYM_ERR_CONFIG, "ring" },
+    { "SYMHEAP_ALL_GATHER_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring" },
+    { "SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise" },
+    { "SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree" },
+    { "SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
@@ -157,9 +170,10 @@ static void bad_env_body(int me, int npes, void *arg)
 
 ParameterizedTestParameters(config, malformed_env_fails_init)
 {
-    static int idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
-    _Static_assert(sizeof(idx) / sizeof(idx[0]) == NBAD, "one index per case");
-    return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
+    static int idx[NBAD];
+    for (size_t i = 0; i < NBAD; i++)
+        idx[i] = (int)i;
+    return cr_make_param_array(int, idx, NBAD);
 }
 
 ParameterizedTest(int *i, config, malformed_env_fails_init)

@@ -1,0 +1,63 @@
+/*
+ * algorithms.h - every collective algorithm, one signature per collective.
+ *
+ * Algorithms receive a started call (struct sym_coll, fingerprint filled)
+ * and buffers the public wrapper has already normalised: reductions run in
+ * the accumulation type, and src either equals dst or does not overlap it.
+ * `<collective>_<algorithm>` names, one file per collective.
+ */
+#ifndef SYM_COLL_ALGORITHMS_H
+#define SYM_COLL_ALGORITHMS_H
+
+#include "coll/coll.h"
+
+typedef sym_status_t (*sym_barrier_fn)(struct sym_coll *c);
+sym_status_t sym_barrier_naive(struct sym_coll *c);
+sym_status_t sym_barrier_tree(struct sym_coll *c);
+sym_status_t sym_barrier_rd(struct sym_coll *c);
+
+typedef sym_status_t (*sym_allreduce_fn)(struct sym_coll *c, void *dst, const void *src,
+                                         size_t count, sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_allreduce_rd(struct sym_coll *c, void *dst, const void *src, size_t count,
+                              sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_allreduce_tree(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op);
+
+/* buf is the source at root, the destination elsewhere. */
+typedef sym_status_t (*sym_broadcast_fn)(struct sym_coll *c, void *buf, size_t bytes, int root);
+sym_status_t sym_broadcast_naive(struct sym_coll *c, void *buf, size_t bytes, int root);
+sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int root);
+sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int root);
+
+/* dst is only written at root (and only used there). */
+typedef sym_status_t (*sym_reduce_fn)(struct sym_coll *c, void *dst, const void *src,
+                                      size_t count, sym_datatype_t dt, sym_op_t op, int root);
+sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                              sym_datatype_t dt, sym_op_t op, int root);
+sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                             sym_datatype_t dt, sym_op_t op, int root);
+sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, size_t count,
+                             sym_datatype_t dt, sym_op_t op, int root);
+
+/* Balanced partition of `count` elements into n blocks: the first count % n
+ * blocks get one more element. */
+static inline size_t sym_block_count(size_t count, int n, int b)
+{
+    return count / (size_t)n + ((size_t)b < count % (size_t)n);
+}
+
+static inline size_t sym_block_start(size_t count, int n, int b)
+{
+    size_t q = count / (size_t)n, r = count % (size_t)n;
+    return (size_t)b * q + ((size_t)b < r ? (size_t)b : r);
+}
+
+/* Wait until every member this PE sent to has consumed everything: makes
+ * a rooted collective's senders see a mismatch found by a receiver. */
+sym_status_t sym_coll_flush_all(struct sym_coll *c);
+
+#endif /* SYM_COLL_ALGORITHMS_H */

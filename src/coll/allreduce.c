@@ -1,0 +1,211 @@
+/* allreduce.c - sym_allreduce: naive, ring, recursive doubling, tree. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algorithms.h"
+
+/* Every PE sends its vector to every peer and reduces all of them in rank
+ * order, so every PE computes exactly the same expression. */
+sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
+    const size_t nch = sym_msg_chunks(c, bytes);
+    uint8_t *mine = NULL;
+    if (dst == src && n > 1 && bytes && !(mine = malloc(ck)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
+    sym_status_t st = SYM_OK;
+    for (size_t i = 0; i < nch && st == SYM_OK; i++) {
+        const size_t len = sym_msg_chunk_len(c, bytes, i);
+        const uint8_t *own = (const uint8_t *)src + i * ck;
+        uint8_t *d = (uint8_t *)dst + i * ck;
+        for (int r = 0; r < n && st == SYM_OK; r++)
+            if (r != me)
+                st = sym_msg_send_chunk(c, r, src, bytes, i);
+        if (st != SYM_OK)
+            break;
+        if (mine) { /* in place: keep my term before d is overwritten */
+            memcpy(mine, own, len);
+            own = mine;
+        }
+        for (int r = 0; r < n && st == SYM_OK; r++) {
+            if (r == me) {
+                if (r == 0)
+                    memmove(d, own, len);
+                else
+                    sym_reduce_apply(dt, op, d, own, len / es);
+            } else if (r == 0) {
+                st = sym_msg_recv_chunk(c, r, dst, bytes, i);
+            } else {
+                st = sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
+            }
+        }
+    }
+    free(mine);
+    return st;
+}
+
+/* Reduce-scatter then all-gather around the ring, pipelined chunk by chunk:
+ * for chunk column j, all 2(n-1) steps run before column j+1, and a step
+ * only waits for its own column's data, so columns overlap on the wire.
+ * Block b is finished by PE b-1... and then copied, so all PEs hold the
+ * same bits. */
+sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const int right = (me + 1) % n, left = (me - 1 + n) % n;
+    const size_t es = sym_datatype_size(dt);
+    if (dst != src)
+        memcpy(dst, src, count * es);
+    if (n == 1)
+        return SYM_OK;
+    size_t max_chunks = 0;
+    for (int b = 0; b < n; b++) {
+        size_t k = sym_msg_chunks(c, sym_block_count(count, n, b) * es);
+        if (k > max_chunks)
+            max_chunks = k;
+    }
+    uint8_t *base = dst;
+    for (size_t j = 0; j < max_chunks; j++) {
+        for (int step = 0; step < 2 * (n - 1); step++) {
+            const bool scatter = step < n - 1;
+            const int s = scatter ? step : step - (n - 1);
+            /* reduce-scatter: send block me-s, receive block me-s-1;
+             * all-gather: send block me+1-s, receive block me-s */
+            const int sb = scatter ? ((me - s) % n + n) % n : ((me + 1 - s) % n + n) % n;
+            const int rb = scatter ? ((me - s - 1) % n + n) % n : ((me - s) % n + n) % n;
+            const size_t sbytes = sym_block_count(count, n, sb) * es;
+            const size_t rbytes = sym_block_count(count, n, rb) * es;
+            uint8_t *sptr = base + sym_block_start(count, n, sb) * es;
+            uint8_t *rptr = base + sym_block_start(count, n, rb) * es;
+            sym_status_t st = SYM_OK;
+            if (j < sym_msg_chunks(c, sbytes))
+                st = sym_msg_send_chunk(c, right, sptr, sbytes, j);
+            if (st == SYM_OK && j < sym_msg_chunks(c, rbytes))
+                st = scatter ? sym_msg_recv_reduce_chunk(c, left, rptr, rbytes, j, dt, op, es)
+                             : sym_msg_recv_chunk(c, left, rptr, rbytes, j);
+            if (st != SYM_OK)
+                return st;
+        }
+    }
+    return SYM_OK;
+}
+
+/* Exchange chunk i of the whole vector with `partner` and combine, lower
+ * rank's term first so both partners compute the same bits. */
+static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, size_t bytes,
+                                sym_datatype_t dt, sym_op_t op, size_t es)
+{
+    const size_t ck = c->team->chan.chunk, nch = sym_msg_chunks(c, bytes);
+    for (size_t i = 0; i < nch; i++) {
+        sym_status_t st = sym_msg_send_chunk(c, partner, d, bytes, i);
+        const void *theirs;
+        size_t len;
+        uint64_t total;
+        if (st == SYM_OK)
+            st = sym_chan_recv(c, partner, &theirs, &len, &total);
+        if (st != SYM_OK)
+            return st;
+        uint8_t *mine = d + i * ck;
+        if (c->team->rank < partner)
+            sym_reduce_apply3(dt, op, mine, mine, theirs, len / es);
+        else
+            sym_reduce_apply3(dt, op, mine, theirs, mine, len / es);
+        if ((st = sym_chan_release(c, partner)) != SYM_OK)
+            return st;
+    }
+    return SYM_OK;
+}
+
+/* Recursive doubling over the largest power of two p2 <= n; PEs p2..n-1
+ * first fold their vector into PE r - p2 and get the result back at the
+ * end. */
+sym_status_t sym_allreduce_rd(struct sym_coll *c, void *dst, const void *src, size_t count,
+                              sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t es = sym_datatype_size(dt), bytes = count * es;
+    if (dst != src)
+        memcpy(dst, src, bytes);
+    int p2 = 1;
+    while (p2 * 2 <= n)
+        p2 *= 2;
+    sym_status_t st = SYM_OK;
+    if (me >= p2) {
+        st = sym_msg_send(c, me - p2, dst, bytes);
+        return st == SYM_OK ? sym_msg_recv(c, me - p2, dst, bytes) : st;
+    }
+    if (me + p2 < n) {
+        const size_t nch = sym_msg_chunks(c, bytes);
+        for (size_t i = 0; i < nch && st == SYM_OK; i++)
+            st = sym_msg_recv_reduce_chunk(c, me + p2, dst, bytes, i, dt, op, es);
+    }
+    for (int mask = 1; mask < p2 && st == SYM_OK; mask <<= 1)
+        st = rd_exchange(c, me ^ mask, dst, bytes, dt, op, es);
+    if (st == SYM_OK && me + p2 < n)
+        st = sym_msg_send(c, me + p2, dst, bytes);
+    return st;
+}
+
+/* Binomial reduce to member 0, then binomial broadcast. */
+sym_status_t sym_allreduce_tree(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op)
+{
+    sym_status_t st = sym_reduce_tree(c, dst, src, count, dt, op, 0);
+    return st == SYM_OK ? sym_broadcast_tree(c, dst, count * sym_datatype_size(dt), 0) : st;
+}
+
+static const sym_allreduce_fn allreduce_algorithms[] = {
+    [SYM_ALGO_NAIVE] = sym_allreduce_naive,
+    [SYM_ALGO_RING] = sym_allreduce_ring,
+    [SYM_ALGO_TREE] = sym_allreduce_tree,
+    [SYM_ALGO_RD] = sym_allreduce_rd,
+};
+
+/* Crossovers from bench/bench_coll on this machine (bench/RESULTS.md). */
+static sym_algorithm_t allreduce_auto(int n, size_t bytes)
+{
+    if (n <= 2)
+        return bytes <= 4096 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
+    return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
+}
+
+SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
+{
+    if (count && (!dst || !src))
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_allreduce: NULL %s buffer for %zu elements",
+                         dst ? "src" : "dst", count);
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_allreduce", team, SYM_COLL_ALLREDUCE, dt, op, count,
+                                     -1, opts);
+    if (st != SYM_OK)
+        return st;
+    const size_t es = sym_datatype_size(dt);
+    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
+                                   1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
+                         allreduce_auto(team->size, count * es));
+    if (st != SYM_OK)
+        return st;
+    const sym_datatype_t acc = sym_acc_type(dt, op);
+    void *work = dst;
+    const void *in = src;
+    if (acc != dt || (src != dst && sym_overlaps(dst, count * es, src, count * es))) {
+        /* a separate accumulation buffer: wider type, or partial overlap */
+        if (!(work = malloc(count * sym_datatype_size(acc) + 1))) {
+            team->coll_seq--;
+            return sym_error(SYM_ERR_NO_MEMORY, "sym_allreduce: out of memory for %zu elements",
+                             count);
+        }
+        sym_to_acc(dt, acc, work, src, count);
+        in = work;
+    }
+    st = allreduce_algorithms[c.fp.algo](&c, work, in, count, acc, op);
+    if (st == SYM_OK)
+        sym_from_acc(dt, acc, op, team->size, dst, work, count);
+    if (work != dst)
+        free(work);
+    return sym_coll_end(&c, st);
+}

@@ -1,0 +1,231 @@
+/* chan.c - the credit-based mailbox channel (chan.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/team.h"
+#include "internal.h"
+
+#define POISON_MSG_BYTES 448u
+#define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
+#define MIN_CHUNK 64u
+#define SLOTS_PER_LINK 2
+
+_Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
+
+sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
+                           const int *pe_of, size_t max_chunk, const char *what)
+{
+    memset(ch, 0, sizeof(*ch));
+    const uint64_t k = SLOTS_PER_LINK, links = (uint64_t)n * k;
+    uint64_t fixed = SYM_LINE + POISON_MSG_BYTES + 2 * links * SYM_LINE;
+    uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
+    uint64_t chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
+    if (chunk > max_chunk)
+        chunk = max_chunk / SYM_LINE * SYM_LINE;
+    if (chunk < MIN_CHUNK)
+        return sym_error(SYM_ERR_NO_MEMORY,
+                         "%s: a mailbox of %" PRIu64 " bytes cannot serve %d PEs (needs at "
+                         "least %" PRIu64 " bytes; raise SYMHEAP_MAILBOX_SIZE)",
+                         what, area_size, n, fixed + links * (HDR_BYTES + MIN_CHUNK));
+    ch->sent = calloc((size_t)n, sizeof(uint64_t));
+    ch->recvd = calloc((size_t)n, sizeof(uint64_t));
+    if (!ch->sent || !ch->recvd) {
+        sym_chan_fini(ch);
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", what);
+    }
+    ch->area_off = area_off;
+    ch->area_size = area_size;
+    ch->n = n;
+    ch->k = (int)k;
+    ch->chunk = (size_t)chunk;
+    ch->pe_of = pe_of;
+    ch->poison_off = area_off;
+    ch->msg_off = area_off + SYM_LINE;
+    ch->full_off = ch->msg_off + POISON_MSG_BYTES;
+    ch->free_off = ch->full_off + links * SYM_LINE;
+    ch->slot_off = ch->free_off + links * SYM_LINE;
+    ch->slot_stride = HDR_BYTES + chunk;
+    return SYM_OK;
+}
+
+void sym_chan_fini(struct sym_chan *ch)
+{
+    free(ch->sent);
+    free(ch->recvd);
+    memset(ch, 0, sizeof(*ch));
+}
+
+void sym_chan_clear_local(struct sym_chan *ch)
+{
+    /* flags and the poison word only: slot payloads need no clearing */
+    memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
+}
+
+static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
+{
+    return ch->full_off + ((uint64_t)src * (uint64_t)ch->k + slot) * SYM_LINE;
+}
+
+static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
+{
+    return ch->free_off + ((uint64_t)dst * (uint64_t)ch->k + slot) * SYM_LINE;
+}
+
+static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
+{
+    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
+}
+
+/* ---- waiting on a flag of the channel, or the team's poison word ---- */
+
+struct chan_wait {
+    struct sym_coll *c;
+    uint64_t flag_off;
+    uint64_t target;
+    int peer;         /* team number of the PE we wait for */
+    const char *what; /* "send chunk", "free slot" */
+};
+
+static bool chan_ready(void *arg)
+{
+    struct chan_wait *w = arg;
+    return sym_flag_load(w->flag_off) >= w->target ||
+           sym_flag_load(w->c->team->chan.poison_off) != 0;
+}
+
+static void chan_describe(void *arg, char *buf, size_t len)
+{
+    struct chan_wait *w = arg;
+    struct sym_team *t = w->c->team;
+    snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64 " on %s",
+             t->pe_of[w->peer], w->peer, t->name, w->what, w->c->name + 4, w->c->fp.seq,
+             t->name);
+}
+
+static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
+                              const char *what)
+{
+    if (__builtin_expect(sym_flag_load(flag_off) >= target, 1))
+        return SYM_OK;
+    struct chan_wait w = { c, flag_off, target, peer, what };
+    struct sym_waiter waiter = { chan_ready, chan_describe, &w };
+    sym_status_t st = sym_wait(c->name, &waiter, c->timeout_s);
+    if (st != SYM_OK)
+        return st;
+    if (sym_flag_load(flag_off) >= target)
+        return SYM_OK;
+    return sym_chan_poisoned(c);
+}
+
+/* ---- poison ---- */
+
+void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
+{
+    struct sym_team *t = c->team;
+    struct sym_chan *ch = &t->chan;
+    char text[POISON_MSG_BYTES];
+    snprintf(text, sizeof(text), "%s", msg);
+    uint64_t word = ((uint64_t)(uint32_t)(t->rank + 1) << 32) | (uint32_t)(-(int)status);
+    for (int r = 0; r < t->size; r++)
+        if (r != t->rank)
+            sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off,
+                               word, SYM_SIGNAL_SET);
+}
+
+sym_status_t sym_chan_poisoned(struct sym_coll *c)
+{
+    struct sym_chan *ch = &c->team->chan;
+    uint64_t word = sym_flag_load(ch->poison_off);
+    if (!word)
+        return SYM_OK;
+    sym_status_t st = (sym_status_t)(-(int)(uint32_t)word);
+    int by = (int)(word >> 32) - 1;
+    const char *text = (const char *)(sym_rt.base + ch->msg_off);
+    return sym_error(st, "%s #%" PRIu64 " on %s: member %d (PE %d) reported: %.*s", c->name,
+                     c->fp.seq, c->team->name, by,
+                     by >= 0 && by < c->team->size ? c->team->pe_of[by] : -1,
+                     (int)POISON_MSG_BYTES, text);
+}
+
+/* ---- send / receive ---- */
+
+sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
+                           uint64_t msg_bytes)
+{
+    struct sym_chan *ch = &c->team->chan;
+    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const int pe = ch->pe_of[dst];
+    sym_status_t st = SYM_OK;
+    if (use > 0) {
+        /* credit: the receiver gave this slot back after its previous use */
+        uint64_t f = free_off(ch, dst, slot);
+        if ((st = chan_wait(c, f, use, dst, "free a mailbox slot")) != SYM_OK)
+            return st;
+    }
+    struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
+    uint64_t s = slot_off(ch, c->team->rank, slot);
+    if ((st = sym_put_off(pe, s, &hdr, sizeof(hdr))) != SYM_OK)
+        return st;
+    st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
+                            use + 1, SYM_SIGNAL_SET);
+    if (st == SYM_OK)
+        ch->sent[dst] = n + 1;
+    return st;
+}
+
+static void fp_text(const struct sym_fp *fp, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 ", root %d, %s)",
+             sym_coll_kind_name(fp->kind), fp->seq, sym_datatype_name((sym_datatype_t)fp->dtype),
+             sym_op_name((sym_op_t)fp->op), fp->count, (int)fp->root,
+             sym_algorithm_name((sym_algorithm_t)fp->algo));
+}
+
+sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
+                           uint64_t *msg_bytes_p)
+{
+    struct sym_chan *ch = &c->team->chan;
+    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
+    if (st != SYM_OK)
+        return st;
+    const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
+    if (__builtin_expect(memcmp(&hdr->fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
+        char mine[160], theirs[160], msg[400];
+        fp_text(&c->fp, mine, sizeof(mine));
+        fp_text(&hdr->fp, theirs, sizeof(theirs));
+        snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d "
+                 "called %s", c->team->name, mine, ch->pe_of[src], theirs);
+        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+        return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+    }
+    *data_p = (const uint8_t *)hdr + HDR_BYTES;
+    if (len_p)
+        *len_p = hdr->len;
+    if (msg_bytes_p)
+        *msg_bytes_p = hdr->msg_bytes;
+    return SYM_OK;
+}
+
+sym_status_t sym_chan_release(struct sym_coll *c, int src)
+{
+    struct sym_chan *ch = &c->team->chan;
+    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    ch->recvd[src] = n + 1;
+    return sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
+}
+
+sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
+{
+    struct sym_chan *ch = &c->team->chan;
+    const uint64_t n = ch->sent[dst];
+    if (n == 0)
+        return SYM_OK;
+    /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
+    const uint64_t last = n - 1, slot = last % (uint64_t)ch->k;
+    return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
+                     "consume what this PE sent");
+}

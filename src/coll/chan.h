@@ -1,0 +1,110 @@
+/*
+ * chan.h - the mailbox channel every collective is built on.
+ *
+ * A team's mailbox area gives each PE, for every team member it can receive
+ * from (a *link*), K slots of C payload bytes.  A slot's *full* flag lives
+ * with the receiver, its *free* flag with the sender; both are 64-bit
+ * counters that only grow, on their own cache lines.  Both sides count the
+ * chunks that went over each link, so the n-th chunk from A to B uses slot
+ * n % K for the (n / K)-th time:
+ *
+ *   send: wait free >= n / K (the slot's previous use was consumed: credit),
+ *         put header + data into the receiver's slot, then put-with-signal
+ *         full = n / K + 1 (the flag is never visible before the data);
+ *   recv: wait full >= n / K + 1, check the header's fingerprint against
+ *         this PE's own call, consume in place (copy or reduce straight out
+ *         of the slot), then signal free = n / K + 1 back to the sender.
+ *
+ * K >= 2 lets the next chunk travel while one is being consumed; nothing
+ * ever needs a barrier or a reset.  A PE that sees a fingerprint different
+ * from its own poisons the team on every member, so every PE involved
+ * reports SYM_ERR_MISMATCH instead of waiting or mixing data.
+ */
+#ifndef SYM_COLL_CHAN_H
+#define SYM_COLL_CHAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symheap.h"
+
+struct sym_team;
+
+/* What identifies one collective call; carried by every chunk. */
+struct sym_fp {
+    uint64_t seq;    /* the team's collective sequence number */
+    uint32_t kind;   /* enum sym_coll_kind */
+    uint32_t dtype;
+    uint32_t op;
+    uint32_t algo;
+    uint64_t count;
+    int32_t root;
+    uint32_t pad;
+};
+
+struct sym_chunk_hdr {
+    struct sym_fp fp;
+    uint64_t msg_bytes; /* size of the whole message this chunk belongs to */
+    uint32_t len;       /* payload bytes in this chunk */
+    uint8_t pad[12];
+};
+
+struct sym_chan {
+    uint64_t area_off;
+    uint64_t area_size;
+    int n;          /* links: one per team member */
+    int k;          /* slots per link */
+    size_t chunk;   /* payload bytes per slot */
+    uint64_t poison_off, msg_off, full_off, free_off, slot_off, slot_stride;
+    uint64_t *sent;  /* [n] chunks sent to each member */
+    uint64_t *recvd; /* [n] chunks received from each member */
+    const int *pe_of;
+};
+
+/* One collective call in progress. */
+struct sym_coll {
+    struct sym_team *team;
+    const char *name; /* "sym_allreduce" */
+    struct sym_fp fp;
+    double timeout_s;
+};
+
+/* Lay out a channel for n members in [area_off, area_off + area_size).
+ * Errors: SYM_ERR_NO_MEMORY if the area cannot hold one minimal slot per
+ * link (the message names `what` and the bytes needed). */
+sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
+                           const int *pe_of, size_t max_chunk, const char *what);
+void sym_chan_fini(struct sym_chan *ch);
+
+/* Zero this PE's copy of the area (flags) before anyone uses it. */
+void sym_chan_clear_local(struct sym_chan *ch);
+
+/* Send one chunk of len <= chunk bytes to member `dst`. */
+sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
+                           uint64_t msg_bytes);
+
+/* Wait for the next chunk from member `src`; *data_p points into this PE's
+ * own slot and stays valid until sym_chan_release(c, src). */
+sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
+                           uint64_t *msg_bytes_p);
+
+/* The chunk from `src` has been consumed: give the slot back. */
+sym_status_t sym_chan_release(struct sym_coll *c, int src);
+
+/* Wait until member `dst` has consumed every chunk this PE sent it. */
+sym_status_t sym_chan_flush(struct sym_coll *c, int dst);
+
+/* Report an error found by this PE to every member, so PEs waiting on the
+ * team stop with the same error; `msg` is the text they will report. */
+void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg);
+
+/* If some member poisoned the team: its status (message recorded), else OK. */
+sym_status_t sym_chan_poisoned(struct sym_coll *c);
+
+/* Bytes of payload per chunk. */
+static inline size_t sym_chan_chunk(const struct sym_chan *ch)
+{
+    return ch->chunk;
+}
+
+#endif /* SYM_COLL_CHAN_H */

@@ -1,0 +1,121 @@
+/*
+ * coll.h - what every collective shares: kinds, datatypes and reduction
+ * kernels, the call context (validation, fingerprint, algorithm choice,
+ * error handling) and message helpers over the channel.
+ *
+ * One file per collective (allreduce.c, broadcast.c, ...) holds its
+ * algorithms, each a function of the same signature, in a table indexed by
+ * sym_algorithm_t; sym_coll_select() picks the entry.
+ */
+#ifndef SYM_COLL_H
+#define SYM_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/chan.h"
+#include "coll/team.h"
+#include "internal.h"
+
+enum sym_coll_kind {
+    SYM_COLL_BARRIER = 1,
+    SYM_COLL_BROADCAST,
+    SYM_COLL_REDUCE,
+    SYM_COLL_ALLREDUCE,
+    SYM_COLL_REDUCE_SCATTER,
+    SYM_COLL_ALL_GATHER,
+    SYM_COLL_ALL_GATHERV,
+    SYM_COLL_ALL_TO_ALL,
+    SYM_COLL_ALL_TO_ALLV,
+    SYM_COLL_GATHER,
+    SYM_COLL_SCATTER,
+    SYM_COLL_TEAM_SPLIT,
+    SYM_COLL_KIND_COUNT
+};
+
+const char *sym_coll_kind_name(uint32_t kind);
+
+/* ---- datatypes and reductions (reduce_ops.c) ---- */
+
+bool sym_datatype_valid(sym_datatype_t dt);
+bool sym_datatype_is_float(sym_datatype_t dt);
+
+/* The type a reduction accumulates in: float for float16/bfloat16, 64-bit
+ * for integer averages (no overflow before the division), else dt. */
+sym_datatype_t sym_acc_type(sym_datatype_t dt, sym_op_t op);
+
+/* inout[i] = inout[i] op in[i] for n elements of acc type `dt`.  AVG
+ * reduces as SUM; sym_reduce_finish divides. */
+void sym_reduce_apply(sym_datatype_t dt, sym_op_t op, void *inout, const void *in, size_t n);
+
+/* dst[i] = a[i] op b[i] (dst may alias a or b). */
+void sym_reduce_apply3(sym_datatype_t dt, sym_op_t op, void *dst, const void *a, const void *b,
+                       size_t n);
+
+/* Convert n elements between a datatype and its accumulation type
+ * (identity copies when they are the same; float16/bfloat16 round to
+ * nearest even; integer AVG divides by npes first when op is AVG). */
+void sym_to_acc(sym_datatype_t dt, sym_datatype_t acc, void *dst, const void *src, size_t n);
+void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, void *dst,
+                  const void *src, size_t n);
+
+/* ---- the call context ---- */
+
+/* Validate team/options, check the team is not broken, number the call and
+ * fill its fingerprint.  Returns SYM_OK or the recorded error. */
+sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
+                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
+                            size_t count, int root, const sym_coll_opts_t *opts);
+
+/* The algorithm to run: the per-call option, else SYMHEAP_<KIND>_ALGORITHM,
+ * else `automatic`.  `supported` is a bit mask of (1 << algo).  An
+ * unsupported explicit choice is SYM_ERR_INVALID_ARG.  Stores the choice in
+ * the fingerprint. */
+sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, unsigned supported,
+                             sym_algorithm_t automatic);
+
+/* Finish a call: on failure the team is broken (and the error is kept). */
+sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st);
+
+/* ---- messages over the channel (coll_msg.c) ---- */
+
+/* Chunks needed for a message of `bytes` (at least one, so even an empty
+ * message carries the fingerprint). */
+static inline size_t sym_msg_chunks(const struct sym_coll *c, size_t bytes)
+{
+    size_t ck = c->team->chan.chunk;
+    return bytes ? (bytes + ck - 1) / ck : 1;
+}
+
+/* Byte range of chunk i of a message of `bytes`. */
+static inline size_t sym_msg_chunk_len(const struct sym_coll *c, size_t bytes, size_t i)
+{
+    size_t ck = c->team->chan.chunk, off = i * ck;
+    return off >= bytes ? 0 : (bytes - off < ck ? bytes - off : ck);
+}
+
+/* Whole-message send and receive-by-copy (blocking, chunked). */
+sym_status_t sym_msg_send(struct sym_coll *c, int dst, const void *buf, size_t bytes);
+sym_status_t sym_msg_recv(struct sym_coll *c, int src, void *buf, size_t bytes);
+
+/* Receive chunk i of a message of `bytes` from src and reduce it into
+ * acc (acc type elements of size esize). */
+sym_status_t sym_msg_recv_reduce_chunk(struct sym_coll *c, int src, void *acc, size_t bytes,
+                                       size_t i, sym_datatype_t dt, sym_op_t op, size_t esize);
+
+/* Receive chunk i of a message of `bytes` from src into buf + i*chunk. */
+sym_status_t sym_msg_recv_chunk(struct sym_coll *c, int src, void *buf, size_t bytes, size_t i);
+
+/* Send chunk i of a message of `bytes` starting at buf. */
+sym_status_t sym_msg_send_chunk(struct sym_coll *c, int dst, const void *buf, size_t bytes,
+                                size_t i);
+
+/* True if [a, a+na) and [b, b+nb) overlap. */
+static inline bool sym_overlaps(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
+#endif /* SYM_COLL_H */

@@ -1,0 +1,190 @@
+/* reduce.c - sym_reduce: naive, ring, tree. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algorithms.h"
+
+/* Everyone sends to the root, which reduces in rank order (the same
+ * expression as the naive allreduce). */
+sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                              sym_datatype_t dt, sym_op_t op, int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
+    if (me != root) {
+        sym_status_t st = sym_msg_send(c, root, src, bytes);
+        return st == SYM_OK ? sym_chan_flush(c, root) : st;
+    }
+    uint8_t *mine = NULL;
+    if (dst == src && n > 1 && bytes && !(mine = malloc(ck)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
+    const size_t nch = sym_msg_chunks(c, bytes);
+    sym_status_t st = SYM_OK;
+    for (size_t i = 0; i < nch && st == SYM_OK; i++) {
+        const size_t len = sym_msg_chunk_len(c, bytes, i);
+        const uint8_t *own = (const uint8_t *)src + i * ck;
+        uint8_t *d = (uint8_t *)dst + i * ck;
+        if (mine) {
+            memcpy(mine, own, len);
+            own = mine;
+        }
+        for (int r = 0; r < n && st == SYM_OK; r++) {
+            if (r == me) {
+                if (r == 0)
+                    memmove(d, own, len);
+                else
+                    sym_reduce_apply(dt, op, d, own, len / es);
+            } else if (r == 0) {
+                st = sym_msg_recv_chunk(c, r, dst, bytes, i);
+            } else {
+                st = sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
+            }
+        }
+    }
+    free(mine);
+    return st;
+}
+
+/* Binomial tree towards the root; a PE combines its own vector with each
+ * child's in order of increasing distance.  Non-roots work in a scratch
+ * buffer (their dst is not written). */
+sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, size_t count,
+                             sym_datatype_t dt, sym_op_t op, int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const int v = (me - root + n) % n;
+    const size_t es = sym_datatype_size(dt), bytes = count * es;
+    uint8_t *acc = me == root ? dst : NULL;
+    if (!acc && bytes && !(acc = malloc(bytes)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
+    if (acc && acc != src)
+        memcpy(acc, src, bytes);
+    const size_t nch = sym_msg_chunks(c, bytes);
+    sym_status_t st = SYM_OK;
+    int parent = -1;
+    for (size_t i = 0; i < nch && st == SYM_OK; i++) {
+        for (int mask = 1; mask < n && st == SYM_OK; mask <<= 1) {
+            if (v & mask) {
+                parent = (v - mask + root) % n;
+                st = sym_msg_send_chunk(c, parent, acc, bytes, i);
+                break;
+            }
+            if (v + mask < n)
+                st = sym_msg_recv_reduce_chunk(c, (v + mask + root) % n, acc, bytes, i, dt, op,
+                                               es);
+        }
+    }
+    if (st == SYM_OK && parent >= 0)
+        st = sym_chan_flush(c, parent);
+    if (me != root)
+        free(acc);
+    return st;
+}
+
+/* Ring reduce-scatter (pipelined, as in the ring allreduce) followed by
+ * gathering the reduced blocks at the root. */
+sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                             sym_datatype_t dt, sym_op_t op, int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const int right = (me + 1) % n, left = (me - 1 + n) % n;
+    const size_t es = sym_datatype_size(dt), bytes = count * es;
+    uint8_t *work = me == root ? dst : NULL;
+    if (!work && bytes && !(work = malloc(bytes)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
+    if (work && work != src)
+        memcpy(work, src, bytes);
+    size_t max_chunks = 0;
+    for (int b = 0; b < n; b++) {
+        size_t k = sym_msg_chunks(c, sym_block_count(count, n, b) * es);
+        if (k > max_chunks)
+            max_chunks = k;
+    }
+    sym_status_t st = SYM_OK;
+    for (size_t j = 0; j < max_chunks && st == SYM_OK; j++)
+        for (int s = 0; s < n - 1 && st == SYM_OK; s++) {
+            const int sb = ((me - s) % n + n) % n, rb = ((me - s - 1) % n + n) % n;
+            const size_t sbytes = sym_block_count(count, n, sb) * es;
+            const size_t rbytes = sym_block_count(count, n, rb) * es;
+            if (j < sym_msg_chunks(c, sbytes))
+                st = sym_msg_send_chunk(c, right, work + sym_block_start(count, n, sb) * es,
+                                        sbytes, j);
+            if (st == SYM_OK && j < sym_msg_chunks(c, rbytes))
+                st = sym_msg_recv_reduce_chunk(c, left, work + sym_block_start(count, n, rb) * es,
+                                               rbytes, j, dt, op, es);
+        }
+    /* PE b now holds the reduced block (b + 1) % n */
+    const int own = (me + 1) % n;
+    if (st == SYM_OK && me != root) {
+        st = sym_msg_send(c, root, work + sym_block_start(count, n, own) * es,
+                          sym_block_count(count, n, own) * es);
+        if (st == SYM_OK)
+            st = sym_chan_flush(c, root);
+    } else if (st == SYM_OK) {
+        for (int r = 0; r < n && st == SYM_OK; r++) {
+            if (r == me)
+                continue;
+            const int b = (r + 1) % n;
+            st = sym_msg_recv(c, r, work + sym_block_start(count, n, b) * es,
+                              sym_block_count(count, n, b) * es);
+        }
+    }
+    if (me != root)
+        free(work);
+    return st;
+}
+
+static const sym_reduce_fn reduce_algorithms[] = {
+    [SYM_ALGO_NAIVE] = sym_reduce_naive,
+    [SYM_ALGO_RING] = sym_reduce_ring,
+    [SYM_ALGO_TREE] = sym_reduce_tree,
+};
+
+static sym_algorithm_t reduce_auto(int n, size_t bytes)
+{
+    if (n <= 2)
+        return SYM_ALGO_NAIVE;
+    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
+}
+
+SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op, int root,
+                                const sym_coll_opts_t *opts)
+{
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root,
+                                     opts);
+    if (st != SYM_OK)
+        return st;
+    const bool is_root = team->rank == root;
+    if (count && (!src || (is_root && !dst))) {
+        team->coll_seq--;
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce: NULL %s buffer for %zu elements",
+                         src ? "dst" : "src", count);
+    }
+    const size_t es = sym_datatype_size(dt);
+    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+                         reduce_auto(team->size, count * es));
+    if (st != SYM_OK)
+        return st;
+    const sym_datatype_t acc = sym_acc_type(dt, op);
+    const size_t abytes = count * sym_datatype_size(acc);
+    void *work_dst = is_root ? dst : NULL;
+    const void *in = src;
+    void *scratch = NULL;
+    if (acc != dt || (is_root && src != dst && sym_overlaps(dst, count * es, src, count * es))) {
+        if (!(scratch = malloc(2 * abytes + 1))) {
+            team->coll_seq--;
+            return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce: out of memory for %zu elements",
+                             count);
+        }
+        sym_to_acc(dt, acc, scratch, src, count);
+        in = scratch;
+        work_dst = is_root ? (uint8_t *)scratch + abytes : NULL;
+    }
+    st = reduce_algorithms[c.fp.algo](&c, work_dst, in, count, acc, op, root);
+    if (st == SYM_OK && is_root)
+        sym_from_acc(dt, acc, op, team->size, dst, work_dst, count);
+    free(scratch);
+    return sym_coll_end(&c, st);
+}

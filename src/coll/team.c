@@ -1,0 +1,455 @@
+/* team.c - team registry, mailbox partition, split / create / destroy. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algorithms.h"
+#include "coll/coll.h"
+#include "coll/team.h"
+
+static struct {
+    uint64_t p2p_off, p2p_size;
+    uint64_t world_off, world_size;
+    uint64_t slots_off, slot_size;
+    int nslots;
+    uint64_t free_mask; /* bit s set: slot s unused on this PE */
+    struct sym_team **all; /* every team ever made (destroyed ones stay, marked) */
+    size_t nall, cap;
+} teams;
+
+static struct sym_team *world;
+
+uint64_t sym_team_p2p_area(uint64_t *size_p)
+{
+    *size_p = teams.p2p_size;
+    return teams.p2p_off;
+}
+
+static sym_status_t registry_add(struct sym_team *t)
+{
+    if (teams.nall == teams.cap) {
+        size_t cap = teams.cap ? teams.cap * 2 : 16;
+        struct sym_team **a = realloc(teams.all, cap * sizeof(*a));
+        if (!a)
+            return sym_error(SYM_ERR_NO_MEMORY, "team registry: out of memory");
+        teams.all = a;
+        teams.cap = cap;
+    }
+    teams.all[teams.nall++] = t;
+    return SYM_OK;
+}
+
+static void team_free_arrays(struct sym_team *t)
+{
+    sym_chan_fini(&t->chan);
+    free(t->pe_of);
+    free(t->rank_of);
+    t->pe_of = t->rank_of = NULL;
+}
+
+/* A team struct for the given members (global PE numbers, in team order). */
+static sym_status_t team_new(const char *op, const int *members, int n, int slot,
+                             uint64_t area_off, uint64_t area_size, double timeout_s,
+                             const char *name, struct sym_team **team_p)
+{
+    struct sym_team *t = calloc(1, sizeof(*t));
+    if (!t)
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    t->pe_of = malloc((size_t)n * sizeof(int));
+    t->rank_of = malloc((size_t)sym_rt.npes * sizeof(int));
+    if (!t->pe_of || !t->rank_of) {
+        team_free_arrays(t);
+        free(t);
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    }
+    for (int pe = 0; pe < sym_rt.npes; pe++)
+        t->rank_of[pe] = -1;
+    for (int r = 0; r < n; r++) {
+        t->pe_of[r] = members[r];
+        t->rank_of[members[r]] = r;
+    }
+    t->magic = SYM_TEAM_MAGIC;
+    t->slot = slot;
+    t->size = n;
+    t->rank = t->rank_of[sym_rt.me];
+    t->timeout_s = timeout_s;
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    sym_status_t st = sym_chan_init(&t->chan, area_off, area_size, n, t->pe_of,
+                                    sym_rt.cfg.chunk_size, op);
+    if (st == SYM_OK)
+        st = registry_add(t);
+    if (st != SYM_OK) {
+        team_free_arrays(t);
+        free(t);
+        return st;
+    }
+    *team_p = t;
+    return SYM_OK;
+}
+
+sym_status_t sym_teams_init(void)
+{
+    memset(&teams, 0, sizeof(teams));
+    const struct sym_heap_layout *l = &sym_rt.layout;
+    unsigned long nslots = sym_rt.cfg.team_slots;
+    if (nslots < 1 || nslots > SYM_TEAM_MAX_SLOTS)
+        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_TEAM_SLOTS=%lu is outside 1..%d",
+                         nslots, SYM_TEAM_MAX_SLOTS);
+    uint64_t quarter = l->mailbox_size / 4 / SYM_LINE * SYM_LINE;
+    teams.p2p_off = l->mailbox_off;
+    teams.p2p_size = quarter;
+    teams.world_off = teams.p2p_off + quarter;
+    teams.world_size = quarter;
+    teams.slots_off = teams.world_off + quarter;
+    teams.nslots = (int)nslots;
+    teams.slot_size = (l->mailbox_off + l->mailbox_size - teams.slots_off) / nslots / SYM_LINE *
+                      SYM_LINE;
+    teams.free_mask = nslots == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nslots) - 1;
+
+    int *members = malloc((size_t)sym_rt.npes * sizeof(int));
+    if (!members)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the world team");
+    for (int pe = 0; pe < sym_rt.npes; pe++)
+        members[pe] = pe;
+    /* the heap is zero-filled when created: the world's flags start clear */
+    sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, -1,
+                               teams.world_off, teams.world_size, 0, "world", &world);
+    free(members);
+    return st;
+}
+
+void sym_teams_fini(void)
+{
+    for (size_t i = 0; i < teams.nall; i++) {
+        team_free_arrays(teams.all[i]);
+        teams.all[i]->magic = 0;
+        free(teams.all[i]);
+    }
+    free(teams.all);
+    memset(&teams, 0, sizeof(teams));
+    world = NULL;
+}
+
+sym_status_t sym_team_check(const char *op, sym_team_t team)
+{
+    sym_status_t st = sym_check_init(op);
+    if (st != SYM_OK)
+        return st;
+    if (team == SYM_TEAM_INVALID)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: the team is SYM_TEAM_INVALID (this PE is "
+                         "not a member, or the split failed)", op);
+    for (size_t i = 0; i < teams.nall; i++) {
+        if (teams.all[i] != team)
+            continue;
+        if (team->magic == SYM_TEAM_DEAD)
+            return sym_error(SYM_ERR_INVALID_ARG, "%s: %s was destroyed", op, team->name);
+        return SYM_OK;
+    }
+    return sym_error(SYM_ERR_INVALID_ARG, "%s: %p is not a team handle", op, (void *)team);
+}
+
+void sym_team_break(struct sym_team *team, sym_status_t status, const char *msg)
+{
+    if (team->broken)
+        return;
+    team->broken = status;
+    snprintf(team->broken_msg, sizeof(team->broken_msg), "%s", msg);
+}
+
+SYM_API sym_team_t sym_team_world(void)
+{
+    return sym_rt.initialized ? world : SYM_TEAM_INVALID;
+}
+
+SYM_API int sym_team_my_pe(sym_team_t team)
+{
+    return sym_team_check("sym_team_my_pe", team) == SYM_OK ? team->rank : -1;
+}
+
+SYM_API int sym_team_n_pes(sym_team_t team)
+{
+    return sym_team_check("sym_team_n_pes", team) == SYM_OK ? team->size : -1;
+}
+
+SYM_API const char *sym_team_name(sym_team_t team)
+{
+    return sym_team_check("sym_team_name", team) == SYM_OK ? team->name : "invalid";
+}
+
+SYM_API sym_status_t sym_team_members(sym_team_t team, int *global_pes)
+{
+    sym_status_t st = sym_team_check("sym_team_members", team);
+    if (st != SYM_OK)
+        return st;
+    if (!global_pes)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_team_members: global_pes is NULL");
+    memcpy(global_pes, team->pe_of, (size_t)team->size * sizeof(int));
+    return SYM_OK;
+}
+
+SYM_API int sym_team_global_to_local(sym_team_t team, int global_pe)
+{
+    if (sym_team_check("sym_team_global_to_local", team) != SYM_OK || global_pe < 0 ||
+        global_pe >= sym_rt.npes)
+        return -1;
+    return team->rank_of[global_pe];
+}
+
+SYM_API int sym_team_local_to_global(sym_team_t team, int local_pe)
+{
+    if (sym_team_check("sym_team_local_to_global", team) != SYM_OK || local_pe < 0 ||
+        local_pe >= team->size)
+        return -1;
+    return team->pe_of[local_pe];
+}
+
+SYM_API int sym_team_translate_pe(sym_team_t src_team, int src_pe, sym_team_t dest_team)
+{
+    int g = sym_team_local_to_global(src_team, src_pe);
+    return g < 0 ? -1 : sym_team_global_to_local(dest_team, g);
+}
+
+SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds)
+{
+    sym_status_t st = sym_team_check("sym_team_set_timeout", team);
+    if (st != SYM_OK)
+        return st;
+    if (!(seconds > 0))
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_team_set_timeout: %g s is not positive",
+                         seconds);
+    team->timeout_s = seconds;
+    return SYM_OK;
+}
+
+/* FNV-1a over a member list: PEs making different teams disagree. */
+static uint64_t hash_members(const int *members, int n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (int i = 0; i < n; i++) {
+        h ^= (uint32_t)members[i];
+        h *= UINT64_C(1099511628211);
+    }
+    return h ^ (uint64_t)n;
+}
+
+/*
+ * The collective core of every split: agree on `nteams` slots free on every
+ * parent PE (allreduce-AND of the free bitmaps), make this PE's team(s),
+ * clear their flags, and hold a parent barrier so nobody sends into a slot
+ * before its owner cleared it.  mine[i] lists the parent ranks of the i-th
+ * new team this PE belongs to (NULL if none); largest is the size of the
+ * largest team any PE makes (the same on every PE).
+ */
+static sym_status_t team_make(const char *op, struct sym_team *parent, int nteams,
+                              int *const mine[], const int counts[], int largest, uint64_t hash,
+                              sym_team_t out[])
+{
+    for (int i = 0; i < nteams; i++)
+        out[i] = SYM_TEAM_INVALID;
+    struct sym_chan probe;
+    if (largest > 0) {
+        sym_status_t st = sym_chan_init(&probe, 0, teams.slot_size, largest, NULL,
+                                        sym_rt.cfg.chunk_size, op);
+        if (st != SYM_OK)
+            return st;
+        sym_chan_fini(&probe);
+    }
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, op, parent, SYM_COLL_TEAM_SPLIT, SYM_UINT64, 0, 1, -1,
+                                     NULL);
+    if (st != SYM_OK)
+        return st;
+    c.fp.count = hash;
+    c.fp.root = nteams;
+    c.fp.op = SYM_OP_BAND;
+    c.fp.algo = SYM_ALGO_NAIVE;
+    uint64_t avail = 0;
+    st = sym_allreduce_naive(&c, &avail, &teams.free_mask, 1, SYM_UINT64, SYM_OP_BAND);
+    if (st != SYM_OK)
+        return sym_coll_end(&c, st);
+    int slots[2] = { -1, -1 };
+    for (int i = 0, s = 0; i < nteams; i++) {
+        while (s < teams.nslots && !(avail & (UINT64_C(1) << s)))
+            s++;
+        if (s >= teams.nslots)
+            return sym_error(SYM_ERR_NO_MEMORY, "%s: no free team mailbox (%d slots, all in "
+                             "use on some PE of %s): destroy teams or raise SYMHEAP_TEAM_SLOTS",
+                             op, teams.nslots, parent->name);
+        slots[i] = s++;
+    }
+    for (int i = 0; i < nteams && st == SYM_OK; i++) {
+        if (!mine[i])
+            continue;
+        int *global = malloc((size_t)counts[i] * sizeof(int));
+        if (!global) {
+            st = sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+            break;
+        }
+        for (int r = 0; r < counts[i]; r++)
+            global[r] = parent->pe_of[mine[i][r]];
+        char name[24];
+        snprintf(name, sizeof(name), "team %d.%" PRIu64, slots[i], c.fp.seq);
+        uint64_t off = teams.slots_off + (uint64_t)slots[i] * teams.slot_size;
+        st = team_new(op, global, counts[i], slots[i], off, teams.slot_size, parent->timeout_s,
+                      name, &out[i]);
+        free(global);
+        if (st == SYM_OK) {
+            sym_chan_clear_local(&out[i]->chan);
+            teams.free_mask &= ~(UINT64_C(1) << slots[i]);
+        }
+    }
+    /* everyone's flags are clear before anyone may use the new teams */
+    struct sym_coll b;
+    sym_status_t st2 = sym_coll_begin(&b, op, parent, SYM_COLL_BARRIER, 0, 0, 0, -1, NULL);
+    if (st2 == SYM_OK) {
+        b.fp.algo = SYM_ALGO_RD;
+        st2 = sym_coll_end(&b, sym_barrier_rd(&b));
+    }
+    if (st == SYM_OK)
+        st = st2;
+    if (st != SYM_OK) {
+        for (int i = 0; i < nteams; i++)
+            if (out[i]) {
+                teams.free_mask |= UINT64_C(1) << out[i]->slot;
+                team_free_arrays(out[i]);
+                out[i]->magic = SYM_TEAM_DEAD;
+                out[i] = SYM_TEAM_INVALID;
+            }
+    }
+    return st;
+}
+
+SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int stride, int size,
+                                            sym_team_t *new_team_p)
+{
+    const char *op = "sym_team_split_strided";
+    sym_status_t st = sym_team_check(op, parent);
+    if (st != SYM_OK)
+        return st;
+    if (!new_team_p)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: new_team_p is NULL", op);
+    *new_team_p = SYM_TEAM_INVALID;
+    long last = (long)start + (long)stride * (size - 1);
+    if (size < 1 || size > parent->size || start < 0 || start >= parent->size || last < 0 ||
+        last >= parent->size || (stride == 0 && size > 1))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: start %d, stride %d, size %d do not select "
+                         "distinct PEs of %s (%d PEs)", op, start, stride, size, parent->name,
+                         parent->size);
+    int *members = malloc((size_t)size * sizeof(int));
+    if (!members)
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    bool member = false;
+    for (int i = 0; i < size; i++) {
+        members[i] = start + i * stride;
+        member |= members[i] == parent->rank;
+    }
+    int *mine[1] = { member ? members : NULL };
+    int counts[1] = { size };
+    st = team_make(op, parent, 1, mine, counts, size, hash_members(members, size), new_team_p);
+    free(members);
+    return st;
+}
+
+SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t *xaxis_p,
+                                       sym_team_t *yaxis_p)
+{
+    const char *op = "sym_team_split_2d";
+    sym_status_t st = sym_team_check(op, parent);
+    if (st != SYM_OK)
+        return st;
+    if (!xaxis_p || !yaxis_p)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL output handle", op);
+    *xaxis_p = *yaxis_p = SYM_TEAM_INVALID;
+    if (xrange < 1)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: xrange %d must be >= 1", op, xrange);
+    int n = parent->size, x = parent->rank % xrange, y = parent->rank / xrange;
+    if (xrange > n)
+        xrange = n;
+    int *row = malloc((size_t)xrange * sizeof(int));
+    int *col = malloc((size_t)((n + xrange - 1) / xrange) * sizeof(int));
+    if (!row || !col) {
+        free(row);
+        free(col);
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    }
+    int nrow = 0, ncol = 0;
+    for (int r = y * xrange; r < n && r < (y + 1) * xrange; r++)
+        row[nrow++] = r;
+    for (int r = x; r < n; r += xrange)
+        col[ncol++] = r;
+    int *mine[2] = { row, col };
+    int counts[2] = { nrow, ncol };
+    int largest = xrange > (n + xrange - 1) / xrange ? xrange : (n + xrange - 1) / xrange;
+    sym_team_t out[2];
+    st = team_make(op, parent, 2, mine, counts, largest,
+                   UINT64_C(0x2d00000000) ^ (uint64_t)xrange, out);
+    free(row);
+    free(col);
+    if (st == SYM_OK) {
+        *xaxis_p = out[0];
+        *yaxis_p = out[1];
+    }
+    return st;
+}
+
+SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int nmembers,
+                                     sym_team_t *new_team_p)
+{
+    const char *op = "sym_team_create";
+    sym_status_t st = sym_team_check(op, parent);
+    if (st != SYM_OK)
+        return st;
+    if (!new_team_p || (!members && nmembers > 0))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL argument", op);
+    *new_team_p = SYM_TEAM_INVALID;
+    if (nmembers < 1 || nmembers > parent->size)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: %d members (must be 1..%d)", op, nmembers,
+                         parent->size);
+    bool member = false;
+    char *seen = calloc((size_t)parent->size, 1);
+    if (!seen)
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    for (int i = 0; i < nmembers; i++) {
+        int r = members[i];
+        if (r < 0 || r >= parent->size || seen[r]) {
+            free(seen);
+            return sym_error(SYM_ERR_INVALID_ARG, "%s: member %d (%d) is %s", op, i, r,
+                             r < 0 || r >= parent->size ? "not a PE of the parent" : "repeated");
+        }
+        seen[r] = 1;
+        member |= r == parent->rank;
+    }
+    free(seen);
+    int *mine[1] = { member ? (int *)members : NULL };
+    int counts[1] = { nmembers };
+    return team_make(op, parent, 1, mine, counts, nmembers, hash_members(members, nmembers),
+                     new_team_p);
+}
+
+SYM_API sym_status_t sym_team_destroy(sym_team_t team)
+{
+    const char *op = "sym_team_destroy";
+    sym_status_t st = sym_team_check(op, team);
+    if (st != SYM_OK)
+        return st;
+    if (team == world)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: the world team cannot be destroyed", op);
+    if (!team->broken) {
+        struct sym_coll b;
+        st = sym_coll_begin(&b, op, team, SYM_COLL_BARRIER, 0, 0, 0, -1, NULL);
+        if (st == SYM_OK) {
+            b.fp.algo = SYM_ALGO_RD;
+            st = sym_barrier_rd(&b);
+            /* wait until every member consumed what this PE sent, so no late
+             * write lands in the slot after a new team took it over */
+            for (int r = 0; st == SYM_OK && r < team->size; r++)
+                if (r != team->rank)
+                    st = sym_chan_flush(&b, r);
+            st = sym_coll_end(&b, st);
+        }
+    }
+    teams.free_mask |= UINT64_C(1) << team->slot;
+    team_free_arrays(team);
+    team->magic = SYM_TEAM_DEAD;
+    return st;
+}

@@ -1,0 +1,58 @@
+/*
+ * team.h - teams: membership, numbering, their mailbox area and state.
+ *
+ * The mailbox region of every heap is laid out identically:
+ *
+ *   p2p area     point-to-point links between every pair of PEs
+ *   world area   the world team's collective links
+ *   team slots   SYMHEAP_TEAM_SLOTS equal areas for split teams
+ *
+ * A split team takes a slot that is free on every PE of the parent (agreed
+ * with an allreduce-AND of each PE's free-slot bitmap over the parent), so
+ * two teams that share a PE never share a slot, while disjoint teams may
+ * reuse one.  Members free the slot when they destroy the team.
+ */
+#ifndef SYM_COLL_TEAM_H
+#define SYM_COLL_TEAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coll/chan.h"
+#include "symheap.h"
+
+#define SYM_TEAM_MAGIC 0x5445414du     /* "TEAM" */
+#define SYM_TEAM_DEAD 0x44454144u      /* destroyed */
+#define SYM_TEAM_MAX_SLOTS 64
+
+struct sym_team {
+    uint32_t magic;
+    int slot;           /* -1: world */
+    int id;             /* for names: 0 world, else a job-unique number */
+    char name[24];
+    int size;
+    int rank;           /* mine */
+    int *pe_of;         /* [size] team number -> global PE */
+    int *rank_of;       /* [npes] global PE -> team number or -1 */
+    double timeout_s;   /* 0: SYMHEAP_TIMEOUT */
+    uint64_t coll_seq;  /* collectives started on this team */
+    struct sym_chan chan;
+    /* A failed collective breaks the team: later calls fail at once. */
+    sym_status_t broken;
+    char broken_msg[512];
+};
+
+/* World team set-up at init / teardown at finalize. */
+sym_status_t sym_teams_init(void);
+void sym_teams_fini(void);
+
+/* Validate a handle for `op`: a live team of which this PE is a member. */
+sym_status_t sym_team_check(const char *op, sym_team_t team);
+
+/* The mailbox areas (offsets in every heap). */
+uint64_t sym_team_p2p_area(uint64_t *size_p);
+
+/* Record that a collective on `team` failed: the team is broken. */
+void sym_team_break(struct sym_team *team, sym_status_t status, const char *msg);
+
+#endif /* SYM_COLL_TEAM_H */
