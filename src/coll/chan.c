@@ -229,3 +229,17 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
                      "consume what this PE sent");
 }
+
+const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
+{
+    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    if (sym_flag_load(full_off(ch, src, slot)) < use + 1)
+        return NULL;
+    return (const void *)(sym_rt.base + slot_off(ch, src, slot));
+}
+
+bool sym_chan_can_send(const struct sym_chan *ch, int dst)
+{
+    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    return use == 0 || sym_flag_load(free_off(ch, dst, slot)) >= use;
+}

@@ -23,6 +23,7 @@
 #ifndef SYM_COLL_CHAN_H
 #define SYM_COLL_CHAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,6 +101,13 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg);
 
 /* If some member poisoned the team: its status (message recorded), else OK. */
 sym_status_t sym_chan_poisoned(struct sym_coll *c);
+
+/* Non-blocking views for point-to-point, which matches messages itself:
+ * the next chunk from `src` if it has arrived (header first, payload right
+ * after it; no fingerprint check), else NULL; and whether a chunk to `dst`
+ * would be sent without waiting for a credit. */
+const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src);
+bool sym_chan_can_send(const struct sym_chan *ch, int dst);
 
 /* Bytes of payload per chunk. */
 static inline size_t sym_chan_chunk(const struct sym_chan *ch)

@@ -18,6 +18,12 @@ static struct {
 } teams;
 
 static struct sym_team *world;
+static struct sym_team p2p;
+
+struct sym_team *sym_p2p_team(void)
+{
+    return &p2p;
+}
 
 uint64_t sym_team_p2p_area(uint64_t *size_p)
 {
@@ -114,12 +120,24 @@ sym_status_t sym_teams_init(void)
     /* the heap is zero-filled when created: the world's flags start clear */
     sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, -1,
                                teams.world_off, teams.world_size, 0, "world", &world);
+    if (st == SYM_OK) {
+        /* point-to-point shares the world's numbering but not its links */
+        p2p = *world;
+        p2p.pe_of = world->pe_of;
+        p2p.rank_of = world->rank_of;
+        snprintf(p2p.name, sizeof(p2p.name), "point-to-point");
+        st = sym_chan_init(&p2p.chan, teams.p2p_off, teams.p2p_size, sym_rt.npes, p2p.pe_of,
+                           sym_rt.cfg.chunk_size, "sym_init (point-to-point mailboxes)");
+    }
     free(members);
     return st;
 }
 
 void sym_teams_fini(void)
 {
+    sym_p2p_fini();
+    sym_chan_fini(&p2p.chan);
+    memset(&p2p, 0, sizeof(p2p));
     for (size_t i = 0; i < teams.nall; i++) {
         team_free_arrays(teams.all[i]);
         teams.all[i]->magic = 0;

@@ -52,6 +52,13 @@ sym_status_t sym_team_check(const char *op, sym_team_t team);
 /* The mailbox areas (offsets in every heap). */
 uint64_t sym_team_p2p_area(uint64_t *size_p);
 
+/* The private all-PE "team" whose channel carries point-to-point messages
+ * (its own area and link counters, never in the registry). */
+struct sym_team *sym_p2p_team(void);
+
+/* Free messages queued by point-to-point receives (p2p.c). */
+void sym_p2p_fini(void);
+
 /* Record that a collective on `team` failed: the team is broken. */
 void sym_team_break(struct sym_team *team, sym_status_t status, const char *msg);
 

@@ -1,0 +1,273 @@
+/* all_to_all.c - sym_all_to_all and sym_all_to_allv: naive, pairwise. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/algorithms.h"
+
+/* An empty block may come with a NULL buffer: never offset NULL. */
+static inline uint8_t *at(void *p, size_t off)
+{
+    return off ? (uint8_t *)p + off : p;
+}
+
+static inline const uint8_t *cat(const void *p, size_t off)
+{
+    return off ? (const uint8_t *)p + off : p;
+}
+
+/* The end of every call: with per-PE counts only the receiver of a block
+ * can see that its size is wrong, so a sender waits until each peer has
+ * consumed what it sent and thereby learns of a mismatch (it then returns
+ * the poisoned status).  The own block is copied only after everything
+ * else succeeded, so a failed call leaves it untouched. */
+static sym_status_t finish(struct sym_coll *c, sym_status_t st, void *dst, const size_t *rbytes,
+                           const size_t *rdispl, const void *src, const size_t *sdispl)
+{
+    const int me = c->team->rank;
+    if (st == SYM_OK && c->fp.kind == SYM_COLL_ALL_TO_ALLV)
+        st = sym_coll_flush_all(c);
+    if (st != SYM_OK)
+        return st;
+    uint8_t *d = at(dst, rdispl[me]);
+    const uint8_t *s = cat(src, sdispl[me]);
+    if (rbytes[me] && d != s)
+        memcpy(d, s, rbytes[me]);
+    return SYM_OK;
+}
+
+/* Chunk column i of every block goes out to every peer, then column i of
+ * every incoming block is taken in: no link ever holds more than the
+ * current column, so blocks larger than the mailbox cannot deadlock.
+ * Peers are visited starting next to me so that not every PE queues on
+ * member 0 first.  In place with identical send and receive layouts is
+ * safe: column i of a block is sent before column i is received over it. */
+sym_status_t sym_all_to_allv_naive(struct sym_coll *c, void *dst, const size_t *rbytes,
+                                   const size_t *rdispl, const void *src, const size_t *sbytes,
+                                   const size_t *sdispl)
+{
+    const int n = c->team->size, me = c->team->rank;
+    size_t columns = 0;
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            continue;
+        size_t s = sym_msg_chunks(c, sbytes[r]), q = sym_msg_chunks(c, rbytes[r]);
+        if (s > columns)
+            columns = s;
+        if (q > columns)
+            columns = q;
+    }
+    sym_status_t st = SYM_OK;
+    for (size_t i = 0; i < columns && st == SYM_OK; i++) {
+        for (int k = 1; k < n && st == SYM_OK; k++) {
+            const int r = (me + k) % n;
+            if (i < sym_msg_chunks(c, sbytes[r]))
+                st = sym_msg_send_chunk(c, r, cat(src, sdispl[r]), sbytes[r], i);
+        }
+        for (int k = 1; k < n && st == SYM_OK; k++) {
+            const int r = (me - k + n) % n;
+            if (i < sym_msg_chunks(c, rbytes[r]))
+                st = sym_msg_recv_chunk(c, r, at(dst, rdispl[r]), rbytes[r], i);
+        }
+    }
+    return finish(c, st, dst, rbytes, rdispl, src, sdispl);
+}
+
+/* Step s pairs me with one destination (me + s) and one source (me - s),
+ * so each PE has one incoming and one outgoing stream at a time; the two
+ * are interleaved chunk by chunk so a block of any size flows through the
+ * two slots of its link. */
+sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_t *rbytes,
+                                      const size_t *rdispl, const void *src,
+                                      const size_t *sbytes, const size_t *sdispl)
+{
+    const int n = c->team->size, me = c->team->rank;
+    sym_status_t st = SYM_OK;
+    for (int s = 1; s < n && st == SYM_OK; s++) {
+        const int to = (me + s) % n, from = (me - s + n) % n;
+        const size_t ns = sym_msg_chunks(c, sbytes[to]), nr = sym_msg_chunks(c, rbytes[from]);
+        for (size_t j = 0; (j < ns || j < nr) && st == SYM_OK; j++) {
+            if (j < ns)
+                st = sym_msg_send_chunk(c, to, cat(src, sdispl[to]), sbytes[to], j);
+            if (st == SYM_OK && j < nr)
+                st = sym_msg_recv_chunk(c, from, at(dst, rdispl[from]), rbytes[from], j);
+        }
+    }
+    return finish(c, st, dst, rbytes, rdispl, src, sdispl);
+}
+
+static const sym_all_to_allv_fn all_to_all_algorithms[] = {
+    [SYM_ALGO_NAIVE] = sym_all_to_allv_naive,
+    [SYM_ALGO_PAIRWISE] = sym_all_to_allv_pairwise,
+};
+
+#define ALL_TO_ALL_ALGOS (1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE)
+
+/* With two PEs both algorithms exchange the same single pair of messages.
+ * Small blocks are latency bound: naive has every message in flight at
+ * once.  Large blocks are bandwidth bound: pairwise keeps each PE's
+ * memory traffic to one stream in and one out instead of n - 1 of each
+ * competing for the same caches. */
+static sym_algorithm_t all_to_all_auto(int n, size_t block_bytes)
+{
+    if (n <= 2 || block_bytes <= 8192)
+        return SYM_ALGO_NAIVE;
+    return SYM_ALGO_PAIRWISE;
+}
+
+/* The algorithm is part of the fingerprint, so every member must choose
+ * the same one; only the team size is known alike everywhere here (each PE
+ * knows just its own counts). */
+static sym_algorithm_t all_to_allv_auto(int n)
+{
+    return n <= 2 ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE;
+}
+
+/* Byte layout of one call: per member, the size and offset of the block
+ * sent to it and of the block received from it (both packed). */
+struct layout {
+    size_t *sbytes, *sdispl, *rbytes, *rdispl;
+    size_t stotal, rtotal;
+};
+
+static void layout_free(struct layout *l)
+{
+    free(l->sbytes);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Counts in elements (one array per direction, or a single count for
+ * every member when the arrays are NULL) to packed byte offsets.  Sizes
+ * that do not fit in size_t are SYM_ERR_INVALID_ARG. */
+static sym_status_t layout_make(struct layout *l, const char *name, int n, size_t es,
+                                const size_t *send_counts, const size_t *recv_counts,
+                                size_t count)
+{
+    memset(l, 0, sizeof(*l));
+    size_t *a = malloc(4 * (size_t)n * sizeof(size_t));
+    if (!a)
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %d members", name, n);
+    l->sbytes = a;
+    l->sdispl = a + n;
+    l->rbytes = a + 2 * (size_t)n;
+    l->rdispl = a + 3 * (size_t)n;
+    for (int r = 0; r < n; r++) {
+        const size_t sc = send_counts ? send_counts[r] : count;
+        const size_t rc = recv_counts ? recv_counts[r] : count;
+        if ((es && (sc > SIZE_MAX / es || rc > SIZE_MAX / es)) ||
+            sc * es > SIZE_MAX - l->stotal || rc * es > SIZE_MAX - l->rtotal) {
+            layout_free(l);
+            return sym_error(SYM_ERR_INVALID_ARG, "%s: the blocks of member %d do not fit in "
+                             "memory (%zu elements sent, %zu received)", name, r, sc, rc);
+        }
+        l->sbytes[r] = sc * es;
+        l->sdispl[r] = l->stotal;
+        l->stotal += sc * es;
+        l->rbytes[r] = rc * es;
+        l->rdispl[r] = l->rtotal;
+        l->rtotal += rc * es;
+    }
+    return SYM_OK;
+}
+
+/* Run a started, selected call.  The algorithms need src and dst apart,
+ * except that naive may work in place when every block is received
+ * exactly where it was sent from; anything else is staged through a copy
+ * of src. */
+static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src,
+                             const struct layout *l)
+{
+    const int me = c->team->rank, n = c->team->size;
+    bool same_layout = true;
+    for (int r = 0; r < n && same_layout; r++)
+        same_layout = l->sbytes[r] == l->rbytes[r];
+    const bool in_place_ok = c->fp.algo == SYM_ALGO_NAIVE && same_layout;
+    const void *in = src;
+    void *copy = NULL;
+    if (src == dst ? !in_place_ok : sym_overlaps(dst, l->rtotal, src, l->stotal)) {
+        if (!(copy = malloc(l->stotal + 1))) {
+            c->team->coll_seq--;
+            return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory to stage %zu bytes", c->name,
+                             l->stotal);
+        }
+        if (l->stotal)
+            memcpy(copy, src, l->stotal);
+        in = copy;
+    }
+    sym_status_t st;
+    if (l->sbytes[me] != l->rbytes[me]) {
+        /* This PE disagrees with itself: stop every member at once rather
+         * than let them wait for blocks this PE will not send. */
+        char msg[256];
+        snprintf(msg, sizeof(msg), "PE %d sends %zu bytes to itself but expects %zu", sym_rt.me,
+                 l->sbytes[me], l->rbytes[me]);
+        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+        st = sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
+                       (unsigned long long)c->fp.seq, c->team->name, msg);
+    } else {
+        st = all_to_all_algorithms[c->fp.algo](c, dst, l->rbytes, l->rdispl, in, l->sbytes,
+                                               l->sdispl);
+    }
+    free(copy);
+    return sym_coll_end(c, st);
+}
+
+SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, const sym_coll_opts_t *opts)
+{
+    if (count && (!dst || !src))
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_all: NULL %s buffer for %zu elements "
+                         "per member", dst ? "src" : "dst", count);
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_all_to_all", team, SYM_COLL_ALL_TO_ALL, dt, 0,
+                                     count, -1, opts);
+    if (st != SYM_OK)
+        return st;
+    struct layout l;
+    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count))) {
+        team->coll_seq--;
+        return st;
+    }
+    st = sym_coll_select(&c, opts, ALL_TO_ALL_ALGOS,
+                         all_to_all_auto(team->size, count * sym_datatype_size(dt)));
+    if (st == SYM_OK)
+        st = exchange(&c, dst, src, &l);
+    layout_free(&l);
+    return st;
+}
+
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
+                                     const void *src, const size_t *send_counts,
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts)
+{
+    if (!recv_counts || !send_counts)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s array",
+                         recv_counts ? "send_counts" : "recv_counts");
+    /* The counts differ from PE to PE: the fingerprint carries none (the
+     * receiver of each block checks its size instead). */
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_all_to_allv", team, SYM_COLL_ALL_TO_ALLV, dt, 0, 0,
+                                     -1, opts);
+    if (st != SYM_OK)
+        return st;
+    struct layout l;
+    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), send_counts,
+                          recv_counts, 0))) {
+        team->coll_seq--;
+        return st;
+    }
+    if ((l.rtotal && !dst) || (l.stotal && !src)) {
+        const bool no_dst = l.rtotal && !dst;
+        const size_t need = no_dst ? l.rtotal : l.stotal;
+        team->coll_seq--;
+        layout_free(&l);
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s buffer for %zu bytes",
+                         no_dst ? "dst" : "src", need);
+    }
+    st = sym_coll_select(&c, opts, ALL_TO_ALL_ALGOS, all_to_allv_auto(team->size));
+    if (st == SYM_OK)
+        st = exchange(&c, dst, src, &l);
+    layout_free(&l);
+    return st;
+}

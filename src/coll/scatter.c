@@ -1,0 +1,2 @@
+/* scatter.c - to be written (work in progress, not yet in any release). */
+#include "coll/algorithms.h"
