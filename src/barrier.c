@@ -61,7 +61,7 @@ sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int 
 {
     struct flag_wait w = { off, value, from_pe, what };
     struct sym_waiter waiter = { flag_ready, flag_describe, &w };
-    return sym_wait(op, &waiter, timeout_s);
+    return sym_wait_for(op, &waiter, timeout_s);
 }
 
 struct barrier_wait {
@@ -117,7 +117,7 @@ static sym_status_t dissemination(const char *op)
             continue;
         struct barrier_wait w = { { off, epoch, from, "barrier" }, epoch, round };
         struct sym_waiter waiter = { barrier_ready, barrier_describe, &w };
-        if ((st = sym_wait(op, &waiter, 0)) != SYM_OK)
+        if ((st = sym_wait_for(op, &waiter, 0)) != SYM_OK)
             return st;
     }
     return SYM_OK;

@@ -144,7 +144,7 @@ struct sym_waiter {
  * progress; checks the abort word and peer liveness; gives up after
  * `timeout_s` (<= 0: SYMHEAP_TIMEOUT).  Errors: SYM_ERR_TIMEOUT,
  * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
-sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout_s);
+sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
 
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait
  * would report now (a dead peer, an abort). */

@@ -8,6 +8,7 @@
 #include "bootstrap/bootstrap.h"
 #include "internal.h"
 #include "launch/job.h"
+#include "coll/request.h"
 #include "coll/team.h"
 #include "shm/shm.h"
 
@@ -30,6 +31,7 @@ static int cores_available(void)
 
 static void release_all(void)
 {
+    sym_requests_fini();
     sym_teams_fini();
     if (sym_rt.shm)
         sym_rt.shm->ops->fini(sym_rt.shm);
@@ -184,7 +186,10 @@ SYM_API sym_status_t sym_finalize(void)
     sym_status_t st = sym_check_init("sym_finalize");
     if (st != SYM_OK)
         return st;
-    st = sym_barrier_internal("sym_finalize");
+    st = sym_requests_finish_all("sym_finalize");
+    sym_status_t st2 = sym_barrier_internal("sym_finalize");
+    if (st == SYM_OK)
+        st = st2;
     set_state(SYM_PE_FINALIZED);
     sym_rt.initialized = false;
     release_all();

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bootstrap/bootstrap.h"
+#include "coll/request.h"
 #include "internal.h"
 #include "launch/job.h"
 
@@ -146,11 +147,16 @@ static void progress_all(void)
     /* Transports with manual progress hook in here; shm needs none. */
 }
 
-sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout_s)
+sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
 {
     if (w->ready(w->arg))
         return SYM_OK;
-    unsigned long spins = sym_rt.oversubscribed ? 0 : sym_rt.cfg.wait_spin;
+    /* Inside a non-blocking collective's coroutine, waiting means letting
+     * the caller run: yield instead of spinning or sleeping. */
+    const bool coroutine = sym_request_yield();
+    if (coroutine && w->ready(w->arg))
+        return SYM_OK;
+    unsigned long spins = sym_rt.oversubscribed || coroutine ? 0 : sym_rt.cfg.wait_spin;
     for (unsigned long i = 0; i < spins; i++) {
         cpu_relax();
         if (w->ready(w->arg))
@@ -167,6 +173,8 @@ sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout
     long sleep_ns = 0;
     for (;;) {
         progress_all();
+        if (!coroutine)
+            sym_requests_progress();
         if (w->ready(w->arg))
             return SYM_OK;
         uint64_t t = now_ns();
@@ -187,6 +195,10 @@ sym_status_t sym_wait(const char *op, const struct sym_waiter *w, double timeout
             w->describe(w->arg, what, sizeof(what));
             return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s", op,
                              timeout_s, what);
+        }
+        if (coroutine) {
+            sym_request_yield();
+            continue;
         }
         if (t < yield_until) {
             sched_yield();

@@ -108,7 +108,7 @@ static inline bool included(const int *status, size_t i)
         }                                                                                      \
         struct sym_waiter waiter = { ready_##name, describe_##name, w };                       \
         *done_p = true;                                                                        \
-        return sym_wait(op, &waiter, 0);                                                       \
+        return sym_wait_for(op, &waiter, 0);                                                       \
     }                                                                                          \
     SYM_API sym_status_t sym_wait_until_##name(T *ivar, sym_cmp_t cmp, T value)                \
     {                                                                                          \

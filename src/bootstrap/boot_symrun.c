@@ -63,7 +63,7 @@ static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
     struct boot_wait w = { .job = b->job, .target = ++sb->barriers };
     __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
     struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w };
-    return sym_wait(step, &waiter, 0);
+    return sym_wait_for(step, &waiter, 0);
 }
 
 static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_t len,

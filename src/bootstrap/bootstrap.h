@@ -5,7 +5,7 @@
  * the job size, gives the job a key shared by all PEs (heap object names
  * derive from it), and offers an allgather of small blobs and a barrier.
  * Implementations: symrun (the launcher's control segment), singleton.
- * Every wait inside goes through sym_wait(), so bootstrap steps time out
+ * Every wait inside goes through sym_wait_for(), so bootstrap steps time out
  * and notice dead PEs like everything else.
  */
 #ifndef SYM_BOOTSTRAP_H

@@ -112,7 +112,7 @@ static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t ta
         return SYM_OK;
     struct chan_wait w = { c, flag_off, target, peer, what };
     struct sym_waiter waiter = { chan_ready, chan_describe, &w };
-    sym_status_t st = sym_wait(c->name, &waiter, c->timeout_s);
+    sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
     if (st != SYM_OK)
         return st;
     if (sym_flag_load(flag_off) >= target)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/request.h"
 
 const char *sym_coll_kind_name(uint32_t kind)
 {
@@ -47,6 +48,9 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
 {
     sym_status_t st = sym_team_check(name, team);
     if (st != SYM_OK)
+        return st;
+    /* earlier non-blocking calls on the team go first, as on every member */
+    if ((st = sym_requests_drain_team(team)) != SYM_OK)
         return st;
     if (team->broken)
         return sym_error(team->broken, "%s on %s: the team is broken by an earlier error (%s); "

@@ -1,2 +1,228 @@
-/* gather.c - to be written (work in progress, not yet in any release). */
+/* gather.c - sym_gather: naive, tree (binomial). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "coll/algorithms.h"
+
+/* An empty gather may come with NULL buffers: never offset NULL. */
+static inline uint8_t *at(void *p, size_t off)
+{
+    return off ? (uint8_t *)p + off : p;
+}
+
+/* The root copies its own block first: after that its src is never read
+ * again, so dst may overlap src in any way without staging. */
+static void own_block(void *dst, const void *src, size_t bytes, int root)
+{
+    if (bytes)
+        memmove(at(dst, (size_t)root * bytes), src, bytes);
+}
+
+/* Every non-root sends its block straight to the root, which takes chunk
+ * column i from every member in rank order before column i + 1, so every
+ * sender keeps streaming through its two slots. */
+sym_status_t sym_gather_naive(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                              int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    if (me != root) {
+        sym_status_t st = sym_msg_send(c, root, src, bytes);
+        return st == SYM_OK ? sym_chan_flush(c, root) : st;
+    }
+    own_block(dst, src, bytes, root);
+    const size_t nch = sym_msg_chunks(c, bytes);
+    for (size_t i = 0; i < nch; i++)
+        for (int r = 0; r < n; r++) {
+            if (r == me)
+                continue;
+            sym_status_t st = sym_msg_recv_chunk(c, r, at(dst, (size_t)r * bytes), bytes, i);
+            if (st != SYM_OK)
+                return st;
+        }
+    return SYM_OK;
+}
+
+/*
+ * Binomial tree on ranks relative to the root (v = 0).  Member v owns the
+ * subtree v .. v + span - 1, whose blocks are contiguous in relative order:
+ * its own block, then the range of child v + 1, of child v + 2, v + 4, ...
+ * (each child's range sits at offset mask * bytes).  A member forwards its
+ * whole range to its parent as one message, each outgoing chunk sent as
+ * soon as the bytes it covers have arrived, so data streams up the tree.
+ */
+struct subtree {
+    struct sym_coll *c;
+    int n, v, root;
+    int low; /* children are v + mask for mask < low */
+    size_t bytes;
+};
+
+static inline int real_rank(const struct subtree *t, int v)
+{
+    return (v + t->root) % t->n;
+}
+
+static inline bool has_child(const struct subtree *t, int mask)
+{
+    return mask < t->low && t->v + mask < t->n;
+}
+
+/* Bytes of the range of child v + mask. */
+static inline size_t child_bytes(const struct subtree *t, int mask)
+{
+    const int span = t->n - t->v - mask < mask ? t->n - t->v - mask : mask;
+    return (size_t)span * t->bytes;
+}
+
+/* The root receives chunk i of child v + mask's range and stores it in
+ * real rank order: relative byte x is real byte x + root * bytes, modulo
+ * the whole buffer, so a range may wrap around the end of dst. */
+static sym_status_t recv_rotated(const struct subtree *t, uint8_t *dst, int mask, size_t i)
+{
+    struct sym_coll *c = t->c;
+    const int child = real_rank(t, mask);
+    const size_t cb = child_bytes(t, mask), whole = (size_t)t->n * t->bytes;
+    const void *data;
+    size_t len;
+    uint64_t total;
+    sym_status_t st = sym_chan_recv(c, child, &data, &len, &total);
+    if (st != SYM_OK)
+        return st;
+    if (total != cb || len != sym_msg_chunk_len(c, cb, i)) {
+        /* sizes follow from the fingerprint, which matched */
+        char msg[200];
+        snprintf(msg, sizeof(msg), "gather tree: PE %d sent a %llu-byte range where %zu were due",
+                 c->team->pe_of[child], (unsigned long long)total, cb);
+        sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+        return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+    }
+    if (len) {
+        size_t r = (size_t)mask * t->bytes + i * c->team->chan.chunk + (size_t)t->root * t->bytes;
+        if (r >= whole)
+            r -= whole;
+        const size_t first = len < whole - r ? len : whole - r;
+        memcpy(dst + r, data, first);
+        memcpy(dst, (const uint8_t *)data + first, len - first);
+    }
+    return sym_chan_release(c, child);
+}
+
+static sym_status_t gather_tree_root(const struct subtree *t, void *dst)
+{
+    size_t columns = 0;
+    for (int mask = 1; has_child(t, mask); mask <<= 1) {
+        size_t k = sym_msg_chunks(t->c, child_bytes(t, mask));
+        if (k > columns)
+            columns = k;
+    }
+    /* column by column over the children keeps every subtree streaming */
+    for (size_t i = 0; i < columns; i++)
+        for (int mask = 1; has_child(t, mask); mask <<= 1) {
+            if (i >= sym_msg_chunks(t->c, child_bytes(t, mask)))
+                continue;
+            sym_status_t st = recv_rotated(t, dst, mask, i);
+            if (st != SYM_OK)
+                return st;
+        }
+    return SYM_OK;
+}
+
+/* An inner member: pull its children's ranges in order into `range`
+ * (own block already at its start) and push chunks up as they fill. */
+static sym_status_t gather_tree_inner(const struct subtree *t, uint8_t *range, size_t total)
+{
+    struct sym_coll *c = t->c;
+    const int parent = real_rank(t, t->v - t->low);
+    const size_t nout = sym_msg_chunks(c, total), ck = c->team->chan.chunk;
+    size_t have = t->bytes, ci = 0;
+    int mask = 1;
+    sym_status_t st = SYM_OK;
+    for (size_t i = 0; i < nout && st == SYM_OK; i++) {
+        const size_t need = (i + 1) * ck < total ? (i + 1) * ck : total;
+        /* before the last chunk, take every child message, even empty ones */
+        while (st == SYM_OK && has_child(t, mask) && (have < need || i + 1 == nout)) {
+            const size_t cb = child_bytes(t, mask);
+            st = sym_msg_recv_chunk(c, real_rank(t, t->v + mask), at(range, (size_t)mask * t->bytes),
+                                    cb, ci);
+            have += sym_msg_chunk_len(c, cb, ci);
+            if (++ci == sym_msg_chunks(c, cb)) {
+                ci = 0;
+                mask <<= 1;
+            }
+        }
+        if (st == SYM_OK)
+            st = sym_msg_send_chunk(c, parent, range, total, i);
+    }
+    return st == SYM_OK ? sym_chan_flush(c, parent) : st;
+}
+
+sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                             int root)
+{
+    const int n = c->team->size, v = (c->team->rank - root + n) % n;
+    struct subtree t = { c, n, v, root, v ? v & -v : n, bytes };
+    if (v == 0) {
+        own_block(dst, src, bytes, root);
+        return gather_tree_root(&t, dst);
+    }
+    const int parent = real_rank(&t, v - t.low);
+    const int span = n - v < t.low ? n - v : t.low;
+    if (span == 1) { /* a leaf sends its src as it is */
+        sym_status_t st = sym_msg_send(c, parent, src, bytes);
+        return st == SYM_OK ? sym_chan_flush(c, parent) : st;
+    }
+    const size_t total = (size_t)span * bytes;
+    uint8_t *range = NULL;
+    if (total && !(range = malloc(total)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
+    if (bytes)
+        memcpy(range, src, bytes);
+    sym_status_t st = gather_tree_inner(&t, range, total);
+    free(range);
+    return st;
+}
+
+static const sym_gather_fn gather_algorithms[] = {
+    [SYM_ALGO_NAIVE] = sym_gather_naive,
+    [SYM_ALGO_TREE] = sym_gather_tree,
+};
+
+/* The root must take in (n - 1) blocks whatever the algorithm; the tree
+ * only saves latency (log n rounds instead of n - 1 messages queued at the
+ * root) and costs extra copies at inner members, so it pays for small
+ * blocks only. */
+static sym_algorithm_t gather_auto(int n, size_t bytes)
+{
+    if (n <= 2)
+        return SYM_ALGO_NAIVE;
+    return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
+}
+
+SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
+{
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count, root,
+                                     opts);
+    if (st != SYM_OK)
+        return st;
+    const bool is_root = team->rank == root;
+    if (count && (!src || (is_root && !dst))) {
+        team->coll_seq--;
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: NULL %s buffer for %zu elements",
+                         src ? "dst" : "src", count);
+    }
+    const size_t es = sym_datatype_size(dt);
+    if (count > SIZE_MAX / es / (size_t)team->size) {
+        team->coll_seq--;
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: %zu elements from each of %d members "
+                         "do not fit in memory", count, team->size);
+    }
+    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                         gather_auto(team->size, count * es));
+    if (st != SYM_OK)
+        return st;
+    return sym_coll_end(&c, gather_algorithms[c.fp.algo](&c, dst, src, count * es, root));
+}

@@ -1,2 +1,229 @@
-/* scatter.c - to be written (work in progress, not yet in any release). */
+/* scatter.c - sym_scatter: naive, tree (binomial). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "coll/algorithms.h"
+
+/* An empty scatter may come with NULL buffers: never offset NULL. */
+static inline const uint8_t *at(const void *p, size_t off)
+{
+    return off ? (const uint8_t *)p + off : p;
+}
+
+/* The root writes its own dst block last: a send copies the data out of
+ * src before it returns, so after the last send src is no longer needed
+ * and dst may overlap it in any way without staging. */
+static void own_block(void *dst, const void *src, size_t bytes, int root)
+{
+    if (bytes)
+        memmove(dst, at(src, (size_t)root * bytes), bytes);
+}
+
+/* The root sends chunk column i of every block, in rank order, before
+ * column i + 1, then waits until all of it was consumed (so it sees a
+ * mismatch found by a receiver). */
+sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                               int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    if (me != root)
+        return sym_msg_recv(c, root, dst, bytes);
+    const size_t nch = sym_msg_chunks(c, bytes);
+    for (size_t i = 0; i < nch; i++)
+        for (int r = 0; r < n; r++) {
+            if (r == me)
+                continue;
+            sym_status_t st = sym_msg_send_chunk(c, r, at(src, (size_t)r * bytes), bytes, i);
+            if (st != SYM_OK)
+                return st;
+        }
+    sym_status_t st = sym_coll_flush_all(c);
+    if (st == SYM_OK)
+        own_block(dst, src, bytes, root);
+    return st;
+}
+
+/*
+ * Binomial tree on ranks relative to the root (v = 0), the mirror of the
+ * gather tree: member v receives from its parent the blocks of its subtree
+ * v .. v + span - 1, contiguous in relative order (its own block, then the
+ * range of child v + 1 at offset bytes, of child v + 2 at 2 * bytes, ...),
+ * and passes each child's range on chunk by chunk as soon as it has
+ * arrived, so data streams down the tree.
+ */
+struct subtree {
+    struct sym_coll *c;
+    int n, v, root;
+    int low; /* children are v + mask for mask < low */
+    size_t bytes;
+};
+
+static inline int real_rank(const struct subtree *t, int v)
+{
+    return (v + t->root) % t->n;
+}
+
+static inline bool has_child(const struct subtree *t, int mask)
+{
+    return mask < t->low && t->v + mask < t->n;
+}
+
+static inline size_t child_bytes(const struct subtree *t, int mask)
+{
+    const int span = t->n - t->v - mask < mask ? t->n - t->v - mask : mask;
+    return (size_t)span * t->bytes;
+}
+
+/* The root sends chunk i of child v + mask's range out of src, which is in
+ * real rank order: relative byte x is real byte x + root * bytes modulo
+ * the whole buffer, so a chunk that wraps is assembled in `tmp`. */
+static sym_status_t send_rotated(const struct subtree *t, const uint8_t *src, uint8_t *tmp,
+                                 int mask, size_t i)
+{
+    struct sym_coll *c = t->c;
+    const size_t cb = child_bytes(t, mask), whole = (size_t)t->n * t->bytes;
+    const size_t len = sym_msg_chunk_len(c, cb, i);
+    const uint8_t *p = NULL;
+    if (len) {
+        size_t r = (size_t)mask * t->bytes + i * c->team->chan.chunk + (size_t)t->root * t->bytes;
+        if (r >= whole)
+            r -= whole;
+        if (len <= whole - r) {
+            p = src + r;
+        } else {
+            memcpy(tmp, src + r, whole - r);
+            memcpy(tmp + (whole - r), src, len - (whole - r));
+            p = tmp;
+        }
+    }
+    return sym_chan_send(c, real_rank(t, mask), p, len, cb);
+}
+
+static sym_status_t flush_children(const struct subtree *t)
+{
+    for (int mask = 1; has_child(t, mask); mask <<= 1) {
+        sym_status_t st = sym_chan_flush(t->c, real_rank(t, t->v + mask));
+        if (st != SYM_OK)
+            return st;
+    }
+    return SYM_OK;
+}
+
+static sym_status_t scatter_tree_root(const struct subtree *t, void *dst, const void *src)
+{
+    struct sym_coll *c = t->c;
+    int top = 1;
+    size_t columns = 0;
+    for (int mask = 1; has_child(t, mask); mask <<= 1) {
+        size_t k = sym_msg_chunks(c, child_bytes(t, mask));
+        if (k > columns)
+            columns = k;
+        top = mask;
+    }
+    uint8_t *tmp = NULL;
+    if (t->bytes && !(tmp = malloc(c->team->chan.chunk)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
+    sym_status_t st = SYM_OK;
+    /* largest subtree first in each column: it has the longest way down */
+    for (size_t i = 0; i < columns && st == SYM_OK; i++)
+        for (int mask = top; mask > 0 && st == SYM_OK; mask >>= 1)
+            if (i < sym_msg_chunks(c, child_bytes(t, mask)))
+                st = send_rotated(t, src, tmp, mask, i);
+    free(tmp);
+    if (st == SYM_OK)
+        st = flush_children(t);
+    if (st == SYM_OK)
+        own_block(dst, src, t->bytes, t->root);
+    return st;
+}
+
+/* An inner member: receive its range into `range` and, after each chunk,
+ * send every child chunk whose bytes are now all there. */
+static sym_status_t scatter_tree_inner(const struct subtree *t, uint8_t *range, size_t total)
+{
+    struct sym_coll *c = t->c;
+    const int parent = real_rank(t, t->v - t->low);
+    const size_t nin = sym_msg_chunks(c, total), ck = c->team->chan.chunk;
+    size_t next[sizeof(int) * 8] = { 0 }; /* per child (bit of its mask): next chunk */
+    size_t have = 0;
+    sym_status_t st = SYM_OK;
+    for (size_t i = 0; i < nin && st == SYM_OK; i++) {
+        st = sym_msg_recv_chunk(c, parent, range, total, i);
+        have += sym_msg_chunk_len(c, total, i);
+        for (int b = 0; has_child(t, 1 << b) && st == SYM_OK; b++) {
+            const int mask = 1 << b;
+            const size_t off = (size_t)mask * t->bytes, cb = child_bytes(t, mask);
+            while (st == SYM_OK && next[b] < sym_msg_chunks(c, cb) &&
+                   off + next[b] * ck + sym_msg_chunk_len(c, cb, next[b]) <= have) {
+                st = sym_msg_send_chunk(c, real_rank(t, t->v + mask), at(range, off), cb,
+                                        next[b]);
+                next[b]++;
+            }
+        }
+    }
+    return st == SYM_OK ? flush_children(t) : st;
+}
+
+sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                              int root)
+{
+    const int n = c->team->size, v = (c->team->rank - root + n) % n;
+    struct subtree t = { c, n, v, root, v ? v & -v : n, bytes };
+    if (v == 0)
+        return scatter_tree_root(&t, dst, src);
+    const int parent = real_rank(&t, v - t.low);
+    const int span = n - v < t.low ? n - v : t.low;
+    if (span == 1) /* a leaf receives straight into dst */
+        return sym_msg_recv(c, parent, dst, bytes);
+    const size_t total = (size_t)span * bytes;
+    uint8_t *range = NULL;
+    if (total && !(range = malloc(total)))
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
+    sym_status_t st = scatter_tree_inner(&t, range, total);
+    if (st == SYM_OK && bytes)
+        memcpy(dst, range, bytes);
+    free(range);
+    return st;
+}
+
+static const sym_gather_fn scatter_algorithms[] = {
+    [SYM_ALGO_NAIVE] = sym_scatter_naive,
+    [SYM_ALGO_TREE] = sym_scatter_tree,
+};
+
+/* As for gather: the root must send (n - 1) blocks anyway, the tree only
+ * saves latency and costs copies at inner members. */
+static sym_algorithm_t scatter_auto(int n, size_t bytes)
+{
+    if (n <= 2)
+        return SYM_ALGO_NAIVE;
+    return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
+}
+
+SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
+{
+    struct sym_coll c;
+    sym_status_t st = sym_coll_begin(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count,
+                                     root, opts);
+    if (st != SYM_OK)
+        return st;
+    const bool is_root = team->rank == root;
+    if (count && (!dst || (is_root && !src))) {
+        team->coll_seq--;
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: NULL %s buffer for %zu elements",
+                         dst ? "src" : "dst", count);
+    }
+    const size_t es = sym_datatype_size(dt);
+    if (count > SIZE_MAX / es / (size_t)team->size) {
+        team->coll_seq--;
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: %zu elements for each of %d members "
+                         "do not fit in memory", count, team->size);
+    }
+    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                         scatter_auto(team->size, count * es));
+    if (st != SYM_OK)
+        return st;
+    return sym_coll_end(&c, scatter_algorithms[c.fp.algo](&c, dst, src, count * es, root));
+}

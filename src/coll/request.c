@@ -1,0 +1,497 @@
+/* request.c - non-blocking collectives as coroutines (request.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "coll/coll.h"
+#include "coll/request.h"
+
+/* AddressSanitizer must be told about stack switches, or it reports false
+ * errors on the coroutine stacks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SYM_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SYM_ASAN_FIBERS 1
+#endif
+#endif
+#ifdef SYM_ASAN_FIBERS
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#define REQUEST_MAGIC 0x52455153u /* "REQS" */
+#define STACK_BYTES ((size_t)256 << 10)
+
+enum req_kind {
+    REQ_BARRIER,
+    REQ_BROADCAST,
+    REQ_REDUCE,
+    REQ_ALLREDUCE,
+    REQ_REDUCE_SCATTER,
+    REQ_ALL_GATHER,
+    REQ_ALL_GATHERV,
+    REQ_ALL_TO_ALL,
+    REQ_ALL_TO_ALLV,
+    REQ_GATHER,
+    REQ_SCATTER,
+};
+
+enum req_state { REQ_QUEUED, REQ_RUNNING, REQ_DONE };
+
+struct sym_request {
+    uint32_t magic;
+    enum req_kind kind;
+    const char *op;
+    sym_team_t team;
+    sym_coll_opts_t opts;
+    bool has_opts;
+    void *dst;
+    const void *src;
+    size_t count;
+    sym_datatype_t dt;
+    sym_op_t rop;
+    int root;
+    size_t *counts, *counts2; /* copies of the v-variants' arrays */
+    enum req_state state;
+    sym_status_t status;
+    char msg[1024];
+    ucontext_t ctx, ret;
+    void *stack;
+    void *fake_stack;
+    struct sym_request *next;
+};
+
+int sym_requests_pending;
+static struct sym_request *head; /* issue order */
+static struct sym_request *current;
+#ifdef SYM_ASAN_FIBERS
+static const void *main_stack_bottom;
+static size_t main_stack_size;
+#endif
+
+static sym_status_t run_blocking(struct sym_request *r)
+{
+    const sym_coll_opts_t *o = r->has_opts ? &r->opts : NULL;
+    switch (r->kind) {
+    case REQ_BARRIER: return sym_barrier(r->team, o);
+    case REQ_BROADCAST: return sym_broadcast(r->team, r->dst, r->count, r->dt, r->root, o);
+    case REQ_REDUCE:
+        return sym_reduce(r->team, r->dst, r->src, r->count, r->dt, r->rop, r->root, o);
+    case REQ_ALLREDUCE:
+        return sym_allreduce(r->team, r->dst, r->src, r->count, r->dt, r->rop, o);
+    case REQ_REDUCE_SCATTER:
+        return sym_reduce_scatter(r->team, r->dst, r->src, r->count, r->dt, r->rop, o);
+    case REQ_ALL_GATHER: return sym_all_gather(r->team, r->dst, r->src, r->count, r->dt, o);
+    case REQ_ALL_GATHERV: return sym_all_gatherv(r->team, r->dst, r->src, r->counts, r->dt, o);
+    case REQ_ALL_TO_ALL: return sym_all_to_all(r->team, r->dst, r->src, r->count, r->dt, o);
+    case REQ_ALL_TO_ALLV:
+        return sym_all_to_allv(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o);
+    case REQ_GATHER: return sym_gather(r->team, r->dst, r->src, r->count, r->dt, r->root, o);
+    case REQ_SCATTER: return sym_scatter(r->team, r->dst, r->src, r->count, r->dt, r->root, o);
+    }
+    return SYM_ERR_INTERNAL;
+}
+
+static void coroutine_entry(void)
+{
+    struct sym_request *r = current;
+#ifdef SYM_ASAN_FIBERS
+    __sanitizer_finish_switch_fiber(NULL, &main_stack_bottom, &main_stack_size);
+#endif
+    r->status = run_blocking(r);
+    if (r->status != SYM_OK)
+        snprintf(r->msg, sizeof(r->msg), "%s", sym_last_error());
+    r->state = REQ_DONE;
+#ifdef SYM_ASAN_FIBERS
+    __sanitizer_start_switch_fiber(NULL, main_stack_bottom, main_stack_size);
+#endif
+    /* returning resumes r->ret through uc_link */
+}
+
+bool sym_request_yield(void)
+{
+    struct sym_request *r = current;
+    if (!r)
+        return false;
+#ifdef SYM_ASAN_FIBERS
+    __sanitizer_start_switch_fiber(&r->fake_stack, main_stack_bottom, main_stack_size);
+#endif
+    swapcontext(&r->ctx, &r->ret);
+#ifdef SYM_ASAN_FIBERS
+    __sanitizer_finish_switch_fiber(r->fake_stack, &main_stack_bottom, &main_stack_size);
+#endif
+    return true;
+}
+
+static void release_stack(struct sym_request *r)
+{
+    if (r->stack)
+        munmap(r->stack, STACK_BYTES);
+    r->stack = NULL;
+}
+
+static sym_status_t start(struct sym_request *r)
+{
+    r->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+    if (r->stack == MAP_FAILED) {
+        r->stack = NULL;
+        return SYM_ERR_NO_MEMORY;
+    }
+    /* a guard page below the stack turns an overflow into a crash, not
+     * silent corruption of the heap */
+    mprotect(r->stack, 4096, PROT_NONE);
+    getcontext(&r->ctx);
+    r->ctx.uc_stack.ss_sp = r->stack;
+    r->ctx.uc_stack.ss_size = STACK_BYTES;
+    r->ctx.uc_link = &r->ret;
+    makecontext(&r->ctx, coroutine_entry, 0);
+    r->state = REQ_RUNNING;
+    return SYM_OK;
+}
+
+static void resume(struct sym_request *r)
+{
+    current = r;
+#ifdef SYM_ASAN_FIBERS
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(&fake, r->stack, STACK_BYTES);
+#endif
+    swapcontext(&r->ret, &r->ctx);
+#ifdef SYM_ASAN_FIBERS
+    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+    current = NULL;
+    if (r->state == REQ_DONE) {
+        release_stack(r);
+        sym_requests_pending--;
+    }
+}
+
+/* A request may run once every earlier request on its team finished. */
+static bool runnable(const struct sym_request *r)
+{
+    for (const struct sym_request *p = head; p && p != r; p = p->next)
+        if (p->team == r->team && p->state != REQ_DONE)
+            return false;
+    return true;
+}
+
+void sym_requests_progress(void)
+{
+    if (!sym_requests_pending || current)
+        return;
+    for (struct sym_request *r = head; r; r = r->next) {
+        if (r->state == REQ_DONE || !runnable(r))
+            continue;
+        if (r->state == REQ_QUEUED && start(r) != SYM_OK) {
+            r->status = sym_error(SYM_ERR_NO_MEMORY, "%s: no memory for the request's stack",
+                                  r->op);
+            snprintf(r->msg, sizeof(r->msg), "%s", sym_last_error());
+            r->state = REQ_DONE;
+            sym_requests_pending--;
+            continue;
+        }
+        resume(r);
+    }
+}
+
+struct team_wait {
+    struct sym_team *team;
+};
+
+static bool team_idle(void *arg)
+{
+    struct team_wait *w = arg;
+    for (const struct sym_request *p = head; p; p = p->next)
+        if (p->team == w->team && p->state != REQ_DONE)
+            return false;
+    return true;
+}
+
+static void team_describe(void *arg, char *buf, size_t len)
+{
+    struct team_wait *w = arg;
+    snprintf(buf, len, "the pending non-blocking collectives on %s to finish", w->team->name);
+}
+
+sym_status_t sym_requests_drain_team(struct sym_team *team)
+{
+    if (!sym_requests_pending || current)
+        return SYM_OK;
+    struct team_wait w = { team };
+    struct sym_waiter waiter = { team_idle, team_describe, &w };
+    /* each request's own waits carry the deadlines */
+    return sym_wait_for("collective", &waiter, 1e9);
+}
+
+static bool none_pending(void *arg)
+{
+    (void)arg;
+    return sym_requests_pending == 0;
+}
+
+static void pending_describe(void *arg, char *buf, size_t len)
+{
+    (void)arg;
+    snprintf(buf, len, "%d pending non-blocking collectives to finish", sym_requests_pending);
+}
+
+sym_status_t sym_requests_finish_all(const char *op)
+{
+    if (!sym_requests_pending)
+        return SYM_OK;
+    struct sym_waiter waiter = { none_pending, pending_describe, NULL };
+    return sym_wait_for(op, &waiter, 1e9);
+}
+
+static void unlink_request(struct sym_request *r)
+{
+    for (struct sym_request **p = &head; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            return;
+        }
+}
+
+static void request_free(struct sym_request *r)
+{
+    release_stack(r);
+    free(r->counts);
+    free(r->counts2);
+    r->magic = 0;
+    free(r);
+}
+
+void sym_requests_fini(void)
+{
+    while (head) {
+        struct sym_request *r = head;
+        head = r->next;
+        request_free(r);
+    }
+    sym_requests_pending = 0;
+    current = NULL;
+}
+
+static sym_status_t check_request(const char *op, sym_request_t *req_p)
+{
+    sym_status_t st = sym_check_init(op);
+    if (st != SYM_OK)
+        return st;
+    if (!req_p || !*req_p)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL request", op);
+    for (struct sym_request *r = head; r; r = r->next)
+        if (r == *req_p && r->magic == REQUEST_MAGIC)
+            return SYM_OK;
+    return sym_error(SYM_ERR_INVALID_ARG, "%s: %p is not a pending request (already completed?)",
+                     op, (void *)*req_p);
+}
+
+/* Hand the finished request's result to the caller and free it. */
+static sym_status_t complete(sym_request_t *req_p)
+{
+    struct sym_request *r = *req_p;
+    sym_status_t st = r->status;
+    if (st != SYM_OK)
+        sym_error(st, "%s", r->msg);
+    unlink_request(r);
+    request_free(r);
+    *req_p = SYM_REQUEST_NULL;
+    return st;
+}
+
+static bool request_done(void *arg)
+{
+    return ((struct sym_request *)arg)->state == REQ_DONE;
+}
+
+static void request_describe(void *arg, char *buf, size_t len)
+{
+    struct sym_request *r = arg;
+    snprintf(buf, len, "non-blocking %s on %s", r->op, r->team->name);
+}
+
+SYM_API sym_status_t sym_wait(sym_request_t *req_p)
+{
+    sym_status_t st = check_request("sym_wait", req_p);
+    if (st != SYM_OK)
+        return st;
+    if (current)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_wait: called from inside a request");
+    sym_requests_progress();
+    struct sym_waiter waiter = { request_done, request_describe, *req_p };
+    if ((st = sym_wait_for("sym_wait", &waiter, 1e9)) != SYM_OK)
+        return st;
+    return complete(req_p);
+}
+
+SYM_API sym_status_t sym_test(sym_request_t *req_p, int *done_p)
+{
+    sym_status_t st = check_request("sym_test", req_p);
+    if (st != SYM_OK)
+        return st;
+    if (!done_p)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_test: done_p is NULL");
+    sym_requests_progress();
+    *done_p = (*req_p)->state == REQ_DONE;
+    return *done_p ? complete(req_p) : SYM_OK;
+}
+
+SYM_API const char *sym_request_op(sym_request_t req)
+{
+    for (struct sym_request *r = head; r; r = r->next)
+        if (r == req && r->magic == REQUEST_MAGIC)
+            return r->op;
+    return "invalid";
+}
+
+/* Common part of every i-variant: check the team now (so a bad handle is
+ * reported at once), queue the request and try to start it. */
+static sym_status_t issue(const char *api, struct sym_request *proto, sym_request_t *req_p)
+{
+    if (!req_p)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: req_p is NULL", api);
+    *req_p = SYM_REQUEST_NULL;
+    sym_status_t st = sym_team_check(api, proto->team);
+    if (st != SYM_OK) {
+        free(proto->counts);
+        free(proto->counts2);
+        return st;
+    }
+    struct sym_request *r = malloc(sizeof(*r));
+    if (!r) {
+        free(proto->counts);
+        free(proto->counts2);
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for a request", api);
+    }
+    *r = *proto;
+    r->magic = REQUEST_MAGIC;
+    r->state = REQ_QUEUED;
+    r->next = NULL;
+    struct sym_request **tail = &head;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = r;
+    sym_requests_pending++;
+    *req_p = r;
+    sym_requests_progress(); /* start now: often it completes or gets far */
+    return SYM_OK;
+}
+
+static size_t *copy_counts(sym_team_t team, const size_t *counts)
+{
+    int n = sym_team_n_pes(team);
+    if (n <= 0 || !counts)
+        return NULL;
+    size_t *c = malloc((size_t)n * sizeof(size_t));
+    if (c)
+        memcpy(c, counts, (size_t)n * sizeof(size_t));
+    return c;
+}
+
+#define PROTO(k, name_)                                                                      \
+    struct sym_request p = { .kind = k, .op = name_, .team = team, .has_opts = opts != NULL }; \
+    if (opts)                                                                                \
+        p.opts = *opts;
+
+SYM_API sym_status_t sym_ibarrier(sym_team_t team, const sym_coll_opts_t *opts,
+                                  sym_request_t *req_p)
+{
+    PROTO(REQ_BARRIER, "barrier")
+    return issue("sym_ibarrier", &p, req_p);
+}
+
+SYM_API sym_status_t sym_ibroadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
+                                    int root, const sym_coll_opts_t *opts, sym_request_t *req_p)
+{
+    PROTO(REQ_BROADCAST, "broadcast")
+    p.dst = buf, p.count = count, p.dt = dt, p.root = root;
+    return issue("sym_ibroadcast", &p, req_p);
+}
+
+SYM_API sym_status_t sym_ireduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, sym_op_t op, int root,
+                                 const sym_coll_opts_t *opts, sym_request_t *req_p)
+{
+    PROTO(REQ_REDUCE, "reduce")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op, p.root = root;
+    return issue("sym_ireduce", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iallreduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts,
+                                    sym_request_t *req_p)
+{
+    PROTO(REQ_ALLREDUCE, "allreduce")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;
+    return issue("sym_iallreduce", &p, req_p);
+}
+
+SYM_API sym_status_t sym_ireduce_scatter(sym_team_t team, void *dst, const void *src,
+                                         size_t count, sym_datatype_t dt, sym_op_t op,
+                                         const sym_coll_opts_t *opts, sym_request_t *req_p)
+{
+    PROTO(REQ_REDUCE_SCATTER, "reduce_scatter")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;
+    return issue("sym_ireduce_scatter", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iall_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
+                                     sym_request_t *req_p)
+{
+    PROTO(REQ_ALL_GATHER, "all_gather")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt;
+    return issue("sym_iall_gather", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iall_gatherv(sym_team_t team, void *dst, const void *src,
+                                      const size_t *counts, sym_datatype_t dt,
+                                      const sym_coll_opts_t *opts, sym_request_t *req_p)
+{
+    PROTO(REQ_ALL_GATHERV, "all_gatherv")
+    p.dst = dst, p.src = src, p.dt = dt, p.counts = copy_counts(team, counts);
+    return issue("sym_iall_gatherv", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iall_to_all(sym_team_t team, void *dst, const void *src, size_t count,
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
+                                     sym_request_t *req_p)
+{
+    PROTO(REQ_ALL_TO_ALL, "all_to_all")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt;
+    return issue("sym_iall_to_all", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iall_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
+                                      const void *src, const size_t *send_counts,
+                                      sym_datatype_t dt, const sym_coll_opts_t *opts,
+                                      sym_request_t *req_p)
+{
+    PROTO(REQ_ALL_TO_ALLV, "all_to_allv")
+    p.dst = dst, p.src = src, p.dt = dt;
+    p.counts = copy_counts(team, send_counts);
+    p.counts2 = copy_counts(team, recv_counts);
+    return issue("sym_iall_to_allv", &p, req_p);
+}
+
+SYM_API sym_status_t sym_igather(sym_team_t team, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
+                                 sym_request_t *req_p)
+{
+    PROTO(REQ_GATHER, "gather")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;
+    return issue("sym_igather", &p, req_p);
+}
+
+SYM_API sym_status_t sym_iscatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
+                                  sym_request_t *req_p)
+{
+    PROTO(REQ_SCATTER, "scatter")
+    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;
+    return issue("sym_iscatter", &p, req_p);
+}
