@@ -564,9 +564,9 @@ static const struct usage_case usage_cases[] = {
     { { "-n", "2", "-x", "@PE", "ring", NULL }, "unknown option '-x'" },
     { { "-n", NULL }, "-n needs a value" },
     { { "-n", "2", "--timeout", "soon", "@PE", "ring", NULL },
-      "--timeout needs a number of seconds >= 0, got 'soon'" },
+      "--timeout needs a number of seconds from 0 to 1e9, got 'soon'" },
     { { "-n", "2", "--grace=-1", "@PE", "ring", NULL },
-      "--grace needs a number of seconds >= 0, got '-1'" },
+      "--grace needs a number of seconds from 0 to 1e9, got '-1'" },
 };
 #define N_USAGE_CASES ((int)(sizeof(usage_cases) / sizeof(usage_cases[0])))
 

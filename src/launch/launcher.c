@@ -1180,9 +1180,9 @@ static void supervise(struct job *job)
         watch_pe_abort(job);
         double now = now_s();
         check_job_timeout(job, now);
+        report_failure(job); /* before the kill it may cause is announced */
         check_kill_deadline(job, now);
         check_drain_deadlines(job, now);
-        report_failure(job);
     }
 }
 

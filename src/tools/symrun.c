@@ -99,8 +99,8 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     double v = text[0] >= '0' && text[0] <= '9' ? strtod(text, &end) : -1;
     /* The upper bound also turns away "inf" spelled as digits (1e999). */
     if (!(v >= 0 && v <= 1e9) || *end != '\0')
-        return usage_error("%.*s needs a number of seconds >= 0, got '%s'", opt_len(opt), opt,
-                           text);
+        return usage_error("%.*s needs a number of seconds from 0 to 1e9, got '%s'",
+                           opt_len(opt), opt, text);
     *out = v;
     return 0;
 }
