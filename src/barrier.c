@@ -60,7 +60,7 @@ sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int 
                               const char *what, double timeout_s)
 {
     struct flag_wait w = { off, value, from_pe, what };
-    struct sym_waiter waiter = { flag_ready, flag_describe, &w };
+    struct sym_waiter waiter = { flag_ready, flag_describe, &w, NULL };
     return sym_wait_for(op, &waiter, timeout_s);
 }
 
@@ -116,7 +116,7 @@ static sym_status_t dissemination(const char *op)
         if (sym_flag_load(off) >= epoch)
             continue;
         struct barrier_wait w = { { off, epoch, from, "barrier" }, epoch, round };
-        struct sym_waiter waiter = { barrier_ready, barrier_describe, &w };
+        struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
         if ((st = sym_wait_for(op, &waiter, 0)) != SYM_OK)
             return st;
     }

@@ -138,6 +138,10 @@ struct sym_waiter {
     bool (*ready)(void *arg);
     void (*describe)(void *arg, char *buf, size_t len);
     void *arg;
+    /* Optional: called every ~10 ms while the wait is stuck; a status other
+     * than SYM_OK (recorded) ends the wait with it.  Collectives use it to
+     * compare fingerprints with the PE they wait for. */
+    sym_status_t (*stalled)(void *arg);
 };
 
 /* The one wait loop: spin, yield, sleep with backoff; drives transport

@@ -101,7 +101,7 @@ SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, ui
         return sym_error(SYM_ERR_INVALID_ARG, "sym_signal_wait_until: comparison %d is not a "
                          "sym_cmp_t", (int)cmp);
     struct signal_wait w = { sig_addr, cmp, value, 0 };
-    struct sym_waiter waiter = { signal_ready, signal_describe, &w };
+    struct sym_waiter waiter = { signal_ready, signal_describe, &w, NULL };
     st = sym_wait_for("sym_signal_wait_until", &waiter, 0);
     if (st == SYM_OK && value_p)
         *value_p = w.seen;

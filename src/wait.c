@@ -170,6 +170,7 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     const uint64_t deadline = start + (uint64_t)(timeout_s * 1e9);
     const uint64_t yield_until = start + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
     uint64_t next_check = start;
+    uint64_t next_stall_check = start + 1000000u;
     long sleep_ns = 0;
     for (;;) {
         progress_all();
@@ -187,6 +188,12 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
                 w->describe(w->arg, what, sizeof(what));
                 return health(op, what);
             }
+        }
+        if (w->stalled && t >= next_stall_check) {
+            next_stall_check = t + 10000000u;
+            sym_status_t st = w->stalled(w->arg);
+            if (st != SYM_OK)
+                return w->ready(w->arg) ? SYM_OK : st;
         }
         if (t >= deadline) {
             if (w->ready(w->arg))

@@ -106,7 +106,7 @@ static inline bool included(const int *status, size_t i)
             *done_p = ready_##name(w);                                                         \
             return SYM_OK;                                                                     \
         }                                                                                      \
-        struct sym_waiter waiter = { ready_##name, describe_##name, w };                       \
+        struct sym_waiter waiter = { ready_##name, describe_##name, w, NULL };                  \
         *done_p = true;                                                                        \
         return sym_wait_for(op, &waiter, 0);                                                       \
     }                                                                                          \

@@ -62,7 +62,7 @@ static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
     struct symrun_boot *sb = (struct symrun_boot *)b;
     struct boot_wait w = { .job = b->job, .target = ++sb->barriers };
     __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
-    struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w };
+    struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w, NULL };
     return sym_wait_for(step, &waiter, 0);
 }
 

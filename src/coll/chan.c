@@ -20,7 +20,7 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
 {
     memset(ch, 0, sizeof(*ch));
     const uint64_t k = SLOTS_PER_LINK, links = (uint64_t)n * k;
-    uint64_t fixed = SYM_LINE + POISON_MSG_BYTES + 2 * links * SYM_LINE;
+    uint64_t fixed = 2 * SYM_LINE + POISON_MSG_BYTES + 2 * links * SYM_LINE;
     uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
     uint64_t chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
     if (chunk > max_chunk)
@@ -43,7 +43,8 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->chunk = (size_t)chunk;
     ch->pe_of = pe_of;
     ch->poison_off = area_off;
-    ch->msg_off = area_off + SYM_LINE;
+    ch->call_off = area_off + SYM_LINE;
+    ch->msg_off = ch->call_off + SYM_LINE;
     ch->full_off = ch->msg_off + POISON_MSG_BYTES;
     ch->free_off = ch->full_off + links * SYM_LINE;
     ch->slot_off = ch->free_off + links * SYM_LINE;
@@ -79,6 +80,26 @@ static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slo
     return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
 }
 
+/* ---- the call line: each PE's current fingerprint, for stall checks ----
+ * Written locally once per call (fingerprint, then its sequence number with
+ * release); read remotely only when a wait is stuck. */
+struct call_line {
+    uint64_t seq; /* == fp.seq once fp is complete */
+    struct sym_fp fp;
+};
+
+static void publish_call(struct sym_coll *c)
+{
+    struct call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
+    __atomic_store_n(&cl->seq, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    cl->fp = c->fp;
+    __atomic_store_n(&cl->seq, c->fp.seq, __ATOMIC_RELEASE);
+    c->published = true;
+}
+
+static void fp_text(const struct sym_fp *fp, char *buf, size_t len);
+
 /* ---- waiting on a flag of the channel, or the team's poison word ---- */
 
 struct chan_wait {
@@ -96,13 +117,57 @@ static bool chan_ready(void *arg)
            sym_flag_load(w->c->team->chan.poison_off) != 0;
 }
 
+/* Names the PE waited for and, since with trees and rings that PE is often
+ * stuck itself, every member that has not even started this call. */
 static void chan_describe(void *arg, char *buf, size_t len)
 {
     struct chan_wait *w = arg;
     struct sym_team *t = w->c->team;
-    snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64 " on %s",
-             t->pe_of[w->peer], w->peer, t->name, w->what, w->c->name + 4, w->c->fp.seq,
-             t->name);
+    size_t used = (size_t)snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64
+                                   " on %s", t->pe_of[w->peer], w->peer, t->name, w->what,
+                                   w->c->name + 4, w->c->fp.seq, t->name);
+    const char *sep = "; PEs that have not started this call: PE";
+    for (int r = 0; r < t->size && used < len; r++) {
+        struct call_line theirs;
+        if (r == t->rank ||
+            sym_get_off(t->pe_of[r], &theirs, t->chan.call_off, sizeof(theirs)) != SYM_OK ||
+            theirs.seq >= w->c->fp.seq)
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
+        sep = ", PE";
+    }
+}
+
+/* The awaited peer's published call tells whether it is merely late (an
+ * earlier sequence number) or in a different call: the same number with
+ * another fingerprint, or already past this call without having done what
+ * this PE waits for.  Catches mismatches no chunk would reveal, e.g. two
+ * broadcast roots that both only send. */
+static sym_status_t chan_stalled(void *arg)
+{
+    struct chan_wait *w = arg;
+    struct sym_coll *c = w->c;
+    const struct sym_chan *ch = &c->team->chan;
+    struct call_line theirs;
+    int pe = ch->pe_of[w->peer];
+    sym_status_t st = sym_get_off(pe, &theirs, ch->call_off, sizeof(theirs));
+    if (st != SYM_OK || theirs.seq != theirs.fp.seq || theirs.seq < c->fp.seq)
+        return SYM_OK; /* torn read, or the peer has not reached this call */
+    if (theirs.seq == c->fp.seq && !memcmp(&theirs.fp, &c->fp, sizeof(c->fp)))
+        return SYM_OK;
+    /* A peer that moved on did everything this PE waits for before it
+     * published its next call: look at the flag again after the call line. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (chan_ready(w))
+        return SYM_OK;
+    char mine[160], other[160], msg[600];
+    fp_text(&c->fp, mine, sizeof(mine));
+    fp_text(&theirs.fp, other, sizeof(other));
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
+             c->team->name, mine, pe, theirs.seq == c->fp.seq ? "called" : "has moved on to",
+             other);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
 }
 
 static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
@@ -111,7 +176,7 @@ static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t ta
     if (__builtin_expect(sym_flag_load(flag_off) >= target, 1))
         return SYM_OK;
     struct chan_wait w = { c, flag_off, target, peer, what };
-    struct sym_waiter waiter = { chan_ready, chan_describe, &w };
+    struct sym_waiter waiter = { chan_ready, chan_describe, &w, chan_stalled };
     sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
     if (st != SYM_OK)
         return st;
@@ -156,6 +221,8 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
                            uint64_t msg_bytes)
 {
     struct sym_chan *ch = &c->team->chan;
+    if (!c->published)
+        publish_call(c);
     const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
     const int pe = ch->pe_of[dst];
     sym_status_t st = SYM_OK;
@@ -188,6 +255,8 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
                            uint64_t *msg_bytes_p)
 {
     struct sym_chan *ch = &c->team->chan;
+    if (!c->published)
+        publish_call(c);
     const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
     sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
     if (st != SYM_OK)
@@ -221,6 +290,8 @@ sym_status_t sym_chan_release(struct sym_coll *c, int src)
 sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
 {
     struct sym_chan *ch = &c->team->chan;
+    if (!c->published)
+        publish_call(c);
     const uint64_t n = ch->sent[dst];
     if (n == 0)
         return SYM_OK;

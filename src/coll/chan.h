@@ -56,7 +56,7 @@ struct sym_chan {
     int n;          /* links: one per team member */
     int k;          /* slots per link */
     size_t chunk;   /* payload bytes per slot */
-    uint64_t poison_off, msg_off, full_off, free_off, slot_off, slot_stride;
+    uint64_t poison_off, call_off, msg_off, full_off, free_off, slot_off, slot_stride;
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
@@ -68,6 +68,7 @@ struct sym_coll {
     const char *name; /* "sym_allreduce" */
     struct sym_fp fp;
     double timeout_s;
+    bool published; /* fingerprint written to this PE's call line */
 };
 
 /* Lay out a channel for n members in [area_off, area_off + area_size).

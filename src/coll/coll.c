@@ -52,6 +52,13 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     /* earlier non-blocking calls on the team go first, as on every member */
     if ((st = sym_requests_drain_team(team)) != SYM_OK)
         return st;
+    if (!team->broken && sym_flag_load(team->chan.poison_off)) {
+        /* a member found an error in an earlier call that completed here */
+        struct sym_coll probe = { .team = team, .name = name };
+        probe.fp.seq = team->coll_seq;
+        sym_status_t why = sym_chan_poisoned(&probe);
+        sym_team_break(team, why, sym_last_error());
+    }
     if (team->broken)
         return sym_error(team->broken, "%s on %s: the team is broken by an earlier error (%s); "
                          "destroy it", name, team->name, team->broken_msg);

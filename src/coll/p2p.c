@@ -253,7 +253,7 @@ static sym_status_t run(const char *op, struct tx *t, struct rx *r)
         if ((st = drain_others(&c, r && !r->done ? r->src : -1)) != SYM_OK)
             return st;
         struct p2p_wait w = { &c, tx_done ? NULL : t, r };
-        struct sym_waiter waiter = { p2p_ready, p2p_describe, &w };
+        struct sym_waiter waiter = { p2p_ready, p2p_describe, &w, NULL };
         if ((st = sym_wait_for(op, &waiter, 0)) != SYM_OK)
             return st;
     }

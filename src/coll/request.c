@@ -222,7 +222,7 @@ sym_status_t sym_requests_drain_team(struct sym_team *team)
     if (!sym_requests_pending || current)
         return SYM_OK;
     struct team_wait w = { team };
-    struct sym_waiter waiter = { team_idle, team_describe, &w };
+    struct sym_waiter waiter = { team_idle, team_describe, &w, NULL };
     /* each request's own waits carry the deadlines */
     return sym_wait_for("collective", &waiter, 1e9);
 }
@@ -243,7 +243,7 @@ sym_status_t sym_requests_finish_all(const char *op)
 {
     if (!sym_requests_pending)
         return SYM_OK;
-    struct sym_waiter waiter = { none_pending, pending_describe, NULL };
+    struct sym_waiter waiter = { none_pending, pending_describe, NULL, NULL };
     return sym_wait_for(op, &waiter, 1e9);
 }
 
@@ -322,7 +322,7 @@ SYM_API sym_status_t sym_wait(sym_request_t *req_p)
     if (current)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_wait: called from inside a request");
     sym_requests_progress();
-    struct sym_waiter waiter = { request_done, request_describe, *req_p };
+    struct sym_waiter waiter = { request_done, request_describe, *req_p, NULL };
     if ((st = sym_wait_for("sym_wait", &waiter, 1e9)) != SYM_OK)
         return st;
     return complete(req_p);
