@@ -583,8 +583,8 @@ SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
                                     sym_datatype_t dt, const sym_coll_opts_t *opts);
 
 /* Like sym_all_gather with counts[i] elements from member i (the same array
- * on every member); dst receives them packed in team order.  Algorithms:
- * naive, ring. */
+ * on every member, checked); dst receives them packed in team order.
+ * Algorithms: naive, ring, rd. */
 SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
                                      const size_t *counts, sym_datatype_t dt,
                                      const sym_coll_opts_t *opts);

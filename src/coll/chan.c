@@ -138,36 +138,49 @@ static void chan_describe(void *arg, char *buf, size_t len)
     }
 }
 
-/* The awaited peer's published call tells whether it is merely late (an
- * earlier sequence number) or in a different call: the same number with
- * another fingerprint, or already past this call without having done what
- * this PE waits for.  Catches mismatches no chunk would reveal, e.g. two
- * broadcast roots that both only send. */
+static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym_fp *fp,
+                                    bool moved_on)
+{
+    char mine[160], other[160], msg[600];
+    fp_text(&c->fp, mine, sizeof(mine));
+    fp_text(fp, other, sizeof(other));
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
+             c->team->name, mine, pe, moved_on ? "has moved on to" : "called", other);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+}
+
+/* Members' published calls tell whether a stuck wait is a late peer (an
+ * earlier sequence number) or a mismatch: any member in this same call
+ * number with another fingerprint, or the awaited PE already past this call
+ * without having done what this PE waits for.  Catches mismatches no chunk
+ * reveals: two broadcast roots that only send, two reduce roots that only
+ * receive, or calls whose algorithms share no link. */
 static sym_status_t chan_stalled(void *arg)
 {
     struct chan_wait *w = arg;
     struct sym_coll *c = w->c;
-    const struct sym_chan *ch = &c->team->chan;
-    struct call_line theirs;
-    int pe = ch->pe_of[w->peer];
-    sym_status_t st = sym_get_off(pe, &theirs, ch->call_off, sizeof(theirs));
-    if (st != SYM_OK || theirs.seq != theirs.fp.seq || theirs.seq < c->fp.seq)
-        return SYM_OK; /* torn read, or the peer has not reached this call */
-    if (theirs.seq == c->fp.seq && !memcmp(&theirs.fp, &c->fp, sizeof(c->fp)))
-        return SYM_OK;
-    /* A peer that moved on did everything this PE waits for before it
-     * published its next call: look at the flag again after the call line. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (chan_ready(w))
-        return SYM_OK;
-    char mine[160], other[160], msg[600];
-    fp_text(&c->fp, mine, sizeof(mine));
-    fp_text(&theirs.fp, other, sizeof(other));
-    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
-             c->team->name, mine, pe, theirs.seq == c->fp.seq ? "called" : "has moved on to",
-             other);
-    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+    const struct sym_team *t = c->team;
+    for (int r = 0; r < t->size; r++) {
+        struct call_line theirs;
+        if (r == t->rank ||
+            sym_get_off(t->pe_of[r], &theirs, t->chan.call_off, sizeof(theirs)) != SYM_OK ||
+            theirs.seq != theirs.fp.seq || theirs.seq < c->fp.seq)
+            continue; /* torn read, or not in this call yet */
+        if (theirs.seq == c->fp.seq) {
+            if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
+                return report_mismatch(c, t->pe_of[r], &theirs.fp, false);
+            continue;
+        }
+        if (r != w->peer)
+            continue; /* others may well have finished this call */
+        /* The awaited PE did everything this PE waits for before it published
+         * its next call: look at the flag again after the call line. */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!chan_ready(w))
+            return report_mismatch(c, t->pe_of[r], &theirs.fp, true);
+    }
+    return SYM_OK;
 }
 
 static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
@@ -245,9 +258,12 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
 
 static void fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 ", root %d, %s)",
+    char layout[32] = "";
+    if (fp->layout)
+        snprintf(layout, sizeof(layout), ", counts hash %08x", fp->layout);
+    snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 "%s, root %d, %s)",
              sym_coll_kind_name(fp->kind), fp->seq, sym_datatype_name((sym_datatype_t)fp->dtype),
-             sym_op_name((sym_op_t)fp->op), fp->count, (int)fp->root,
+             sym_op_name((sym_op_t)fp->op), fp->count, layout, (int)fp->root,
              sym_algorithm_name((sym_algorithm_t)fp->algo));
 }
 

@@ -40,7 +40,7 @@ struct sym_fp {
     uint32_t algo;
     uint64_t count;
     int32_t root;
-    uint32_t pad;
+    uint32_t layout; /* hash of per-member counts (all_gatherv), else 0 */
 };
 
 struct sym_chunk_hdr {

@@ -127,6 +127,10 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, un
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE; a++)
             if (!strcmp(env, sym_algorithm_name((sym_algorithm_t)a)))
                 algo = (sym_algorithm_t)a;
+        /* one variable serves a pair (all_to_all/all_to_allv): a choice
+         * only one of them has leaves the other automatic */
+        if (!(supported & (1u << algo)))
+            algo = SYM_ALGO_AUTO;
     }
     if (algo == SYM_ALGO_AUTO) {
         algo = automatic;

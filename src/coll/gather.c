@@ -144,8 +144,8 @@ static sym_status_t gather_tree_inner(const struct subtree *t, uint8_t *range, s
         /* before the last chunk, take every child message, even empty ones */
         while (st == SYM_OK && has_child(t, mask) && (have < need || i + 1 == nout)) {
             const size_t cb = child_bytes(t, mask);
-            st = sym_msg_recv_chunk(c, real_rank(t, t->v + mask), at(range, (size_t)mask * t->bytes),
-                                    cb, ci);
+            st = sym_msg_recv_chunk(c, real_rank(t, t->v + mask),
+                                    at(range, (size_t)mask * t->bytes), cb, ci);
             have += sym_msg_chunk_len(c, cb, ci);
             if (++ci == sym_msg_chunks(c, cb)) {
                 ci = 0;

@@ -124,9 +124,10 @@ static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {
     [SYM_ALGO_RING] = sym_reduce_scatter_ring,
 };
 
-/* Both move (n-1) blocks in and out of every member; naive does it in one
- * round over n-1 links, the ring in n-1 pipelined steps that pay off once
- * blocks span several chunks and the all-to-all traffic contends. */
+/* Both move n-1 blocks in and out of every member; the ring trades the
+ * all-to-all link pattern for n-1 pipelined steps, which pays only once
+ * blocks span many chunks.  Provisional crossover: the 2-core development
+ * machine is oversubscribed by any team > 2, so bench_coll must set it. */
 static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
 {
     if (n <= 2)
