@@ -31,7 +31,7 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
         }
         for (int r = 0; r < n && st == SYM_OK; r++) {
             if (r == me) {
-                if (r == 0)
+                if (r == 0 && len)
                     memmove(d, own, len);
                 else
                     sym_reduce_apply(dt, op, d, own, len / es);
@@ -57,7 +57,7 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
     const int n = c->team->size, me = c->team->rank;
     const int right = (me + 1) % n, left = (me - 1 + n) % n;
     const size_t es = sym_datatype_size(dt);
-    if (dst != src)
+    if (dst != src && count)
         memcpy(dst, src, count * es);
     if (n == 1)
         return SYM_OK;
@@ -127,7 +127,7 @@ sym_status_t sym_allreduce_rd(struct sym_coll *c, void *dst, const void *src, si
 {
     const int n = c->team->size, me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es;
-    if (dst != src)
+    if (dst != src && bytes)
         memcpy(dst, src, bytes);
     int p2 = 1;
     while (p2 * 2 <= n)

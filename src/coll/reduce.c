@@ -30,7 +30,7 @@ sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, si
         }
         for (int r = 0; r < n && st == SYM_OK; r++) {
             if (r == me) {
-                if (r == 0)
+                if (r == 0 && len)
                     memmove(d, own, len);
                 else
                     sym_reduce_apply(dt, op, d, own, len / es);

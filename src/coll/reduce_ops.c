@@ -248,7 +248,7 @@ void sym_reduce_apply(sym_datatype_t dt, sym_op_t op, void *inout, const void *i
 void sym_to_acc(sym_datatype_t dt, sym_datatype_t acc, void *dst, const void *src, size_t n)
 {
     if (dt == acc) {
-        if (dst != src)
+        if (dst != src && n)
             memmove(dst, src, n * sym_datatype_size(dt));
         return;
     }
@@ -287,14 +287,14 @@ void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, 
             h[i] = float_to_bf16(avg ? f[i] / (float)npes : f[i]);
         return;
     case SYM_FLOAT:
-        if (dst != src)
+        if (dst != src && n)
             memmove(dst, src, n * sizeof(float));
         if (avg)
             for (size_t i = 0; i < n; i++)
                 ((float *)dst)[i] /= (float)npes;
         return;
     case SYM_DOUBLE:
-        if (dst != src)
+        if (dst != src && n)
             memmove(dst, src, n * sizeof(double));
         if (avg)
             for (size_t i = 0; i < n; i++)
@@ -304,7 +304,7 @@ void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, 
         break;
     }
     if (dt == acc && !avg) {
-        if (dst != src)
+        if (dst != src && n)
             memmove(dst, src, n * sym_datatype_size(dt));
         return;
     }
