@@ -19,7 +19,6 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
         const uint8_t *own = (const uint8_t *)src + i * ck;
-        uint8_t *d = (uint8_t *)dst + i * ck;
         for (int r = 0; r < n && st == SYM_OK; r++)
             if (r != me)
                 st = sym_msg_send_chunk(c, r, src, bytes, i);
@@ -29,18 +28,7 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
             memcpy(mine, own, len);
             own = mine;
         }
-        for (int r = 0; r < n && st == SYM_OK; r++) {
-            if (r == me) {
-                if (r == 0 && len)
-                    memmove(d, own, len);
-                else
-                    sym_reduce_apply(dt, op, d, own, len / es);
-            } else if (r == 0) {
-                st = sym_msg_recv_chunk(c, r, dst, bytes, i);
-            } else {
-                st = sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
-            }
-        }
+        st = sym_msg_reduce_chunk_in_order(c, dst, own, bytes, i, dt, op);
     }
     free(mine);
     return st;

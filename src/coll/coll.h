@@ -107,6 +107,14 @@ sym_status_t sym_msg_recv_reduce_chunk(struct sym_coll *c, int src, void *acc, s
 /* Receive chunk i of a message of `bytes` from src into buf + i*chunk. */
 sym_status_t sym_msg_recv_chunk(struct sym_coll *c, int src, void *buf, size_t bytes, size_t i);
 
+/* Chunk i of the rank-order reduction x_0 op x_1 op ... op x_{n-1} into
+ * dst (a `bytes`-byte vector): this PE's term is `own` (this chunk only),
+ * every other member's arrives from it.  Every PE running it computes the
+ * same expression, so the naive algorithms agree bit for bit. */
+sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
+                                           size_t bytes, size_t i, sym_datatype_t dt,
+                                           sym_op_t op);
+
 /* Send chunk i of a message of `bytes` starting at buf. */
 sym_status_t sym_msg_send_chunk(struct sym_coll *c, int dst, const void *buf, size_t bytes,
                                 size_t i);

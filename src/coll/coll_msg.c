@@ -76,3 +76,22 @@ sym_status_t sym_msg_recv(struct sym_coll *c, int src, void *buf, size_t bytes)
     }
     return SYM_OK;
 }
+
+sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
+                                           size_t bytes, size_t i, sym_datatype_t dt,
+                                           sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t es = sym_datatype_size(dt), len = sym_msg_chunk_len(c, bytes, i);
+    sym_status_t st = SYM_OK;
+    for (int r = 0; r < n && st == SYM_OK; r++) {
+        if (r != me)
+            st = r == 0 ? sym_msg_recv_chunk(c, r, dst, bytes, i)
+                        : sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
+        else if (len && r == 0) /* my term first */
+            memmove((uint8_t *)dst + i * c->team->chan.chunk, own, len);
+        else if (len) /* my term combined with the ones before it */
+            sym_reduce_apply(dt, op, (uint8_t *)dst + i * c->team->chan.chunk, own, len / es);
+    }
+    return st;
+}
