@@ -123,12 +123,53 @@ static sym_status_t dissemination(const char *op)
     return SYM_OK;
 }
 
+/* Oversubscribed hosts (more PEs than cores): every PE adds one to an
+ * arrival counter on PE 0 and waits for its own release flag, which the
+ * last arrival sets on everyone.  Dissemination needs a specific partner
+ * to be scheduled in every round; here only the last arrival has to run,
+ * which is what a starved core can give (4 PEs on 2 cores: about half the
+ * time of dissemination). */
+static sym_status_t central(const char *op)
+{
+    const int n = sym_rt.npes;
+    const uint64_t epoch = ++sym_rt.barrier_epoch;
+    __atomic_store_n(&((struct sym_heap_ctrl *)sym_rt.base)->barrier_entered, epoch,
+                     __ATOMIC_RELEASE);
+    const uint64_t arrivals = SYM_SYNC_LINE_OFF(SYM_SYNC_ARRIVALS_LINE);
+    const uint64_t release = SYM_SYNC_LINE_OFF(SYM_SYNC_RELEASE_LINE);
+    uint64_t before = 0;
+    struct sym_transport *tp = sym_rt.peer_tp[0];
+    uint64_t *p = sym_direct(0, arrivals);
+    sym_status_t st = SYM_OK;
+    if (p)
+        before = __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL);
+    else
+        st = tp->ops->atomic(tp, 0, arrivals, SYM_AMO_FETCH_ADD, 8, 1, 0, &before);
+    if (st != SYM_OK)
+        return st;
+    if (before + 1 == epoch * (uint64_t)n) { /* last to arrive: release all */
+        for (int pe = 0; pe < n && st == SYM_OK; pe++)
+            st = sym_flag_set(pe, release, epoch);
+        return st;
+    }
+    if (sym_flag_load(release) >= epoch)
+        return SYM_OK;
+    struct barrier_wait w = { { release, epoch, 0, "barrier" }, epoch, 0 };
+    struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
+    return sym_wait_for(op, &waiter, 0);
+}
+
+static sym_status_t barrier(const char *op)
+{
+    return sym_rt.central_barrier ? central(op) : dissemination(op);
+}
+
 sym_status_t sym_barrier_internal(const char *op)
 {
     sym_status_t st = sym_quiet_internal();
     if (st != SYM_OK)
         return st;
-    return dissemination(op);
+    return barrier(op);
 }
 
 SYM_API sym_status_t sym_barrier_all(void)
@@ -144,5 +185,5 @@ SYM_API sym_status_t sym_sync_all(void)
     sym_status_t st = sym_check_init("sym_sync_all");
     if (st != SYM_OK)
         return st;
-    return dissemination("sym_sync_all");
+    return barrier("sym_sync_all");
 }

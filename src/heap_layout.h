@@ -30,6 +30,8 @@
 #define SYM_SYNC_LINES 64u
 #define SYM_SYNC_BARRIER_LINE 0u   /* 32 lines: dissemination rounds 0..31 */
 #define SYM_SYNC_BARRIER_ROUNDS 32u
+#define SYM_SYNC_ARRIVALS_LINE 32u /* central barrier: arrivals (PE 0's counts) */
+#define SYM_SYNC_RELEASE_LINE 33u  /* central barrier: release epoch */
 #define SYM_SYNC_LINE_OFF(line) (SYM_SYNC_OFF + (uint64_t)(line) * SYM_LINE)
 
 /* Control block at offset 0 of every heap. */

@@ -157,6 +157,12 @@ static sym_status_t init_steps(void)
     if ((st = sym_teams_init()) != SYM_OK)
         return st;
     sym_rt.oversubscribed = nlocal > cores_available();
+    /* Decided from what every PE of the job sees alike (the job size and
+     * the host's online CPUs, not this process's affinity): all PEs must
+     * run the same barrier algorithm. */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    sym_rt.central_barrier = sym_rt.npes > 2 && online > 0 && nlocal == sym_rt.npes &&
+                             sym_rt.npes > online;
     sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
               "%llu), %d PEs on this host, %s waiting",
               sym_rt.me, sym_rt.npes, boot->ops->name, sym_rt.heap_total,

@@ -204,8 +204,8 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
 {
     struct sym_team *t = c->team;
     struct sym_chan *ch = &t->chan;
-    char text[POISON_MSG_BYTES];
-    snprintf(text, sizeof(text), "%s", msg);
+    char text[POISON_MSG_BYTES] = { 0 };
+    memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
     uint64_t word = ((uint64_t)(uint32_t)(t->rank + 1) << 32) | (uint32_t)(-(int)status);
     for (int r = 0; r < t->size; r++)
         if (r != t->rank)
