@@ -152,11 +152,15 @@ static const sym_allreduce_fn allreduce_algorithms[] = {
     [SYM_ALGO_RD] = sym_allreduce_rd,
 };
 
-/* Crossovers from bench/bench_coll on this machine (bench/RESULTS.md). */
+/* 2 PEs: naive beats ring up to 256 KiB (1.1-1.9x), ring wins above
+ * (bench/RESULTS_coll.md, `bench_coll --coll allreduce` at 2 PEs).  Larger
+ * teams could only be measured oversubscribed on the 2-core machine; rd for
+ * small and ring for large vectors is the textbook choice kept until a
+ * machine with enough cores measures it. */
 static sym_algorithm_t allreduce_auto(int n, size_t bytes)
 {
     if (n <= 2)
-        return bytes <= 4096 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
+        return bytes <= 262144 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
     return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
 }
 

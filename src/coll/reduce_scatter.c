@@ -130,8 +130,9 @@ static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {
  * machine is oversubscribed by any team > 2, so bench_coll must set it. */
 static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
 {
+    /* at 2 PEs ring is 1.15-1.43x faster from 1 MiB (bench/RESULTS_coll.md) */
     if (n <= 2)
-        return SYM_ALGO_NAIVE;
+        return total_bytes < 1048576 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
     return total_bytes <= 65536 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
 }
 
