@@ -186,7 +186,7 @@ SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, 
     const void *in = src;
     if (acc != dt || (src != dst && sym_overlaps(dst, count * es, src, count * es))) {
         /* a separate accumulation buffer: wider type, or partial overlap */
-        if (!(work = malloc(count * sym_datatype_size(acc) + 1))) {
+        if (!(work = sym_team_scratch(team, 0, count * sym_datatype_size(acc) + 1))) {
             team->coll_seq--;
             return sym_error(SYM_ERR_NO_MEMORY, "sym_allreduce: out of memory for %zu elements",
                              count);
@@ -197,7 +197,5 @@ SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, 
     st = allreduce_algorithms[c.fp.algo](&c, work, in, count, acc, op);
     if (st == SYM_OK)
         sym_from_acc(dt, acc, op, team->size, dst, work, count);
-    if (work != dst)
-        free(work);
     return sym_coll_end(&c, st);
 }

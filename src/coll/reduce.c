@@ -43,7 +43,7 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
     const int v = (me - root + n) % n;
     const size_t es = sym_datatype_size(dt), bytes = count * es;
     uint8_t *acc = me == root ? dst : NULL;
-    if (!acc && bytes && !(acc = malloc(bytes)))
+    if (!acc && bytes && !(acc = sym_team_scratch(c->team, 1, bytes)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     if (acc && acc != src)
         memcpy(acc, src, bytes);
@@ -64,8 +64,6 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
     }
     if (st == SYM_OK && parent >= 0)
         st = sym_chan_flush(c, parent);
-    if (me != root)
-        free(acc);
     return st;
 }
 
@@ -78,7 +76,7 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     const int right = (me + 1) % n, left = (me - 1 + n) % n;
     const size_t es = sym_datatype_size(dt), bytes = count * es;
     uint8_t *work = me == root ? dst : NULL;
-    if (!work && bytes && !(work = malloc(bytes)))
+    if (!work && bytes && !(work = sym_team_scratch(c->team, 1, bytes)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     if (work && work != src)
         memcpy(work, src, bytes);
@@ -117,8 +115,6 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
                               sym_block_count(count, n, b) * es);
         }
     }
-    if (me != root)
-        free(work);
     return st;
 }
 
@@ -161,7 +157,7 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
     const void *in = src;
     void *scratch = NULL;
     if (acc != dt || (is_root && src != dst && sym_overlaps(dst, count * es, src, count * es))) {
-        if (!(scratch = malloc(2 * abytes + 1))) {
+        if (!(scratch = sym_team_scratch(team, 0, 2 * abytes + 1))) {
             team->coll_seq--;
             return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce: out of memory for %zu elements",
                              count);
@@ -173,6 +169,5 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
     st = reduce_algorithms[c.fp.algo](&c, work_dst, in, count, acc, op, root);
     if (st == SYM_OK && is_root)
         sym_from_acc(dt, acc, op, team->size, dst, work_dst, count);
-    free(scratch);
     return sym_coll_end(&c, st);
 }

@@ -170,7 +170,7 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
         scratch_bytes = (size_t)n * count * aes + 1;
     else if (!own_block && sym_overlaps(dst, bytes, src, (size_t)n * bytes))
         scratch_bytes = bytes; /* dst would clobber blocks still to be sent */
-    if (scratch_bytes && !(scratch = malloc(scratch_bytes))) {
+    if (scratch_bytes && !(scratch = sym_team_scratch(team, 0, scratch_bytes))) {
         team->coll_seq--;
         return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce_scatter: out of memory for %d blocks "
                          "of %zu elements", n, count);
@@ -185,6 +185,5 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
     st = reduce_scatter_algorithms[c.fp.algo](&c, out, in, count, acc, op);
     if (st == SYM_OK)
         sym_from_acc(dt, acc, op, n, dst, out, count);
-    free(scratch);
     return sym_coll_end(&c, st);
 }

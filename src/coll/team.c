@@ -45,8 +45,23 @@ static sym_status_t registry_add(struct sym_team *t)
     return SYM_OK;
 }
 
+void *sym_team_scratch(struct sym_team *team, int slot, size_t bytes)
+{
+    if (bytes <= team->scratch_size[slot])
+        return team->scratch[slot];
+    free(team->scratch[slot]);
+    team->scratch[slot] = malloc(bytes);
+    team->scratch_size[slot] = team->scratch[slot] ? bytes : 0;
+    return team->scratch[slot];
+}
+
 static void team_free_arrays(struct sym_team *t)
 {
+    for (int i = 0; i < 2; i++) {
+        free(t->scratch[i]);
+        t->scratch[i] = NULL;
+        t->scratch_size[i] = 0;
+    }
     sym_chan_fini(&t->chan);
     free(t->pe_of);
     free(t->rank_of);

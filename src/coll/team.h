@@ -40,6 +40,9 @@ struct sym_team {
     /* A failed collective breaks the team: later calls fail at once. */
     sym_status_t broken;
     char broken_msg[512];
+    /* Buffers kept between calls (sym_team_scratch). */
+    void *scratch[2];
+    size_t scratch_size[2];
 };
 
 /* World team set-up at init / teardown at finalize. */
@@ -58,6 +61,14 @@ struct sym_team *sym_p2p_team(void);
 
 /* Free messages queued by point-to-point receives (p2p.c). */
 void sym_p2p_fini(void);
+
+/* A buffer of at least `bytes`, owned by the team and kept between calls:
+ * large buffers malloc'ed per call come back as fresh pages, and faulting
+ * them in dominated 32-64 MiB reductions (bench/RESULTS_coll.md).  Slot 0
+ * is for the public wrappers, slot 1 for the algorithms; a slot's buffer is
+ * valid until the next call for that slot on this team (calls on one team
+ * never overlap).  NULL if out of memory. */
+void *sym_team_scratch(struct sym_team *team, int slot, size_t bytes);
 
 /* Record that a collective on `team` failed: the team is broken. */
 void sym_team_break(struct sym_team *team, sym_status_t status, const char *msg);
