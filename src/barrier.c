@@ -159,9 +159,22 @@ static sym_status_t central(const char *op)
     return sym_wait_for(op, &waiter, 0);
 }
 
+/* A failed barrier leaves the epoch flags and the arrival count out of step
+ * (a PE that gave up may already count itself into the next barrier), so
+ * after a failure every later world barrier fails at once with the first
+ * error instead of letting a stale count or flag release someone. */
 static sym_status_t barrier(const char *op)
 {
-    return sym_rt.central_barrier ? central(op) : dissemination(op);
+    if (sym_rt.barrier_broken)
+        return sym_error(sym_rt.barrier_broken, "%s: an earlier barrier failed (%s)", op,
+                         sym_rt.barrier_broken_msg);
+    sym_status_t st = sym_rt.central_barrier ? central(op) : dissemination(op);
+    if (st != SYM_OK) {
+        sym_rt.barrier_broken = st;
+        snprintf(sym_rt.barrier_broken_msg, sizeof(sym_rt.barrier_broken_msg), "%s",
+                 sym_last_error());
+    }
+    return st;
 }
 
 sym_status_t sym_barrier_internal(const char *op)

@@ -81,6 +81,8 @@ struct sym_runtime {
     bool central_barrier;           /* same on every PE: see barrier.c */
 
     uint64_t barrier_epoch;
+    sym_status_t barrier_broken;    /* first failed world barrier: sticky */
+    char barrier_broken_msg[256];
     struct sym_alloc alloc;
     uint64_t alloc_seq;             /* collective allocation calls so far */
 };
