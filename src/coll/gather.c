@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/subtree.h"
 
 /* An empty gather may come with NULL buffers: never offset NULL. */
 static inline uint8_t *at(void *p, size_t off)
@@ -44,38 +45,9 @@ sym_status_t sym_gather_naive(struct sym_coll *c, void *dst, const void *src, si
     return SYM_OK;
 }
 
-/*
- * Binomial tree on ranks relative to the root (v = 0).  Member v owns the
- * subtree v .. v + span - 1, whose blocks are contiguous in relative order:
- * its own block, then the range of child v + 1, of child v + 2, v + 4, ...
- * (each child's range sits at offset mask * bytes).  A member forwards its
- * whole range to its parent as one message, each outgoing chunk sent as
- * soon as the bytes it covers have arrived, so data streams up the tree.
- */
-struct subtree {
-    struct sym_coll *c;
-    int n, v, root;
-    int low; /* children are v + mask for mask < low */
-    size_t bytes;
-};
-
-static inline int real_rank(const struct subtree *t, int v)
-{
-    return (v + t->root) % t->n;
-}
-
-static inline bool has_child(const struct subtree *t, int mask)
-{
-    return mask < t->low && t->v + mask < t->n;
-}
-
-/* Bytes of the range of child v + mask. */
-static inline size_t child_bytes(const struct subtree *t, int mask)
-{
-    const int span = t->n - t->v - mask < mask ? t->n - t->v - mask : mask;
-    return (size_t)span * t->bytes;
-}
-
+/* Binomial tree (subtree.h): a member forwards its whole range to its
+ * parent as one message, each outgoing chunk sent as soon as the bytes it
+ * covers have arrived, so data streams up the tree. */
 /* The root receives chunk i of child v + mask's range and stores it in
  * real rank order: relative byte x is real byte x + root * bytes, modulo
  * the whole buffer, so a range may wrap around the end of dst. */

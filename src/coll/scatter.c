@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/subtree.h"
 
 /* An empty scatter may come with NULL buffers: never offset NULL. */
 static inline const uint8_t *at(const void *p, size_t off)
@@ -44,37 +45,9 @@ sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, s
     return st;
 }
 
-/*
- * Binomial tree on ranks relative to the root (v = 0), the mirror of the
- * gather tree: member v receives from its parent the blocks of its subtree
- * v .. v + span - 1, contiguous in relative order (its own block, then the
- * range of child v + 1 at offset bytes, of child v + 2 at 2 * bytes, ...),
- * and passes each child's range on chunk by chunk as soon as it has
- * arrived, so data streams down the tree.
- */
-struct subtree {
-    struct sym_coll *c;
-    int n, v, root;
-    int low; /* children are v + mask for mask < low */
-    size_t bytes;
-};
-
-static inline int real_rank(const struct subtree *t, int v)
-{
-    return (v + t->root) % t->n;
-}
-
-static inline bool has_child(const struct subtree *t, int mask)
-{
-    return mask < t->low && t->v + mask < t->n;
-}
-
-static inline size_t child_bytes(const struct subtree *t, int mask)
-{
-    const int span = t->n - t->v - mask < mask ? t->n - t->v - mask : mask;
-    return (size_t)span * t->bytes;
-}
-
+/* Binomial tree (subtree.h), the mirror of the gather tree: a member
+ * receives its subtree's blocks from its parent and passes each child's
+ * range on chunk by chunk as soon as it has arrived. */
 /* The root sends chunk i of child v + mask's range out of src, which is in
  * real rank order: relative byte x is real byte x + root * bytes modulo
  * the whole buffer, so a chunk that wraps is assembled in `tmp`. */
