@@ -1,5 +1,6 @@
 /* chan.c - the credit-based mailbox channel (chan.h). */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,25 @@ static void publish_call(struct sym_coll *c)
 
 static void fp_text(const struct sym_fp *fp, char *buf, size_t len);
 
+/* Read member `pe`'s call line consistently: its sequence number before and
+ * after the fingerprint must agree (the writer zeroes it while it writes),
+ * else the line is being rewritten and false is returned. */
+static bool read_call(const struct sym_chan *ch, int pe, struct call_line *out)
+{
+    uint64_t before, after;
+    if (sym_get_off(pe, &before, ch->call_off, sizeof(before)) != SYM_OK || before == 0)
+        return false;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (sym_get_off(pe, &out->fp, ch->call_off + offsetof(struct call_line, fp),
+                    sizeof(out->fp)) != SYM_OK)
+        return false;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (sym_get_off(pe, &after, ch->call_off, sizeof(after)) != SYM_OK)
+        return false;
+    out->seq = before;
+    return before == after && out->fp.seq == before;
+}
+
 /* ---- waiting on a flag of the channel, or the team's poison word ---- */
 
 struct chan_wait {
@@ -128,10 +148,9 @@ static void chan_describe(void *arg, char *buf, size_t len)
                                    w->c->name + 4, w->c->fp.seq, t->name);
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
-        struct call_line theirs;
-        if (r == t->rank ||
-            sym_get_off(t->pe_of[r], &theirs, t->chan.call_off, sizeof(theirs)) != SYM_OK ||
-            theirs.seq >= w->c->fp.seq)
+        struct call_line theirs = { 0 };
+        if (r == t->rank || (read_call(&t->chan, t->pe_of[r], &theirs) &&
+                             theirs.seq >= w->c->fp.seq))
             continue;
         used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
         sep = ", PE";
@@ -163,10 +182,9 @@ static sym_status_t chan_stalled(void *arg)
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
         struct call_line theirs;
-        if (r == t->rank ||
-            sym_get_off(t->pe_of[r], &theirs, t->chan.call_off, sizeof(theirs)) != SYM_OK ||
-            theirs.seq != theirs.fp.seq || theirs.seq < c->fp.seq)
-            continue; /* torn read, or not in this call yet */
+        if (r == t->rank || !read_call(&t->chan, t->pe_of[r], &theirs) ||
+            theirs.seq < c->fp.seq)
+            continue; /* being rewritten, or not in this call yet */
         if (theirs.seq == c->fp.seq) {
             if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
                 return report_mismatch(c, t->pe_of[r], &theirs.fp, false);
