@@ -138,6 +138,12 @@ void bench_summarize(double *v, size_t n, double *median, double *min, double *m
  * PE 0 runs it; the other PEs sleep.  Pass to bench_measure(). */
 struct bench_meas bench_raw_pingpong(void);
 
+/* Same-core hand-off: PE 0 and a forked child pinned to PE 0's CPU pass a
+ * flag back and forth, each waiting with sched_yield(); reported one-way
+ * (one switch between two waiting processes).  The cost unit of any
+ * synchronisation with more processes than cores.  Pass to bench_measure(). */
+struct bench_meas bench_yield_handoff(void);
+
 /* The before/after raw ping-pong figures (valid on PE 0 after bench_init /
  * in and after bench_finish). */
 const struct bench_stat *bench_raw_before(void);
