@@ -49,7 +49,13 @@ static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, s
 static sym_status_t shm_quiet(struct sym_transport *tp)
 {
     (void)tp;
+#if defined(__x86_64__)
+    /* A full fence as a locked no-op on the stack: clang emits mfence for
+     * a seq_cst fence, which costs ~25 ns against ~5 ns for this. */
+    __asm__ volatile("lock orq $0, (%%rsp)" ::: "memory", "cc");
+#else
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
     return SYM_OK;
 }
 
