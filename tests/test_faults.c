@@ -99,8 +99,8 @@ static void never_arrives_body(int me, int n, void *arg)
         assert_contains(sym_last_error(), want);
         PE_ASSERT(dt >= 0.9 && dt < 5.0, "timed out after %.2f s (timeout 1 s)", dt);
     }
-    /* The job is out of step now, so no finalize; but a PE that left early
-     * would turn the others' timeouts into losses: count out first. */
+    /* The job is out of step now; a PE that left early would turn the
+     * others' timeouts into losses: count out first. */
     PE_OK(sym_atomic_inc64(done, 0));
     if (me == 0) {
         PE_OK(sym_wait_until_uint64(done, SYM_CMP_GE, (uint64_t)n));
@@ -109,6 +109,15 @@ static void never_arrives_body(int me, int n, void *arg)
     } else {
         PE_OK(sym_wait_until_uint64(never, SYM_CMP_EQ, 1));
     }
+    /* PE 0 releases the others one by one: a released PE that exited
+     * unfinalized would be a loss to those not yet released, so finalize
+     * first.  Its barrier fails at once where the timeout is sticky; the
+     * victim's first barrier finds the arrivals the others left in the
+     * barrier they gave up on, and passes. */
+    if (me == victim)
+        PE_OK(sym_finalize());
+    else
+        PE_FAILS_WITH(sym_finalize(), SYM_ERR_TIMEOUT);
     _exit(0);
 }
 
