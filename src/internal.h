@@ -113,6 +113,7 @@ struct sym_runtime {
     uint64_t alloc_seq;             /* collective allocation calls so far */
     struct sym_globals globals;     /* .data/.bss: see struct sym_globals */
     uint64_t direct_end;            /* peer_base[pe] + off is valid for off < this */
+    int thread_level;               /* sym_thread_level_t in force */
 };
 
 extern struct sym_runtime sym_rt;

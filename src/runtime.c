@@ -192,6 +192,27 @@ SYM_API sym_status_t sym_init(void)
     return SYM_OK;
 }
 
+SYM_API sym_status_t sym_init_thread(int requested, int *provided_p)
+{
+    if (requested < SYM_THREAD_SINGLE || requested > SYM_THREAD_MULTIPLE)
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_init_thread: requested thread level %d is not one of "
+                         "SYM_THREAD_SINGLE (0) .. SYM_THREAD_MULTIPLE (3)",
+                         requested);
+    sym_status_t st = sym_init();
+    if (st != SYM_OK)
+        return st;
+    sym_rt.thread_level = requested;
+    if (provided_p)
+        *provided_p = requested;
+    return SYM_OK;
+}
+
+SYM_API int sym_thread_level(void)
+{
+    return sym_rt.initialized ? sym_rt.thread_level : -1;
+}
+
 SYM_API sym_status_t sym_finalize(void)
 {
     sym_status_t st = sym_check_init("sym_finalize");
