@@ -41,6 +41,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -117,6 +118,47 @@ void sym_globals_probe(void)
     }
 }
 
+/* mmap/mremap straight to the kernel: a sanitizer's interceptor would treat
+ * the remapped segment as fresh memory and reset its bookkeeping for it,
+ * but the bytes (the sanitizer runtime's own state among them, when it is
+ * linked into the executable) are the same before and after. */
+static void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, (off_t)0);
+}
+
+static void *raw_mremap(void *old, size_t len, void *to)
+{
+    return (void *)syscall(SYS_mremap, old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+}
+
+/* Copy the segment without memcpy and without sanitizer instrumentation.
+ * Under ThreadSanitizer the runtime's own state lives in the segment and an
+ * intercepted copy updates it while it is being copied (those updates would
+ * then be lost); under AddressSanitizer the redzones between globals must be
+ * read too.  The empty asm keeps the compiler from turning the loop back
+ * into a memcpy call. */
+#define SYM_NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+
+SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t len)
+{
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *s = (const uint64_t *)src;
+    for (size_t i = 0; i < len / 8; i++) {
+        d[i] = s[i];
+        __asm__ volatile("" ::: "memory");
+    }
+}
+
+SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    for (size_t i = 0; i < SYM_PAGE / 8; i++)
+        if (w[i])
+            return false;
+    return true;
+}
+
 static void object_name(char *buf, size_t len, const char *key, int pe)
 {
     snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-data%d", (unsigned)getuid(), key, pe);
@@ -126,12 +168,12 @@ static void object_name(char *buf, size_t len, const char *key, int pe)
  * same bytes.  mremap replaces the shared pages in one step. */
 static int privatize(uint8_t *addr, size_t len)
 {
-    void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *tmp = raw_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
     if (tmp == MAP_FAILED)
         return -1;
-    memcpy(tmp, addr, len);
-    if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr) == MAP_FAILED) {
-        munmap(tmp, len);
+    raw_copy(tmp, addr, len);
+    if (raw_mremap(tmp, len, addr) == MAP_FAILED) {
+        syscall(SYS_munmap, tmp, len);
         return -1;
     }
     return 0;
@@ -148,15 +190,6 @@ static void atfork_child(void)
 static void register_atfork(void)
 {
     pthread_atfork(NULL, NULL, atfork_child);
-}
-
-static bool page_is_zero(const uint8_t *p)
-{
-    const uint64_t *w = (const uint64_t *)p;
-    for (size_t i = 0; i < SYM_PAGE / 8; i++)
-        if (w[i])
-            return false;
-    return true;
 }
 
 /* Create my object, copy the segment into it and map it over the segment.
@@ -185,10 +218,10 @@ static sym_status_t remap_mine(const char *key)
      * object from allocating memory for them. */
     for (size_t o = 0; o < g->len; o += SYM_PAGE)
         if (!page_is_zero(g->addr + o))
-            memcpy(tmp + o, g->addr + o, SYM_PAGE);
+            raw_copy(tmp + o, g->addr + o, SYM_PAGE);
     /* From here to the mmap below, a store to a global by another thread
      * would be lost: sym_init's documented precondition. */
-    void *p = mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
     munmap(tmp, g->len);
     if (p == MAP_FAILED) {
@@ -227,7 +260,7 @@ static sym_status_t map_peer(int pe, const char *key, uint8_t *at)
                              "them", pe, name, (long long)st.st_size, g->len);
         }
     }
-    void *p = mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
     if (pe != sym_rt.me)
         close(fd);
@@ -251,12 +284,13 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
     bool want_remap = g->len && strcmp(sym_rt.cfg.globals.s, "cma") != 0;
-    if (want_remap && remap_mine(boot->key) != SYM_OK) {
+    sym_status_t rst = want_remap ? remap_mine(boot->key) : SYM_OK;
+    if (rst != SYM_OK) {
         if (strcmp(sym_rt.cfg.globals.s, "remap") == 0) {
             /* Forced: the recorded error is the answer.  Peers learn of
              * this PE's failure from the bootstrap. */
             free(cards);
-            return SYM_ERR_SYSTEM;
+            return rst;
         }
         sym_debug("global variables: %s; peers reach them by cross-memory attach",
                   sym_last_error());

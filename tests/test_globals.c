@@ -7,6 +7,8 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -172,6 +174,44 @@ static void globals_body(int me, int n, void *arg)
     PE_ASSERT(g_bss[3] == -1 - left, "store through sym_ptr: %lld", (long long)g_bss[3]);
     PE_ASSERT(sym_ptr(&g_bss[3], me) != NULL, "sym_ptr to myself");
     PE_OK(sym_barrier_all());
+}
+
+/* A child forked by a PE gets its own copy of the variables, not the PE's
+ * shared ones; freeing a global is refused. */
+static void fork_body(int me, int n, void *arg)
+{
+    (void)arg;
+    int right = (me + 1) % n;
+    g_bss[0] = 100 + me;
+    PE_OK(sym_barrier_all());
+    fflush(NULL);
+    pid_t pid = fork();
+    PE_ASSERT(pid >= 0, "fork");
+    if (pid == 0) {
+        int ok = g_bss[0] == 100 + me;
+        g_bss[0] = -7;
+        s_initialized_int = -7;
+        _exit(ok ? 0 : 3);
+    }
+    int ws = 0;
+    PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
+    PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the child saw wrong values (%d)", ws);
+    PE_ASSERT(g_bss[0] == 100 + me && s_initialized_int == 424242,
+              "the child's stores reached the parent: %lld %d", (long long)g_bss[0],
+              s_initialized_int);
+    /* the parent's variables are still shared with its peers */
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_p64((uint64_t *)&g_bss[1], 55 + (uint64_t)me, right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(g_bss[1] == 55 + (me - 1 + n) % n, "put after fork: %lld", (long long)g_bss[1]);
+    sym_free(g_bss);
+    PE_ASSERT(strstr(sym_last_error(), "global or static variable") != NULL, "sym_free of a "
+              "global: %s", sym_last_error());
+}
+
+Test(globals, fork_child_is_private, .timeout = 120)
+{
+    run_pes(2, fork_body, NULL);
 }
 
 ParameterizedTestParameters(globals, rma_amo_signal_wait)
