@@ -41,7 +41,8 @@ int main(int argc, char **argv)
         PE_OK(sym_barrier_all());
         threads_body(sym_my_pe(), sym_n_pes(), NULL);
     }
+    int me = sym_my_pe();
     PE_OK(sym_finalize());
-    printf("PE %d ok\n", sym_my_pe());
+    printf("PE %d ok\n", me);
     return 0;
 }
