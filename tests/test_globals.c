@@ -209,7 +209,7 @@ static void fork_body(int me, int n, void *arg)
               "global: %s", sym_last_error());
 }
 
-Test(globals, fork_child_is_private, .timeout = 120)
+Test(globals, fork_child_is_private)
 {
     run_pes(2, fork_body, NULL);
 }
@@ -220,7 +220,7 @@ ParameterizedTestParameters(globals, rma_amo_signal_wait)
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
-ParameterizedTest(int *npes, globals, rma_amo_signal_wait, .timeout = 240)
+ParameterizedTest(int *npes, globals, rma_amo_signal_wait)
 {
     run_pes(*npes, globals_body, NULL);
 }
@@ -276,7 +276,7 @@ ParameterizedTestParameters(globals, finalize_keeps_values)
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
-ParameterizedTest(int *npes, globals, finalize_keeps_values, .timeout = 240)
+ParameterizedTest(int *npes, globals, finalize_keeps_values)
 {
     struct pe_job job = { .npes = *npes, .body = finalize_body, .raw = true };
     struct pe_outcome out;
@@ -336,7 +336,7 @@ ParameterizedTestParameters(globals, cma_fallback)
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
-ParameterizedTest(int *npes, globals, cma_fallback, .timeout = 240)
+ParameterizedTest(int *npes, globals, cma_fallback)
 {
     static const char *const env[] = { "SYMHEAP_GLOBALS=cma", NULL };
     run_pes_env(*npes, env, cma_body, NULL);
@@ -354,7 +354,7 @@ static void mismatch_body(int me, int n, void *arg)
               sym_last_error());
 }
 
-Test(globals, different_segments_refused, .timeout = 120)
+Test(globals, different_segments_refused)
 {
     struct pe_job job = { .npes = 2, .body = mismatch_body, .raw = true };
     struct pe_outcome out;

@@ -26,7 +26,7 @@ ParameterizedTestParameters(threads, multiple)
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
-ParameterizedTest(int *npes, threads, multiple, .timeout = 300)
+ParameterizedTest(int *npes, threads, multiple)
 {
     struct pe_job job = { .npes = *npes, .body = multiple_body, .raw = true,
                           .job_timeout_s = 240 };
