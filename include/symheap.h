@@ -117,8 +117,10 @@ SYM_API const char *sym_last_error(void);
 
 /* Initialise the library: read the SYMHEAP_* environment (see
  * `symheap-info`), join the job (started by `symrun`, or alone as PE 0 of 1),
- * create this PE's symmetric heap and map every peer's.  Collective over all
- * PEs of the job.
+ * create this PE's symmetric heap and map every peer's, and make the
+ * executable's global and static variables symmetric (PEs running different
+ * executables fail with SYM_ERR_BOOTSTRAP).  Collective over all PEs of the
+ * job.
  * Errors: SYM_ERR_ALREADY_INITIALIZED, SYM_ERR_CONFIG (a malformed variable;
  * the message names it and its value), SYM_ERR_NO_MEMORY (heap cannot be
  * backed), SYM_ERR_BOOTSTRAP, SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT,
