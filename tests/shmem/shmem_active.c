@@ -132,6 +132,32 @@ static void run_set(int start, int log_stride, int size)
     shmem_free(d32);
 }
 
+/* Globals are symmetric: pSync, pWrk and buffers as static arrays. */
+static long g_psync[SHMEM_BCAST_SYNC_SIZE] = {SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE,
+                                              SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE};
+static long g_src[64], g_dst[64 * 8];
+static long g_wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+
+static void globals(void)
+{
+    for (int i = 0; i < 4; i++)
+        g_src[i] = me * 10 + i;
+    shmem_barrier_all();
+    shmem_broadcast64(g_dst, g_src, 4, 0, 0, 0, npes, g_psync);
+    if (me != 0)
+        for (int i = 0; i < 4; i++)
+            CHECK(g_dst[i] == i);
+    shmem_fcollect64(g_dst, g_src, 2, 0, 0, npes, g_psync);
+    for (int k = 0; k < npes; k++)
+        CHECK(g_dst[2 * k] == k * 10 && g_dst[2 * k + 1] == k * 10 + 1);
+    shmem_long_sum_to_all(g_dst, g_src, 4, 0, 0, npes, g_wrk, g_psync);
+    for (int i = 0; i < 4; i++)
+        CHECK(g_dst[i] == 10L * npes * (npes - 1) / 2 + (long)npes * i);
+    shmem_barrier(0, 0, npes, g_psync);
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+        CHECK(g_psync[i] == SHMEM_SYNC_VALUE);
+}
+
 int main(void)
 {
     shmem_init();
@@ -153,6 +179,7 @@ int main(void)
             run_set(1, 1, npes / 2);
         shmem_barrier_all();
     }
+    globals();
     shmem_free(wrk);
     shmem_free(psync);
     if (me == 0)

@@ -22,7 +22,26 @@ static int in_range(long long v, long long hi) { return v >= 0 && v < hi; }
     X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)            \
     X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
 
+/* Globals are symmetric: a counter and a swap word in .bss. */
 #define AMO_TEST(T, N)                                                                        \
+    static T g_count_##N, g_word_##N;                                                         \
+    static void globals_##N(void)                                                             \
+    {                                                                                         \
+        shmem_barrier_all();                                                                  \
+        for (int i = 0; i < K; i++)                                                           \
+            shmem_atomic_fetch_inc(&g_count_##N, 0);                                          \
+        shmem_##N##_atomic_add(&g_count_##N, 2, 0);                                           \
+        T old = shmem_atomic_compare_swap(&g_word_##N, (T)0, (T)(me + 1), 0);                 \
+        static int g_won, g_total;                                                            \
+        g_won = old == 0;                                                                     \
+        shmem_barrier_all();                                                                  \
+        CHECK(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &g_total, &g_won, 1) == 0 && g_total == 1); \
+        if (me == 0)                                                                          \
+            CHECKF(g_count_##N == (T)((K + 2) * npes), #N " global counter %lld",              \
+                   (long long)g_count_##N);                                                   \
+        CHECK(shmem_atomic_fetch(&g_word_##N, 0) >= 1);                                       \
+        shmem_barrier_all();                                                                  \
+    }                                                                                         \
     static void test_##N(void)                                                                \
     {                                                                                         \
         T *w = shmem_calloc(8, sizeof(T));                                                    \
@@ -171,7 +190,7 @@ int main(void)
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
-#define RUN(T, N) test_##N();
+#define RUN(T, N) test_##N(); globals_##N();
     AMO_TYPES(RUN)
 #define RUNB(T, N) bit_##N();
     BIT_TYPES(RUNB)

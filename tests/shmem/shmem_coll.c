@@ -159,6 +159,26 @@ static void run_on(shmem_team_t team)
     CHECK(shmem_team_sync(team) == 0);
 }
 
+/* Globals are symmetric: source and dest as static arrays. */
+static double g_in[8], g_out[8 * 64];
+static int g_ibuf[64], g_iout[64 * 64];
+
+static void globals(void)
+{
+    for (int i = 0; i < 8; i++)
+        g_in[i] = me + 0.25 * i;
+    g_ibuf[0] = me;
+    CHECK(shmem_double_sum_reduce(SHMEM_TEAM_WORLD, g_out, g_in, 8) == 0);
+    for (int i = 0; i < 8; i++)
+        CHECK(g_out[i] == npes * (npes - 1) / 2.0 + npes * 0.25 * i);
+    CHECK(shmem_fcollect(SHMEM_TEAM_WORLD, g_iout, g_ibuf, 1) == 0);
+    for (int k = 0; k < npes; k++)
+        CHECK(g_iout[k] == k);
+    CHECK(shmem_broadcast(SHMEM_TEAM_WORLD, g_out, g_in, 8, npes - 1) == 0);
+    CHECK(g_out[7] == npes - 1 + 0.25 * 7);
+    CHECK(shmem_int_alltoall(SHMEM_TEAM_WORLD, g_iout, g_ibuf, 1) == 0 || npes > 64);
+}
+
 int main(void)
 {
     shmem_init();
@@ -190,6 +210,7 @@ int main(void)
     } else {
         CHECK((npes - 1 - me) % 2 == 1);
     }
+    globals();
     shmem_free(x);
     shmem_free(sym_src);
     shmem_free(sym_dst);

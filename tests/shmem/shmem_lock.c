@@ -8,6 +8,10 @@
 
 #define ROUNDS 30
 
+/* Globals are symmetric: the usual `static long lock` pattern. */
+static long g_lock;
+static long g_counter;
+
 int main(void)
 {
     shmem_init();
@@ -38,6 +42,15 @@ int main(void)
         shmem_clear_lock(&lock[1]);
     }
     shmem_pcontrol(0);
+    for (int r = 0; r < ROUNDS; r++) {
+        shmem_set_lock(&g_lock);
+        long c = shmem_long_g(&g_counter, 0);
+        shmem_long_p(&g_counter, c + 1, 0);
+        shmem_clear_lock(&g_lock);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        CHECKF(g_counter == (long)npes * ROUNDS, "global counter %ld", g_counter);
     shmem_barrier_all();
     if (me == 0) {
         CHECKF(*counter == (long)npes * ROUNDS * 2, "counter %ld, expected %ld", *counter,

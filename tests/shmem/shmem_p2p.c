@@ -101,6 +101,25 @@ static int me, npes;
     }
 P2P_TYPES(P2P_TEST)
 
+/* Globals are symmetric: PE 0 waits on a static array the others set. */
+static long g_flags[64];
+static uint64_t g_sig;
+
+static void globals(void)
+{
+    shmem_long_atomic_set(&g_flags[me], me + 1, 0);
+    shmem_putmem_signal(&g_flags[32 + me], &g_flags[me], 0, &g_sig, 1, SHMEM_SIGNAL_ADD, 0);
+    if (me == 0) {
+        shmem_wait_until_all(g_flags, (size_t)npes, NULL, SHMEM_CMP_GT, 0L);
+        for (int p = 0; p < npes; p++)
+            CHECK(g_flags[p] == p + 1);
+        CHECK(shmem_signal_wait_until(&g_sig, SHMEM_CMP_EQ, (uint64_t)npes) == (uint64_t)npes);
+        CHECK(shmem_long_test_any(g_flags, (size_t)npes, NULL, SHMEM_CMP_EQ, (long)npes) ==
+              (size_t)npes - 1);
+    }
+    shmem_barrier_all();
+}
+
 int main(void)
 {
     shmem_init();
@@ -108,6 +127,7 @@ int main(void)
     npes = shmem_n_pes();
 #define RUN(T, N) test_##N();
     P2P_TYPES(RUN)
+    globals();
     if (me == 0)
         printf("shmem_p2p: %d PEs ok\n", npes);
     shmem_finalize();

@@ -7,6 +7,9 @@
 
 #include "check.h"
 
+static long g_data[16];
+static int g_init = 42; /* .data as well as .bss */
+
 int main(void)
 {
     start_pes(0); /* deprecated spelling of shmem_init */
@@ -59,6 +62,12 @@ int main(void)
         CHECK(pa[5] == p * 1000 + 5);
     }
     CHECK(shmem_ptr(&local, 0) == NULL);
+    /* globals: accessible, and mapped on one host */
+    for (int p = 0; p < npes; p++) {
+        CHECK(shmem_addr_accessible(g_data, p) == 1 && shmem_addr_accessible(&g_init, p) == 1);
+        int *gp = shmem_ptr(&g_init, p);
+        CHECKF(gp != NULL && *gp == 42, "shmem_ptr to a global on PE %d", p);
+    }
     long *right = shmem_ptr(&a[200], (me + 1) % npes);
     *right = me;
     shmem_barrier_all();
