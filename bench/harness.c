@@ -243,7 +243,7 @@ uint64_t bench_sum_u64(uint64_t v)
 
 /* ---- parking PEs that do not take part in a sample -------------------------- */
 
-#ifndef BENCH_RT_MPI
+#ifdef BENCH_RT_SYM
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
@@ -301,12 +301,16 @@ static void park(uint32_t gen)
         if (bench_now_ns() > give_up)
             die("parked for 600 s waiting for PE 0 (gate %u, want %u)", v, gen);
         struct timespec ts = {0, 100000000};
+#ifdef BENCH_RT_SYM
         if (H.gate) {
             futex(H.gate, FUTEX_WAIT, v, &ts);
-        } else {
-            ts.tv_nsec = 50000;
-            nanosleep(&ts, NULL);
+            continue;
         }
+#endif
+        /* Another implementation's shmem_ptr may map PE 0's heap through a
+         * different object, where a futex wake would not reach us: poll. */
+        ts.tv_nsec = 50000;
+        nanosleep(&ts, NULL);
     }
 }
 
@@ -314,7 +318,9 @@ static void release_from(uint32_t gen, int first)
 {
     (void)first;
     __atomic_store_n(&H.ctl->gate, gen, __ATOMIC_RELEASE);
+#ifdef BENCH_RT_SYM
     futex(&H.ctl->gate, FUTEX_WAKE, INT_MAX, NULL);
+#endif
 }
 #endif
 
@@ -707,8 +713,11 @@ size_t bench_size_first(void)
 
 size_t bench_size_next(size_t size)
 {
-    size_t s = size << 1;
-    return s > size && s <= bench_opt.max_size ? s : 0;
+    const size_t k = bench_opt.size_step > 1 ? bench_opt.size_step : 2;
+    if (size > SIZE_MAX / k)
+        return 0;
+    size_t s = size * k;
+    return s <= bench_opt.max_size ? s : 0;
 }
 
 const char *bench_size_str(size_t size, char buf[24])
@@ -1039,6 +1048,7 @@ static void usage(FILE *to, const struct bench_info *info)
             "                      (default %d, at most %d); median/min/max over them\n"
             "      --min-size S    smallest size of the sweep (K/M suffixes)\n"
             "      --max-size S    largest size of the sweep\n"
+            "      --size-step K   multiply the size by K (2, 4, 8, 16; default 2)\n"
             "      --sample-ms MS  calibration target per sample (default 3)\n"
             "      --json FILE     also write every figure as JSON to FILE\n"
             "  -h, --help          show this help\n",
@@ -1056,14 +1066,16 @@ static int parse_args(int argc, char **argv, const struct bench_info *info)
         {"iters", required_argument, NULL, 'n'},   {"repeats", required_argument, NULL, 'r'},
         {"min-size", required_argument, NULL, 1},  {"max-size", required_argument, NULL, 2},
         {"sample-ms", required_argument, NULL, 3}, {"json", required_argument, NULL, 4},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"size-step", required_argument, NULL, 5}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     bench_opt = (struct bench_opts){.iters = 0,
                                     .repeats = info->default_repeats ? info->default_repeats : 7,
                                     .min_size = info->default_min_size,
                                     .max_size = info->default_max_size,
                                     .sample_ms = 3,
-                                    .json = NULL};
+                                    .json = NULL,
+                                    .size_step = 2};
     const bool loud = H.me == 0;
     opterr = 0;
     int c;
@@ -1114,6 +1126,17 @@ static int parse_args(int argc, char **argv, const struct bench_info *info)
         case 4:
             bench_opt.json = optarg;
             break;
+        case 5: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || (v != 2 && v != 4 && v != 8 && v != 16)) {
+                if (loud)
+                    fprintf(stderr, "%s: --size-step needs 2, 4, 8 or 16, got '%s'\n",
+                            info->name, optarg);
+                return 3;
+            }
+            bench_opt.size_step = (unsigned)v;
+            break;
+        }
         case 'h':
             if (loud)
                 usage(stdout, info);

@@ -31,6 +31,7 @@ struct bench_opts {
     size_t max_size;  /* --max-size */
     double sample_ms; /* --sample-ms: what calibration aims for per sample */
     const char *json; /* --json FILE or NULL */
+    unsigned size_step; /* --size-step: sweep multiplier (default 2) */
 };
 
 extern struct bench_opts bench_opt;
@@ -176,7 +177,8 @@ uint64_t bench_sum_u64(uint64_t v);
 
 /* ---- sizes -------------------------------------------------------------- */
 
-/* Powers of two from --min-size (rounded up) to --max-size. */
+/* Powers of two from --min-size (rounded up) to --max-size, every
+ * --size-step'th power (multiplied by 2, 4, 8 or 16). */
 size_t bench_size_first(void);
 size_t bench_size_next(size_t size); /* 0 after the last */
 /* "1", "4K", "2M" */
