@@ -1,0 +1,87 @@
+/*
+ * shmem_internal.h - shared pieces of the OpenSHMEM facade (src/shmem/).
+ * Not installed.
+ */
+#ifndef SYMSHMEM_INTERNAL_H
+#define SYMSHMEM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "shmem.h"
+
+struct symshmem_team {
+    sym_team_t t;               /* native team, SYM_TEAM_INVALID when unset */
+    shmem_team_config_t config;
+    bool predefined;            /* world/shared: never freed by the user */
+};
+
+struct symshmem_ctx {
+    shmem_team_t team;
+    long options;
+    bool live;
+};
+
+/* Print "<routine>: <detail of the last native error>" with the PE and end
+ * the job (OpenSHMEM's rule for routines that cannot return a status). */
+void symshmem_fail(const char *routine, sym_status_t status) __attribute__((noreturn));
+
+/* Same, with a message of the facade's own. */
+void symshmem_failf(const char *routine, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+static inline void symshmem_check(const char *routine, sym_status_t status)
+{
+    if (__builtin_expect(status != SYM_OK, 0))
+        symshmem_fail(routine, status);
+}
+
+/* Global PE number of `pe` on `ctx` (PE numbers of a context created from a
+ * team are that team's); ends the job on an invalid context. */
+int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine);
+
+static inline int symshmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *routine)
+{
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1))
+        return pe;
+    return symshmem_ctx_pe_slow(ctx, pe, routine);
+}
+
+/* Native team of a facade team, or SYM_TEAM_INVALID. */
+static inline sym_team_t symshmem_native_team(shmem_team_t team)
+{
+    return team ? team->t : SYM_TEAM_INVALID;
+}
+
+/* Set up / release the predefined teams (called by shmem_init/finalize). */
+sym_status_t symshmem_teams_init(void);
+void symshmem_teams_fini(void);
+
+/* Wait until `ready(arg)` holds, with symheap's deadline and job checks;
+ * `what` describes the condition for the timeout message. */
+sym_status_t symshmem_wait(const char *routine, bool (*ready)(void *arg), void *arg,
+                           void (*describe)(void *arg, char *buf, size_t len));
+
+/* Deprecated active-set barrier over PE_start + i * 2^logPE_stride. */
+sym_status_t symshmem_active_barrier(const char *routine, int start, int log_stride, int size,
+                                     long *psync, bool quiet);
+
+/* Define shmem_ctx_NAME(shmem_ctx_t ctx, params) and shmem_NAME(params)
+ * (the default context) with the same body, which sees `ctx` and `routine`
+ * (the routine's name).  The body is given in parentheses. */
+#define SYMSHMEM_UNPAREN_(...) __VA_ARGS__
+#define SYMSHMEM_DEF_CTX_(ret, name, body, ...)                                 \
+    ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__)                           \
+    {                                                                            \
+        const char *routine = "shmem_ctx_" #name;                                \
+        SYMSHMEM_UNPAREN_ body                                                   \
+    }                                                                            \
+    ret shmem_##name(__VA_ARGS__)                                                \
+    {                                                                            \
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                     \
+        const char *routine = "shmem_" #name;                                    \
+        SYMSHMEM_UNPAREN_ body                                                   \
+    }
+
+#endif /* SYMSHMEM_INTERNAL_H */

@@ -1,0 +1,234 @@
+/*
+ * teams.c - OpenSHMEM teams, contexts and memory ordering.
+ */
+#include <stdlib.h>
+
+#include "shmem_internal.h"
+
+struct symshmem_team symshmem_team_world_ = {.predefined = true};
+struct symshmem_team symshmem_team_shared_ = {.predefined = true};
+struct symshmem_ctx symshmem_ctx_default_ = {.team = &symshmem_team_world_, .live = true};
+
+/* SHMEM_TEAM_SHARED: the PEs whose heaps this PE maps (those on its host).
+ * Every PE publishes the lowest such PE (its host's leader); each distinct
+ * group becomes a team, made collectively over the world. */
+static sym_status_t shared_team_init(sym_team_t world)
+{
+    int n = sym_rt.npes, me = sym_rt.me;
+    int32_t leader = me;
+    for (int pe = 0; pe < n; pe++)
+        if (pe == me || sym_rt.peer_base[pe]) {
+            leader = pe;
+            break;
+        }
+    int32_t *leaders = malloc((size_t)n * sizeof *leaders);
+    int *members = malloc((size_t)n * sizeof *members);
+    sym_status_t st = SYM_ERR_NO_MEMORY;
+    if (!leaders || !members) {
+        st = sym_error(SYM_ERR_NO_MEMORY, "shmem_init: no memory for the shared team");
+        goto out;
+    }
+    st = sym_all_gather(world, leaders, &leader, 1, SYM_INT32, NULL);
+    if (st != SYM_OK)
+        goto out;
+    bool one_host = true;
+    for (int pe = 0; pe < n; pe++)
+        one_host = one_host && leaders[pe] == leaders[0];
+    if (one_host) {
+        st = sym_team_split_strided(world, 0, 1, n, &symshmem_team_shared_.t);
+        goto out;
+    }
+    for (int l = 0; l < n; l++) {
+        int k = 0;
+        for (int pe = 0; pe < n; pe++)
+            if (leaders[pe] == l)
+                members[k++] = pe;
+        if (k == 0)
+            continue;
+        sym_team_t t = SYM_TEAM_INVALID;
+        st = sym_team_create(world, members, k, &t);
+        if (st != SYM_OK)
+            goto out;
+        if (t != SYM_TEAM_INVALID)
+            symshmem_team_shared_.t = t;
+    }
+out:
+    free(leaders);
+    free(members);
+    return st;
+}
+
+sym_status_t symshmem_teams_init(void)
+{
+    symshmem_team_world_.t = sym_team_world();
+    symshmem_team_world_.config.num_contexts = 0;
+    symshmem_team_shared_.config.num_contexts = 0;
+    symshmem_ctx_default_.team = &symshmem_team_world_;
+    symshmem_ctx_default_.live = true;
+    return shared_team_init(symshmem_team_world_.t);
+}
+
+void symshmem_teams_fini(void)
+{
+    if (symshmem_team_shared_.t != SYM_TEAM_INVALID)
+        sym_team_destroy(symshmem_team_shared_.t);
+    symshmem_team_shared_.t = SYM_TEAM_INVALID;
+    symshmem_team_world_.t = SYM_TEAM_INVALID;
+}
+
+int shmem_team_my_pe(shmem_team_t team) { return sym_team_my_pe(symshmem_native_team(team)); }
+int shmem_team_n_pes(shmem_team_t team) { return sym_team_n_pes(symshmem_native_team(team)); }
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    if (!team || team->t == SYM_TEAM_INVALID || !config)
+        return -1;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->config.num_contexts;
+    return 0;
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    if (!src_team || !dest_team)
+        return -1;
+    return sym_team_translate_pe(src_team->t, src_pe, dest_team->t);
+}
+
+/* Wrap a native team for the user; non-members get SHMEM_TEAM_INVALID. */
+static int wrap_team(sym_team_t t, const shmem_team_config_t *config, long mask,
+                     shmem_team_t *team_p)
+{
+    *team_p = SHMEM_TEAM_INVALID;
+    if (t == SYM_TEAM_INVALID)
+        return 0;
+    struct symshmem_team *team = calloc(1, sizeof *team);
+    if (!team) {
+        sym_team_destroy(t);
+        return -1;
+    }
+    team->t = t;
+    if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+        team->config.num_contexts = config->num_contexts;
+    *team_p = team;
+    return 0;
+}
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team)
+{
+    if (!new_team)
+        return -1;
+    *new_team = SHMEM_TEAM_INVALID;
+    sym_team_t t = SYM_TEAM_INVALID;
+    if (sym_team_split_strided(symshmem_native_team(parent_team), start, stride, size, &t) !=
+        SYM_OK)
+        return -1;
+    return wrap_team(t, config, config_mask, new_team);
+}
+
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team)
+{
+    if (!xaxis_team || !yaxis_team)
+        return -1;
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    sym_team_t x = SYM_TEAM_INVALID, y = SYM_TEAM_INVALID;
+    if (sym_team_split_2d(symshmem_native_team(parent_team), xrange, &x, &y) != SYM_OK)
+        return -1;
+    if (wrap_team(x, xaxis_config, xaxis_mask, xaxis_team) != 0) {
+        sym_team_destroy(y);
+        return -1;
+    }
+    if (wrap_team(y, yaxis_config, yaxis_mask, yaxis_team) != 0)
+        return -1;
+    return 0;
+}
+
+void shmem_team_destroy(shmem_team_t team)
+{
+    if (!team || team->predefined)
+        return;
+    symshmem_check("shmem_team_destroy", sym_team_destroy(team->t));
+    team->t = SYM_TEAM_INVALID;
+    free(team);
+}
+
+/* ---- contexts ---------------------------------------------------------- */
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    if (!ctx)
+        return -1;
+    *ctx = SHMEM_CTX_INVALID;
+    if (!team || team->t == SYM_TEAM_INVALID)
+        return -1;
+    struct symshmem_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->team = team;
+    c->options = options;
+    c->live = true;
+    *ctx = c;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (!ctx || ctx == SHMEM_CTX_DEFAULT)
+        return;
+    /* Destroying a context completes its operations. */
+    symshmem_check("shmem_ctx_destroy", sym_quiet());
+    ctx->live = false;
+    free(ctx);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    if (!team)
+        return -1;
+    if (!ctx) {
+        *team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
+{
+    if (!ctx || !ctx->live)
+        symshmem_failf(routine, "invalid context %p", (void *)ctx);
+    if (ctx->team == SHMEM_TEAM_WORLD)
+        return pe;
+    int global = sym_team_local_to_global(ctx->team->t, pe);
+    if (global < 0)
+        symshmem_failf(routine, "PE %d is not in the context's team (%d PEs)", pe,
+                       sym_team_n_pes(ctx->team->t));
+    return global;
+}
+
+/* ---- ordering ---------------------------------------------------------- */
+
+void shmem_fence(void) { symshmem_check("shmem_fence", sym_fence()); }
+void shmem_quiet(void) { symshmem_check("shmem_quiet", sym_quiet()); }
+
+void shmem_ctx_fence(shmem_ctx_t ctx)
+{
+    symshmem_ctx_pe(ctx, 0, "shmem_ctx_fence");
+    symshmem_check("shmem_ctx_fence", sym_fence());
+}
+
+void shmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    symshmem_ctx_pe(ctx, 0, "shmem_ctx_quiet");
+    symshmem_check("shmem_ctx_quiet", sym_quiet());
+}
