@@ -736,6 +736,19 @@ int main(int argc, char **argv)
     global.word = &g_amo_word;
     global.word32 = &g_amo_word32;
     bench_barrier();
+    if (cfg.global) {
+        /* An implementation that keeps only its heap symmetric says so here
+         * (symheap's facade does, for now). */
+        const int peer = bench_npes() > 1 ? 1 : 0;
+        uint64_t ok = bench_bcast_u64(shmem_addr_accessible(g_put_dst, peer) &&
+                                      shmem_addr_accessible(&g_amo_word, peer));
+        if (!ok) {
+            bench_note("global variables: skipped, shmem_addr_accessible() says %s cannot "
+                       "reach a global variable of PE %d",
+                       bench_impl(), peer);
+            cfg.global = false;
+        }
+    }
 
     const struct loc *locs[2];
     int nlocs = 0;
