@@ -56,7 +56,7 @@ static const struct {
 struct call {
     enum coll coll;
     float *src, *dst;
-    int count;         /* elements per PE (per block for per_block collectives) */
+    int count;            /* elements per PE (per block for per_block collectives) */
     int *counts, *displs; /* all_to_allv */
 };
 
@@ -78,8 +78,8 @@ static int run_call(const struct call *c)
     case C_REDUCE:
         return MPI_Reduce(c->src, c->dst, n, MPI_FLOAT, MPI_SUM, 0, w);
     case C_ALL_TO_ALLV:
-        return MPI_Alltoallv(c->src, c->counts, c->displs, MPI_FLOAT, c->dst, c->counts,
-                             c->displs, MPI_FLOAT, w);
+        return MPI_Alltoallv(c->src, c->counts, c->displs, MPI_FLOAT, c->dst, c->counts, c->displs,
+                             MPI_FLOAT, w);
     case C_GATHER:
         return MPI_Gather(c->src, n, MPI_FLOAT, c->dst, n, MPI_FLOAT, 0, w);
     case C_SCATTER:
@@ -287,10 +287,12 @@ int main(int argc, char **argv)
                cfg.step);
 
     if (cfg.coll == -1 || cfg.coll == C_COUNT) {
-        struct bench_meas m = {.name = "MPI_Barrier", .body = barrier_body, .timing = BENCH_TIME_MAX};
+        struct bench_meas m = {
+            .name = "MPI_Barrier", .body = barrier_body, .timing = BENCH_TIME_MAX};
         bench_measure(&m, 1);
         struct bench_table t = {"barrier", "barrier: MPI_Barrier, ns per call (slowest rank)",
-                                BENCH_LAT, "Impl", NULL, false};
+                                BENCH_LAT, "Impl",
+                                NULL,      false};
         bench_table_begin(&t);
         bench_table_row(&t, "mpi", 0, &m.stat, NULL, 0);
     }
@@ -331,11 +333,15 @@ int main(int argc, char **argv)
                 counts[j] = (int)count;
                 displs[j] = (int)(count * (size_t)j);
             }
-            struct call c = {.coll = (enum coll)k, .src = src, .dst = dst, .count = (int)count,
-                             .counts = counts, .displs = displs};
+            struct call c = {.coll = (enum coll)k,
+                             .src = src,
+                             .dst = dst,
+                             .count = (int)count,
+                             .counts = counts,
+                             .displs = displs};
             uint64_t wrong = bench_sum_u64(verify(&c));
-            struct bench_meas m = {.name = colls[k].mpi, .body = coll_body, .arg = &c,
-                                   .timing = BENCH_TIME_MAX};
+            struct bench_meas m = {
+                .name = colls[k].mpi, .body = coll_body, .arg = &c, .timing = BENCH_TIME_MAX};
             bench_measure(&m, 1);
             if (!printed) {
                 bench_table_begin_coll(&hdr, bench_bus_factor(colls[k].bus, n));

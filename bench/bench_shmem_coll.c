@@ -237,8 +237,11 @@ int main(int argc, char **argv)
     bench_init(argc, argv, &info);
     const int n = bench_npes();
     const size_t max = bench_opt.max_size < 4 ? 4 : bench_opt.max_size;
-    bench_note("%s API on all %d PEs (%s)", TEAMS ? "OpenSHMEM 1.5 team" : "OpenSHMEM 1.4 "
-               "active-set", n, bench_impl());
+    bench_note("%s API on all %d PEs (%s)",
+               TEAMS ? "OpenSHMEM 1.5 team"
+                     : "OpenSHMEM 1.4 "
+                       "active-set",
+               n, bench_impl());
     struct call c = {0};
     c.src = shmem_malloc(max * (size_t)n);
     c.dst = shmem_malloc(max * (size_t)n);
@@ -281,11 +284,11 @@ int main(int argc, char **argv)
                  "%s (%s), %d PEs, float data; Row = bytes per PE, busbw from nccl-tests' "
                  "size; ns per call (slowest PE)",
                  colls[k].name, colls[k].call, n);
-        struct bench_table t = {colls[k].name, title, BENCH_LAT,
-                                k == C_BARRIER ? "Op" : "PerPE(B)", NULL, false};
+        struct bench_table t = {colls[k].name, title, BENCH_LAT, k == C_BARRIER ? "Op" : "PerPE(B)",
+                                NULL,          false};
         if (k == C_BARRIER) {
-            struct bench_meas m = {.name = "barrier", .body = coll_body, .arg = &c,
-                                   .timing = BENCH_TIME_MAX};
+            struct bench_meas m = {
+                .name = "barrier", .body = coll_body, .arg = &c, .timing = BENCH_TIME_MAX};
             bench_measure(&m, 1);
             bench_table_begin(&t);
             bench_table_row(&t, "barrier_all", 0, &m.stat, NULL, 0);
@@ -297,8 +300,8 @@ int main(int argc, char **argv)
                 continue;
             c.bytes = size / 4 * 4;
             uint64_t wrong = bench_sum_u64(verify(&c));
-            struct bench_meas m = {.name = colls[k].name, .body = coll_body, .arg = &c,
-                                   .timing = BENCH_TIME_MAX};
+            struct bench_meas m = {
+                .name = colls[k].name, .body = coll_body, .arg = &c, .timing = BENCH_TIME_MAX};
             bench_measure(&m, 1);
             char label[32];
             snprintf(label, sizeof(label), "%zu", c.bytes);

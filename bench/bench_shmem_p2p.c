@@ -36,7 +36,7 @@
 #define PP_MAX     (64u << 10)
 
 /* Open MPI before 4.1.5 smashes the stack in 32-bit compare-and-swap. */
-#if defined(OSHMEM_MAJOR_VERSION) && defined(OSHMEM_RELEASE_VERSION) &&                           \
+#if defined(OSHMEM_MAJOR_VERSION) && defined(OSHMEM_RELEASE_VERSION) &&                            \
     (OSHMEM_MAJOR_VERSION * 10000 + OSHMEM_MINOR_VERSION * 100 + OSHMEM_RELEASE_VERSION) < 40105
 #define SKIP_INT_CSWAP 1
 #else
@@ -232,17 +232,41 @@ static void run_rma(const struct loc *L, size_t max)
         bench_barrier();
         struct bench_meas m[R_N] = {
             [R_MEMCPY] = bench_memcpy(&mc),
-            [R_PUT] = {.name = "put", .body = put_lat_body, .arg = &a, .participants = 1},
-            [R_PUT_NBI] = {.name = "put_nbi", .body = put_nbi_lat_body, .arg = &a,
-                           .participants = 1},
-            [R_GET] = {.name = "get", .body = get_lat_body, .arg = &a, .participants = 1},
-            [R_GET_NBI] = {.name = "get_nbi", .body = get_nbi_lat_body, .arg = &a,
-                           .participants = 1},
-            [R_PUT_BW] = {.name = "put_bw", .body = put_bw_body, .arg = &a, .participants = 1},
-            [R_PUT_NBI_BW] = {.name = "put_nbi_bw", .body = put_nbi_bw_body, .arg = &a,
-                              .participants = 1},
-            [R_GET_NBI_BW] = {.name = "get_nbi_bw", .body = get_nbi_bw_body, .arg = &a,
-                              .participants = 1},
+            [R_PUT] = {.name = "put",
+                       .body = put_lat_body,
+                       .arg = &a,
+                       .participants = 1,
+                       .target_progress = true},
+            [R_PUT_NBI] = {.name = "put_nbi",
+                           .body = put_nbi_lat_body,
+                           .arg = &a,
+                           .participants = 1,
+                           .target_progress = true},
+            [R_GET] = {.name = "get",
+                       .body = get_lat_body,
+                       .arg = &a,
+                       .participants = 1,
+                       .target_progress = true},
+            [R_GET_NBI] = {.name = "get_nbi",
+                           .body = get_nbi_lat_body,
+                           .arg = &a,
+                           .participants = 1,
+                           .target_progress = true},
+            [R_PUT_BW] = {.name = "put_bw",
+                          .body = put_bw_body,
+                          .arg = &a,
+                          .participants = 1,
+                          .target_progress = true},
+            [R_PUT_NBI_BW] = {.name = "put_nbi_bw",
+                              .body = put_nbi_bw_body,
+                              .arg = &a,
+                              .participants = 1,
+                              .target_progress = true},
+            [R_GET_NBI_BW] = {.name = "get_nbi_bw",
+                              .body = get_nbi_bw_body,
+                              .arg = &a,
+                              .participants = 1,
+                              .target_progress = true},
         };
         bench_measure(m, R_N);
         for (int k = 0; k < R_N; k++)
@@ -268,27 +292,29 @@ static void run_rma(const struct loc *L, size_t max)
         bool derived;
     } tabs[] = {
         {R_PUT, "put_latency", "putmem + quiet, ns per iteration", BENCH_LAT, 0, false},
-        {R_PUT_NBI, "put_nbi_latency", "putmem_nbi + quiet, ns per iteration", BENCH_LAT, 0,
-         false},
+        {R_PUT_NBI, "put_nbi_latency", "putmem_nbi + quiet, ns per iteration", BENCH_LAT, 0, false},
         {R_GET, "get_latency", "blocking getmem, ns per call", BENCH_LAT, 2, false},
-        {R_GET_NBI, "get_nbi_latency", "getmem_nbi + quiet, ns per iteration", BENCH_LAT, 2,
-         false},
+        {R_GET_NBI, "get_nbi_latency", "getmem_nbi + quiet, ns per iteration", BENCH_LAT, 2, false},
         {R_PUT_BW, "put_bandwidth", "back-to-back putmem, one quiet per sample", BENCH_BW, 1,
          false},
         {R_PUT_NBI_BW, "put_nbi_bandwidth", "back-to-back putmem_nbi, one quiet per sample",
          BENCH_BW, 1, false},
-        {R_GET, "get_bandwidth", "blocking getmem back to back (the get latency samples)",
-         BENCH_BW, 2, true},
+        {R_GET, "get_bandwidth", "blocking getmem back to back (the get latency samples)", BENCH_BW,
+         2, true},
         {R_GET_NBI_BW, "get_nbi_bandwidth", "back-to-back getmem_nbi, one quiet per sample",
          BENCH_BW, 2, false},
         {R_PUT_BW, "put_message_rate", "back-to-back putmem (the put bandwidth samples)",
          BENCH_RATE, 1, true},
-        {R_PUT_NBI_BW, "put_nbi_message_rate", "back-to-back putmem_nbi (the put_nbi bandwidth "
-         "samples)", BENCH_RATE, 1, true},
+        {R_PUT_NBI_BW, "put_nbi_message_rate",
+         "back-to-back putmem_nbi (the put_nbi bandwidth "
+         "samples)",
+         BENCH_RATE, 1, true},
         {R_GET, "get_message_rate", "blocking getmem (the get latency samples)", BENCH_RATE, 2,
          true},
-        {R_GET_NBI_BW, "get_nbi_message_rate", "back-to-back getmem_nbi (the get_nbi bandwidth "
-         "samples)", BENCH_RATE, 2, true},
+        {R_GET_NBI_BW, "get_nbi_message_rate",
+         "back-to-back getmem_nbi (the get_nbi bandwidth "
+         "samples)",
+         BENCH_RATE, 2, true},
     };
     for (size_t t = 0; t < sizeof(tabs) / sizeof(tabs[0]); t++) {
         char test[64], title[256];
@@ -304,8 +330,8 @@ static void run_rma(const struct loc *L, size_t max)
             uint64_t w = tabs[t].wrong == 0   ? rows[i].wrong_put
                          : tabs[t].wrong == 1 ? rows[i].wrong_bw
                                               : rows[i].wrong_get;
-            bench_table_row(&tab, NULL, rows[i].size, &rows[i].st[tabs[t].k],
-                            &rows[i].st[R_MEMCPY], w);
+            bench_table_row(&tab, NULL, rows[i].size, &rows[i].st[tabs[t].k], &rows[i].st[R_MEMCPY],
+                            w);
         }
     }
     free(a.src);
@@ -392,11 +418,11 @@ AMO_FETCHING(fadd64, long, shmem_long_atomic_fetch_add(w, v, pe), ADD_L(m, v))
 AMO_PLAIN(inc64, long, shmem_long_atomic_inc(w, pe), ADD_L(m, 1))
 AMO_FETCHING(finc64, long, shmem_long_atomic_fetch_inc(w, pe), ADD_L(m, 1))
 AMO_PLAIN(and64, ulong_t, shmem_ulong_atomic_and(w, v | (1ul << (seq % 64)), pe),
-          m & (v | (1ul << (seq % 64))))
+          m &(v | (1ul << (seq % 64))))
 AMO_PLAIN(or64, ulong_t, shmem_ulong_atomic_or(w, v, pe), m | v)
 AMO_PLAIN(xor64, ulong_t, shmem_ulong_atomic_xor(w, v, pe), m ^ v)
 AMO_FETCHING(fand64, ulong_t, shmem_ulong_atomic_fetch_and(w, v | (1ul << (seq % 64)), pe),
-             m & (v | (1ul << (seq % 64))))
+             m &(v | (1ul << (seq % 64))))
 AMO_FETCHING(for64, ulong_t, shmem_ulong_atomic_fetch_or(w, v, pe), m | v)
 AMO_FETCHING(fxor64, ulong_t, shmem_ulong_atomic_fetch_xor(w, v, pe), m ^ v)
 
@@ -411,11 +437,11 @@ AMO_FETCHING(fadd32, int, shmem_int_atomic_fetch_add(w, v, pe), ADD_I(m, v))
 AMO_PLAIN(inc32, int, shmem_int_atomic_inc(w, pe), ADD_I(m, 1))
 AMO_FETCHING(finc32, int, shmem_int_atomic_fetch_inc(w, pe), ADD_I(m, 1))
 AMO_PLAIN(and32, uint_t, shmem_uint_atomic_and(w, v | (1u << (seq % 32)), pe),
-          m & (v | (1u << (seq % 32))))
+          m &(v | (1u << (seq % 32))))
 AMO_PLAIN(or32, uint_t, shmem_uint_atomic_or(w, v, pe), m | v)
 AMO_PLAIN(xor32, uint_t, shmem_uint_atomic_xor(w, v, pe), m ^ v)
 AMO_FETCHING(fand32, uint_t, shmem_uint_atomic_fetch_and(w, v | (1u << (seq % 32)), pe),
-             m & (v | (1u << (seq % 32))))
+             m &(v | (1u << (seq % 32))))
 AMO_FETCHING(for32, uint_t, shmem_uint_atomic_fetch_or(w, v, pe), m | v)
 AMO_FETCHING(fxor32, uint_t, shmem_uint_atomic_fetch_xor(w, v, pe), m ^ v)
 
@@ -426,25 +452,25 @@ struct amo_op {
 };
 
 static const struct amo_op amo_ops[] = {
-    {"fetch64", fetch64_body, true},         {"set64", set64_body, true},
-    {"swap64", swap64_body, true},           {"compare_swap64", cswap64_body, true},
-    {"add64", add64_body, true},             {"fetch_add64", fadd64_body, true},
-    {"inc64", inc64_body, true},             {"fetch_inc64", finc64_body, true},
-    {"and64", and64_body, true},             {"or64", or64_body, true},
-    {"xor64", xor64_body, true},             {"fetch_and64", fand64_body, true},
-    {"fetch_or64", for64_body, true},        {"fetch_xor64", fxor64_body, true},
-    {"fetch32", fetch32_body, false},        {"set32", set32_body, false},
+    {"fetch64", fetch64_body, true},   {"set64", set64_body, true},
+    {"swap64", swap64_body, true},     {"compare_swap64", cswap64_body, true},
+    {"add64", add64_body, true},       {"fetch_add64", fadd64_body, true},
+    {"inc64", inc64_body, true},       {"fetch_inc64", finc64_body, true},
+    {"and64", and64_body, true},       {"or64", or64_body, true},
+    {"xor64", xor64_body, true},       {"fetch_and64", fand64_body, true},
+    {"fetch_or64", for64_body, true},  {"fetch_xor64", fxor64_body, true},
+    {"fetch32", fetch32_body, false},  {"set32", set32_body, false},
     {"swap32", swap32_body, false},
 #if SKIP_INT_CSWAP
     {"compare_swap32", NULL, false},
 #else
     {"compare_swap32", cswap32_body, false},
 #endif
-    {"add32", add32_body, false},            {"fetch_add32", fadd32_body, false},
-    {"inc32", inc32_body, false},            {"fetch_inc32", finc32_body, false},
-    {"and32", and32_body, false},            {"or32", or32_body, false},
-    {"xor32", xor32_body, false},            {"fetch_and32", fand32_body, false},
-    {"fetch_or32", for32_body, false},       {"fetch_xor32", fxor32_body, false},
+    {"add32", add32_body, false},      {"fetch_add32", fadd32_body, false},
+    {"inc32", inc32_body, false},      {"fetch_inc32", finc32_body, false},
+    {"and32", and32_body, false},      {"or32", or32_body, false},
+    {"xor32", xor32_body, false},      {"fetch_and32", fand32_body, false},
+    {"fetch_or32", for32_body, false}, {"fetch_xor32", fxor32_body, false},
 };
 #define N_AMO (sizeof(amo_ops) / sizeof(amo_ops[0]))
 
@@ -492,7 +518,11 @@ static void run_amo(const struct loc *L)
         /* latency: PE 0 -> PE 1, others parked */
         struct amo a = {.word = word, .target = npes > 1 ? 1 : 0, .quiet_each = true};
         amo_reset(L, &a, op->wide);
-        struct bench_meas m = {.name = op->name, .body = op->body, .arg = &a, .participants = 1};
+        struct bench_meas m = {.name = op->name,
+                               .body = op->body,
+                               .arg = &a,
+                               .participants = 1,
+                               .target_progress = true};
         bench_measure(&m, 1);
         lat[k] = m.stat;
         wlat[k] = amo_verify(&a, me == 0, op->wide);
@@ -626,8 +656,12 @@ static void run_pingpong(const struct loc *L)
         p.wrong = 0;
         struct bench_meas m[2] = {
             bench_raw_pingpong(),
-            {.name = "pingpong", .body = pp_body, .arg = &p, .participants = 2,
-             .timing = BENCH_TIME_ROOT, .ops_per_iter = 2},
+            {.name = "pingpong",
+             .body = pp_body,
+             .arg = &p,
+             .participants = 2,
+             .timing = BENCH_TIME_ROOT,
+             .ops_per_iter = 2},
         };
         bench_measure(m, 2);
         raw[n] = m[0].stat;

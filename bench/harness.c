@@ -377,14 +377,29 @@ static uint64_t run_once(struct bench_meas *m, uint64_t iters)
     bench_barrier();
     uint64_t e = 0;
     if (H.me >= parts) {
+#if defined(BENCH_RT_SHMEM)
+        if (m->target_progress) {
+            /* Own gate, set by PE 0's release below. */
+            shmem_int_wait_until((int *)(void *)&H.ctl->gate, SHMEM_CMP_GE, (int)gen);
+            return 0;
+        }
+#endif
         park(gen);
         return 0;
     }
     e = m->body(m->arg, iters);
     if (m->timing == BENCH_TIME_MAX && parts > 1)
         e = gather_max(e, parts);
-    if (parking && H.me == 0)
+    if (parking && H.me == 0) {
+#if defined(BENCH_RT_SHMEM)
+        if (m->target_progress) {
+            for (int pe = parts; pe < H.npes; pe++)
+                shmem_int_atomic_set((int *)(void *)&H.ctl->gate, (int)gen, pe);
+            shmem_quiet();
+        }
+#endif
         release_from(gen, parts);
+    }
     return e;
 }
 

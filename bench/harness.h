@@ -127,6 +127,11 @@ struct bench_meas {
     /* Floor for the calibrated iteration count (0: 1), for bodies whose
      * per-iteration distribution matters more than the sample's length. */
     uint64_t min_iters;
+    /* OpenSHMEM runtime only: PEs that take no part wait inside the library
+     * (shmem_int_wait_until) instead of sleeping, because an implementation
+     * may need the target to make progress (Open MPI's OSHMEM does for
+     * global variables).  Ignored by the other runtimes. */
+    bool target_progress;
     struct bench_stat stat; /* out, valid on PE 0 */
 };
 
