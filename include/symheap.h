@@ -15,9 +15,16 @@
  *   the PE(s) and the sizes involved.  No function aborts the process.
  * - Addresses: "symmetric" arguments (dest of a put, src of a get, atomic and
  *   wait targets) must lie inside the user part of the symmetric heap, i.e.
- *   inside an object returned by sym_malloc() and friends; otherwise the call
- *   fails with SYM_ERR_NOT_SYMMETRIC and nothing is transferred.  Local
- *   buffers (src of a put, dest of a get) may be any readable/writable memory.
+ *   inside an object returned by sym_malloc() and friends, or be a global or
+ *   static variable of the main executable (its .data and .bss, e.g.
+ *   `static long dest[N]`: the same variable on every PE, whatever address
+ *   PIE and ASLR gave it); otherwise the call fails with
+ *   SYM_ERR_NOT_SYMMETRIC and nothing is transferred.  Local buffers (src of
+ *   a put, dest of a get) may be any readable/writable memory.  On one host
+ *   the variables are shared memory from sym_init() to sym_finalize() (which
+ *   leaves them private again, values kept); SYMHEAP_GLOBALS selects how
+ *   peers reach them (see `symheap-info`).  Variables of shared libraries
+ *   are not symmetric.
  * - PEs are numbered 0 .. sym_n_pes()-1; any other number is SYM_ERR_INVALID_PE.
  * - Before sym_init() (and after sym_finalize()) every function fails with
  *   SYM_ERR_NOT_INITIALIZED (pointer-returning functions return NULL, int
@@ -26,10 +33,18 @@
  *   (default 60) after which it returns SYM_ERR_TIMEOUT, and a PE that dies is
  *   reported to the PEs waiting for it as SYM_ERR_PEER_LOST within about a
  *   second.
- * - Thread safety: the library is initialised once per process.  Unless a
- *   function says otherwise, calls from several threads of one PE must be
- *   serialised by the caller (OpenSHMEM's SHMEM_THREAD_SERIALIZED level).
- *   sym_strerror() and sym_last_error() are always thread-safe.
+ * - Thread safety (OpenSHMEM's SHMEM_THREAD_MULTIPLE, see sym_init_thread()):
+ *   several threads of one PE may call the one-sided functions at once: puts,
+ *   gets, single-element and strided transfers, atomics, put-with-signal,
+ *   signal fetch/wait, wait_until/test, quiet, fence, sym_ptr and the
+ *   queries.  quiet and fence order and complete the calling thread's
+ *   operations.  Collective calls are the caller's to serialise: sym_init,
+ *   sym_finalize (no other thread may use symheap or write global variables
+ *   while they run), allocation, and collectives, barriers, team calls and
+ *   point-to-point send/recv on one team (different teams from different
+ *   threads are fine).  A non-blocking collective request makes progress in
+ *   the thread that issued it, or that last called sym_wait()/sym_test() on
+ *   it.  sym_strerror() and sym_last_error() are always thread-safe.
  */
 #ifndef SYMHEAP_H
 #define SYMHEAP_H
@@ -110,6 +125,27 @@ SYM_API const char *sym_last_error(void);
  * SYM_ERR_SYSTEM.  On failure nothing stays allocated and init may be retried.
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);
+
+/* Thread levels, as OpenSHMEM's SHMEM_THREAD_*: increasing values, each
+ * allowing more than the previous one. */
+typedef enum sym_thread_level {
+    SYM_THREAD_SINGLE = 0,     /* one thread in the process */
+    SYM_THREAD_FUNNELED = 1,   /* only the thread that called sym_init */
+    SYM_THREAD_SERIALIZED = 2, /* any thread, never two at once */
+    SYM_THREAD_MULTIPLE = 3,   /* any threads at once (see "Thread safety") */
+} sym_thread_level_t;
+
+/* sym_init() for a program that announces how it uses threads.  The library
+ * supports every level up to SYM_THREAD_MULTIPLE, so *provided_p (if not
+ * NULL) receives `requested`; sym_thread_level() reports it afterwards.
+ * Errors: SYM_ERR_INVALID_ARG (requested is not a sym_thread_level_t),
+ * then those of sym_init().  Thread safety: as sym_init(). */
+SYM_API sym_status_t sym_init_thread(int requested, int *provided_p);
+
+/* The level of the current initialisation: what sym_init_thread() provided,
+ * SYM_THREAD_SINGLE after sym_init(); -1 when not initialised.
+ * Thread-safe. */
+SYM_API int sym_thread_level(void);
 
 /* Complete all outstanding operations, synchronise with all PEs (an implicit
  * barrier) and release every resource of the library.  Collective.  Even

@@ -54,6 +54,9 @@
     X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                     \
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
-      "Scatter algorithm {auto|naive|tree}")
+      "Scatter algorithm {auto|naive|tree}")                                            \
+    X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                       \
+      "How peers on this host reach global and static variables {auto|remap|cma|off}: " \
+      "remap = share the data segment (auto falls back to cross-memory attach)")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -133,6 +133,11 @@ static uint64_t object_offset(const char *op, const void *ptr)
     uint64_t off = 0;
     if (sym_sym_offset(op, "ptr", ptr, 0, -1, &off) != SYM_OK)
         return 0;
+    if (off >= sym_rt.heap_total) {
+        sym_error(SYM_ERR_INVALID_ARG, "%s: %p is a global or static variable, not an object "
+                  "from sym_malloc()", op, ptr);
+        return 0;
+    }
     if (sym_alloc_size_of(&sym_rt.alloc, off) == 0) {
         sym_error(SYM_ERR_INVALID_ARG,
                   "%s: %p is inside the symmetric heap but not the start of a live object "

@@ -19,6 +19,32 @@
 struct sym_boot;
 struct sym_job_ctrl;
 
+/* Global and static variables of the main executable (globals.c).
+ *
+ * For transports: the segment is the second symmetric region.  In the
+ * (pe, offset) space it follows the heap: offsets [off, off + len) with
+ * off == heap_total are bytes [0, len) of the segment.  Locally it lives at
+ * [addr, addr + len); PE p's copy at peer_addr[p] (differs per PE: PIE and
+ * ASLR).  len is the same on every PE (checked at init).  The ofi transport
+ * registers [addr, addr + len) as a second memory region and sends a put to
+ * offset o >= off to that region at (o - off), plus peer_addr[p] when the
+ * provider wants virtual addresses (FI_MR_VIRT_ADDR).  On shm the segment
+ * of each peer is mapped at peer_base[p] + off, so the direct path needs no
+ * special case; for PEs reached by cross-memory attach instead,
+ * sym_rt.direct_end stops at heap_total and peer_mapped[p] is false. */
+struct sym_globals {
+    uint8_t *addr;        /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
+    size_t len;           /* page multiple */
+    uint64_t link_addr;   /* link-time address, for the same-executable check */
+    uint64_t off;         /* == heap_total once connected */
+    uint64_t *peer_addr;  /* [npes] each PE's segment address */
+    bool *peer_mapped;    /* [npes] mapped after that PE's heap mapping */
+    bool remapped;        /* mine lives in a shared-memory object */
+    bool created, fd_open;
+    int fd;
+    char name[96];
+};
+
 /* ---- configuration (config.c) ------------------------------------------ */
 
 typedef struct sym_cfg_choice {
@@ -85,6 +111,9 @@ struct sym_runtime {
     char barrier_broken_msg[256];
     struct sym_alloc alloc;
     uint64_t alloc_seq;             /* collective allocation calls so far */
+    struct sym_globals globals;     /* .data/.bss: see struct sym_globals */
+    uint64_t direct_end;            /* peer_base[pe] + off is valid for off < this */
+    int thread_level;               /* sym_thread_level_t in force */
 };
 
 extern struct sym_runtime sym_rt;
@@ -109,8 +138,13 @@ static inline sym_status_t sym_check_pe(const char *op, int pe)
 sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
                                   size_t nbytes, int pe);
 
-/* Translate a symmetric address to its heap offset, checking that the whole
- * range [addr, addr + nbytes) lies in the user heap. */
+/* Outside the heap: a global or static variable (globals.c), or the error. */
+sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void *addr,
+                                 size_t nbytes, int pe, uint64_t *off_p);
+
+/* Translate a symmetric address to its offset, checking that the whole
+ * range [addr, addr + nbytes) lies in the user heap or in the global
+ * variables (offsets from heap_total on). */
 static inline sym_status_t sym_sym_offset(const char *op, const char *argname,
                                           const void *addr, size_t nbytes, int pe,
                                           uint64_t *off_p)
@@ -119,17 +153,33 @@ static inline sym_status_t sym_sym_offset(const char *op, const char *argname,
     uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
     size_t len = sym_rt.layout.user_size;
     if (__builtin_expect(a < lo || a - lo >= len || nbytes > len - (a - lo), 0))
-        return sym_check_range_slow(op, argname, addr, nbytes, pe);
+        return sym_sym_offset_slow(op, argname, addr, nbytes, pe, off_p);
     *off_p = (uint64_t)(a - (uintptr_t)sym_rt.base);
     return SYM_OK;
 }
 
-/* Direct pointer into PE `pe`'s heap at `off`, or NULL if not mapped. */
+/* Direct pointer into PE `pe`'s heap or globals at `off`, or NULL if not
+ * mapped. */
 static inline void *sym_direct(int pe, uint64_t off)
 {
     uint8_t *b = sym_rt.peer_base[pe];
-    return b ? b + off : NULL;
+    return b && off < sym_rt.direct_end ? b + off : NULL;
 }
+
+/* ---- global and static variables (globals.c) ----------------------------- */
+
+/* Find this PE's segment (before the heap is mapped: the shm transport
+ * reserves room for peers' segments after each heap mapping). */
+void sym_globals_probe(void);
+/* Collective: share my segment, map the local peers', check that every PE
+ * has the same one.  After the heaps are connected. */
+sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local);
+/* Give my variables back as private memory with their current values. */
+void sym_globals_fini(void);
+/* Cross-memory attach fallback for PEs whose segment is not mapped. */
+sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
+                             bool write);
+sym_status_t sym_globals_no_atomics(const char *op, int pe);
 
 /* ---- waiting (wait.c) -------------------------------------------------- */
 

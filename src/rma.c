@@ -229,7 +229,7 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
                                 uint64_t sig_off, uint64_t signal, sym_signal_op_t op)
 {
     uint8_t *b = sym_rt.peer_base[pe];
-    if (b) {
+    if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end) {
         if (nbytes) /* src may be NULL for a bare signal */
             memcpy(b + off, src, nbytes);
         uint64_t *sig = (uint64_t *)(b + sig_off);

@@ -33,6 +33,7 @@ static void release_all(void)
 {
     sym_requests_fini();
     sym_teams_fini();
+    sym_globals_fini();
     if (sym_rt.shm)
         sym_rt.shm->ops->fini(sym_rt.shm);
     if (sym_rt.boot)
@@ -100,6 +101,7 @@ static sym_status_t init_steps(void)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large",
                          sym_rt.cfg.heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
+    sym_globals_probe();
 
     sym_rt.peer_base = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_base));
     sym_rt.peer_tp = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_tp));
@@ -113,7 +115,8 @@ static sym_status_t init_steps(void)
     }
 
     st = shm_transport_create(boot->key, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
-                              sym_rt.cfg.heap_prealloc, &sym_rt.shm, &sym_rt.base);
+                              sym_rt.globals.len, sym_rt.cfg.heap_prealloc, &sym_rt.shm,
+                              &sym_rt.base);
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -138,6 +141,8 @@ static sym_status_t init_steps(void)
     }
     if (st == SYM_OK)
         st = shm_transport_connect(sym_rt.shm, boot, local, sym_rt.peer_base);
+    if (st == SYM_OK)
+        st = sym_globals_connect(boot, local);
     free(cards);
     free(local);
     if (st == SYM_OK)
@@ -185,6 +190,27 @@ SYM_API sym_status_t sym_init(void)
     set_state(SYM_PE_RUNNING);
     sym_rt.initialized = true;
     return SYM_OK;
+}
+
+SYM_API sym_status_t sym_init_thread(int requested, int *provided_p)
+{
+    if (requested < SYM_THREAD_SINGLE || requested > SYM_THREAD_MULTIPLE)
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_init_thread: requested thread level %d is not one of "
+                         "SYM_THREAD_SINGLE (0) .. SYM_THREAD_MULTIPLE (3)",
+                         requested);
+    sym_status_t st = sym_init();
+    if (st != SYM_OK)
+        return st;
+    sym_rt.thread_level = requested;
+    if (provided_p)
+        *provided_p = requested;
+    return SYM_OK;
+}
+
+SYM_API int sym_thread_level(void)
+{
+    return sym_rt.initialized ? sym_rt.thread_level : -1;
 }
 
 SYM_API sym_status_t sym_finalize(void)
@@ -258,7 +284,15 @@ sym_status_t sym_check_range_slow(const char *op, const char *argname, const voi
                          "%s: %s range of %zu bytes at %p runs past the end of the symmetric "
                          "heap by %zu bytes%s",
                          op, argname, nbytes, addr, nbytes - (size_t)(hi - a), target);
+    const struct sym_globals *g = &sym_rt.globals;
+    uintptr_t glo = (uintptr_t)g->addr, ghi = glo + g->len;
+    if (g->len && a >= glo && a < ghi)
+        return sym_error(SYM_ERR_NOT_SYMMETRIC,
+                         "%s: %s range of %zu bytes at %p runs past the end of the global "
+                         "variables by %zu bytes%s",
+                         op, argname, nbytes, addr, nbytes - (size_t)(ghi - a), target);
     return sym_error(SYM_ERR_NOT_SYMMETRIC,
-                     "%s: %s %p is not a symmetric address (the heap is [%p, %p))%s", op,
-                     argname, addr, (void *)lo, (void *)hi, target);
+                     "%s: %s %p is not a symmetric address (the heap is [%p, %p), global "
+                     "variables [%p, %p))%s", op, argname, addr, (void *)lo, (void *)hi,
+                     (void *)glo, (void *)ghi, target);
 }

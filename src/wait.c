@@ -68,24 +68,30 @@ static int find_lost_pe(void)
         return -1;
     }
     /* A loss is permanent; remembering it keeps repeated checks consistent
-     * even though the probe below is rate-limited. */
+     * even though the probe below is rate-limited.  Atomics: several
+     * threads of a PE may wait at once (SYM_THREAD_MULTIPLE); whichever
+     * probes first records what it found. */
     static int known_lost = -1;
-    if (known_lost >= 0 || !sym_rt.peer_pid)
-        return known_lost;
+    int lost = __atomic_load_n(&known_lost, __ATOMIC_ACQUIRE);
+    if (lost >= 0 || !sym_rt.peer_pid)
+        return lost;
     /* kill() is a system call: look at most every 100 ms. */
     static uint64_t next_probe;
     uint64_t t = now_ns();
-    if (t < next_probe)
+    uint64_t due = __atomic_load_n(&next_probe, __ATOMIC_RELAXED);
+    if (t < due || !__atomic_compare_exchange_n(&next_probe, &due, t + 100000000u, false,
+                                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return -1;
-    next_probe = t + 100000000u;
     for (int i = 0; i < sym_rt.npes; i++) {
         if (i == sym_rt.me || sym_rt.peer_pid[i] <= 0)
             continue;
         struct sym_heap_ctrl *hc = sym_rt.peer_base ? (void *)sym_rt.peer_base[i] : NULL;
         if (hc && __atomic_load_n(&hc->state, __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
             continue;
-        if (kill(sym_rt.peer_pid[i], 0) != 0 && errno == ESRCH)
-            return known_lost = i;
+        if (kill(sym_rt.peer_pid[i], 0) != 0 && errno == ESRCH) {
+            __atomic_store_n(&known_lost, i, __ATOMIC_RELEASE);
+            return i;
+        }
     }
     return -1;
 }

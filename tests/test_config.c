@@ -107,6 +107,7 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise" },
     { "SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree" },
     { "SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive" },
+    { "SYMHEAP_GLOBALS", "share", SYM_ERR_CONFIG, "remap" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 

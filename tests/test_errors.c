@@ -320,8 +320,6 @@ ParameterizedTest(int *npes, errors, invalid_pe)
 
 /* ---- addresses outside the symmetric heap ---------------------------------- */
 
-_Alignas(64) static uint8_t global_buf[256];
-
 static void fill_guard(uint8_t *p, size_t n)
 {
     memset(p, 0x5A, n);
@@ -362,7 +360,6 @@ static void not_symmetric_body(int me, int npes, void *arg)
         const char *what;
     } outside[] = {
         { on_stack, "a stack address" },
-        { global_buf, "a global" },
         { on_malloc, "a malloc address" },
         { NULL, "NULL" },
         { lo - 64, "64 bytes before the heap" },

@@ -10,6 +10,17 @@
  * Peers whose heap is mapped into this process additionally get a direct
  * base pointer in the runtime (sym_rt.peer_base), which the API uses for an
  * inline load/store path without an indirect call.
+ *
+ * Offsets from heap_total on address the owner's global variables (struct
+ * sym_globals in src/internal.h): a transport reaching remote PEs registers
+ * that segment as a second region.
+ *
+ * Threads: every op but fini may be called by several threads of the PE at
+ * once (SYM_THREAD_MULTIPLE).  shm keeps no mutable state in its ops; a
+ * transport that does (ofi: endpoint, counters, completion queues, pending
+ * counts for quiet) needs a domain opened with FI_THREAD_SAFE or its own
+ * lock around them, and quiet must cover the operations issued by the
+ * calling thread at least.
  */
 #ifndef SYM_TRANSPORT_H
 #define SYM_TRANSPORT_H

@@ -1,5 +1,6 @@
 /* request.c - non-blocking collectives as coroutines (request.h). */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,12 +61,26 @@ struct sym_request {
     ucontext_t ctx, ret;
     void *stack;
     void *fake_stack;
+    pthread_t owner; /* the thread that progresses it: see below */
     struct sym_request *next;
 };
 
-int sym_requests_pending;
+/* Threads (SYM_THREAD_MULTIPLE): the list is guarded by req_lock; a request
+ * is resumed only by its owner, the thread that issued it or last called
+ * sym_wait/sym_test on it, so a coroutine never moves between threads and
+ * a thread waiting for something else (sym_wait_until, a signal) never runs
+ * another thread's collective.  `current` is per thread: the request whose
+ * coroutine this thread is running.  Progress takes the lock with trylock:
+ * a thread that finds it taken simply polls again later. */
+int sym_requests_pending; /* atomic */
+static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sym_request *head; /* issue order */
-static struct sym_request *current;
+static _Thread_local struct sym_request *current;
+
+static inline int pending_count(void)
+{
+    return __atomic_load_n(&sym_requests_pending, __ATOMIC_ACQUIRE);
+}
 #ifdef SYM_ASAN_FIBERS
 static const void *main_stack_bottom;
 static size_t main_stack_size;
@@ -166,7 +181,7 @@ static void resume(struct sym_request *r)
     current = NULL;
     if (r->state == REQ_DONE) {
         release_stack(r);
-        sym_requests_pending--;
+        __atomic_fetch_sub(&sym_requests_pending, 1, __ATOMIC_ACQ_REL);
     }
 }
 
@@ -181,21 +196,25 @@ static bool runnable(const struct sym_request *r)
 
 void sym_requests_progress(void)
 {
-    if (!sym_requests_pending || current)
+    if (!pending_count() || current)
         return;
+    if (pthread_mutex_trylock(&req_lock) != 0)
+        return;
+    pthread_t self = pthread_self();
     for (struct sym_request *r = head; r; r = r->next) {
-        if (r->state == REQ_DONE || !runnable(r))
+        if (r->state == REQ_DONE || !pthread_equal(r->owner, self) || !runnable(r))
             continue;
         if (r->state == REQ_QUEUED && start(r) != SYM_OK) {
             r->status = sym_error(SYM_ERR_NO_MEMORY, "%s: no memory for the request's stack",
                                   r->op);
             snprintf(r->msg, sizeof(r->msg), "%s", sym_last_error());
             r->state = REQ_DONE;
-            sym_requests_pending--;
+            __atomic_fetch_sub(&sym_requests_pending, 1, __ATOMIC_ACQ_REL);
             continue;
         }
         resume(r);
     }
+    pthread_mutex_unlock(&req_lock);
 }
 
 struct team_wait {
@@ -205,10 +224,13 @@ struct team_wait {
 static bool team_idle(void *arg)
 {
     struct team_wait *w = arg;
-    for (const struct sym_request *p = head; p; p = p->next)
+    bool idle = true;
+    pthread_mutex_lock(&req_lock);
+    for (const struct sym_request *p = head; p && idle; p = p->next)
         if (p->team == w->team && p->state != REQ_DONE)
-            return false;
-    return true;
+            idle = false;
+    pthread_mutex_unlock(&req_lock);
+    return idle;
 }
 
 static void team_describe(void *arg, char *buf, size_t len)
@@ -219,7 +241,7 @@ static void team_describe(void *arg, char *buf, size_t len)
 
 sym_status_t sym_requests_drain_team(struct sym_team *team)
 {
-    if (!sym_requests_pending || current)
+    if (!pending_count() || current)
         return SYM_OK;
     struct team_wait w = { team };
     struct sym_waiter waiter = { team_idle, team_describe, &w, NULL };
@@ -230,18 +252,18 @@ sym_status_t sym_requests_drain_team(struct sym_team *team)
 static bool none_pending(void *arg)
 {
     (void)arg;
-    return sym_requests_pending == 0;
+    return pending_count() == 0;
 }
 
 static void pending_describe(void *arg, char *buf, size_t len)
 {
     (void)arg;
-    snprintf(buf, len, "%d pending non-blocking collectives to finish", sym_requests_pending);
+    snprintf(buf, len, "%d pending non-blocking collectives to finish", pending_count());
 }
 
 sym_status_t sym_requests_finish_all(const char *op)
 {
-    if (!sym_requests_pending)
+    if (!pending_count())
         return SYM_OK;
     struct sym_waiter waiter = { none_pending, pending_describe, NULL, NULL };
     return sym_wait_for(op, &waiter, 1e9);
@@ -249,11 +271,13 @@ sym_status_t sym_requests_finish_all(const char *op)
 
 static void unlink_request(struct sym_request *r)
 {
+    pthread_mutex_lock(&req_lock);
     for (struct sym_request **p = &head; *p; p = &(*p)->next)
         if (*p == r) {
             *p = r->next;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&req_lock);
 }
 
 static void request_free(struct sym_request *r)
@@ -283,9 +307,16 @@ static sym_status_t check_request(const char *op, sym_request_t *req_p)
         return st;
     if (!req_p || !*req_p)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL request", op);
-    for (struct sym_request *r = head; r; r = r->next)
-        if (r == *req_p && r->magic == REQUEST_MAGIC)
-            return SYM_OK;
+    bool found = false;
+    pthread_mutex_lock(&req_lock);
+    for (struct sym_request *r = head; r && !found; r = r->next)
+        if (r == *req_p && r->magic == REQUEST_MAGIC) {
+            r->owner = pthread_self(); /* who waits for it progresses it */
+            found = true;
+        }
+    pthread_mutex_unlock(&req_lock);
+    if (found)
+        return SYM_OK;
     return sym_error(SYM_ERR_INVALID_ARG, "%s: %p is not a pending request (already completed?)",
                      op, (void *)*req_p);
 }
@@ -342,10 +373,13 @@ SYM_API sym_status_t sym_test(sym_request_t *req_p, int *done_p)
 
 SYM_API const char *sym_request_op(sym_request_t req)
 {
+    const char *op = "invalid";
+    pthread_mutex_lock(&req_lock);
     for (struct sym_request *r = head; r; r = r->next)
         if (r == req && r->magic == REQUEST_MAGIC)
-            return r->op;
-    return "invalid";
+            op = r->op;
+    pthread_mutex_unlock(&req_lock);
+    return op;
 }
 
 /* Common part of every i-variant: check the team now (so a bad handle is
@@ -370,12 +404,15 @@ static sym_status_t issue(const char *api, struct sym_request *proto, sym_reques
     *r = *proto;
     r->magic = REQUEST_MAGIC;
     r->state = REQ_QUEUED;
+    r->owner = pthread_self();
     r->next = NULL;
+    pthread_mutex_lock(&req_lock);
     struct sym_request **tail = &head;
     while (*tail)
         tail = &(*tail)->next;
     *tail = r;
-    sym_requests_pending++;
+    __atomic_fetch_add(&sym_requests_pending, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_unlock(&req_lock);
     *req_p = r;
     sym_requests_progress(); /* start now: often it completes or gets far */
     return SYM_OK;

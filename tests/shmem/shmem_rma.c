@@ -16,7 +16,39 @@ static int round_no;
  * goes right. */
 static void next_round(void) { round_no++; }
 
+/* Global and static variables are symmetric: the same calls on them. */
+static uint64_t g_sig[64];
+
 #define RMA_TEST(T, N)                                                                       \
+    static T g_dst_##N[2 * NE], g_src_##N[NE];                                               \
+    static void globals_##N(void)                                                            \
+    {                                                                                        \
+        T loc[NE];                                                                           \
+        for (int i = 0; i < NE; i++)                                                         \
+            g_src_##N[i] = TVAL(T, me, i, 9);                                                \
+        shmem_barrier_all();                                                                 \
+        shmem_##N##_put(g_dst_##N, g_src_##N, NE, right);                                    \
+        shmem_p(&g_dst_##N[NE], TVAL(T, me, 0, 10), right);                                  \
+        shmem_iput(g_dst_##N + NE + 1, g_src_##N, 2, 1, 3, right);                           \
+        shmem_put_signal_nbi(g_dst_##N + NE + 8, g_src_##N, 4, &g_sig[round_no], 1,          \
+                             SHMEM_SIGNAL_ADD, right);                                       \
+        shmem_quiet();                                                                       \
+        shmem_signal_wait_until(&g_sig[round_no], SHMEM_CMP_EQ, 1);                          \
+        shmem_barrier_all();                                                                 \
+        for (int i = 0; i < NE; i++)                                                         \
+            CHECKF(g_dst_##N[i] == TVAL(T, left, i, 9), #N " put to a global %d", i);        \
+        CHECK(g_dst_##N[NE] == TVAL(T, left, 0, 10));                                        \
+        for (int i = 0; i < 3; i++)                                                          \
+            CHECK(g_dst_##N[NE + 1 + 2 * i] == TVAL(T, left, i, 9));                         \
+        for (int i = 0; i < 4; i++)                                                          \
+            CHECK(g_dst_##N[NE + 8 + i] == TVAL(T, left, i, 9));                             \
+        shmem_get(loc, g_src_##N, NE, right);                                                \
+        for (int i = 0; i < NE; i++)                                                         \
+            CHECKF(loc[i] == TVAL(T, right, i, 9), #N " get from a global %d", i);           \
+        CHECK(shmem_##N##_g(&g_src_##N[3], right) == TVAL(T, right, 3, 9));                  \
+        round_no++;                                                                          \
+        shmem_barrier_all();                                                                 \
+    }                                                                                        \
     static void test_##N(void)                                                               \
     {                                                                                        \
         T *dst = shmem_calloc(4 * NE, sizeof(T));                                            \
@@ -242,7 +274,7 @@ int main(void)
     left = (me + npes - 1) % npes;
     sig = shmem_calloc(64, sizeof(uint64_t));
     CHECK(sig);
-#define RUN(T, N) test_##N();
+#define RUN(T, N) test_##N(); globals_##N();
     TEST_RMA_TYPES(RUN)
     test_sized();
     test_team_ctx();

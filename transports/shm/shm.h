@@ -21,9 +21,11 @@ struct sym_boot;
 
 /* Create and map this PE's heap object of `heap_len` bytes (zero-filled;
  * with `prealloc`, its memory is reserved now so exhaustion is reported
- * here).  Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
+ * here).  Every heap mapping (mine and peers') is followed by `data_len`
+ * reserved bytes where the owner's global variables get mapped (globals.c).
+ * Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
 sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
-                                  bool prealloc, struct sym_transport **tp_p,
+                                  size_t data_len, bool prealloc, struct sym_transport **tp_p,
                                   uint8_t **base_p);
 
 /* Map the heap of every peer with local[pe] set (all PEs if local is NULL)

@@ -18,10 +18,12 @@ void shm_object_name(char *buf, size_t len, const char *key, int pe)
 }
 
 /* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
- * range, place the mapping at its aligned start, return the slack. */
-static void *map_aligned(int fd, size_t len)
+ * range, place the mapping at its aligned start, return the slack but the
+ * `extra` bytes after the mapping, kept reserved (inaccessible) for the
+ * owner's global variables. */
+static void *map_aligned(int fd, size_t len, size_t extra)
 {
-    size_t span = len + SYM_HEAP_BASE_ALIGN;
+    size_t span = len + extra + SYM_HEAP_BASE_ALIGN;
     uint8_t *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED)
         return MAP_FAILED;
@@ -33,14 +35,15 @@ static void *map_aligned(int fd, size_t len)
     }
     if ((uint8_t *)a > r)
         munmap(r, (size_t)((uint8_t *)a - r));
-    size_t tail = (size_t)(r + span - ((uint8_t *)a + len));
+    size_t tail = (size_t)(r + span - ((uint8_t *)a + len + extra));
     if (tail)
-        munmap((uint8_t *)a + len, tail);
+        munmap((uint8_t *)a + len + extra, tail);
     return p;
 }
 
 sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
-                                  bool prealloc, struct sym_transport **tp_p, uint8_t **base_p)
+                                  size_t data_len, bool prealloc, struct sym_transport **tp_p,
+                                  uint8_t **base_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
     uint8_t **pb = calloc((size_t)npes, sizeof(*pb));
@@ -53,6 +56,7 @@ sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap
     t->me = me;
     t->npes = npes;
     t->heap_len = heap_len;
+    t->data_len = data_len;
     t->peer_base = pb;
     shm_object_name(t->name, sizeof(t->name), key, me);
 
@@ -73,7 +77,7 @@ sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap
                        heap_len, me, strerror(rc));
         goto fail_unlink;
     }
-    void *base = map_aligned(fd, heap_len);
+    void *base = map_aligned(fd, heap_len, data_len);
     if (base == MAP_FAILED) {
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
                        strerror(errno));
@@ -112,7 +116,7 @@ static sym_status_t map_peer(struct shm_transport *t, const char *key, int pe)
                          "(%lld bytes, expected %zu): refusing to map it",
                          pe, name, (long long)st.st_size, t->heap_len);
     }
-    void *p = map_aligned(fd, t->heap_len);
+    void *p = map_aligned(fd, t->heap_len, t->data_len);
     int err = errno;
     close(fd);
     if (p == MAP_FAILED)
@@ -147,7 +151,7 @@ void shm_transport_release(struct shm_transport *t)
         shm_unlink(t->name);
     for (int pe = 0; pe < t->npes; pe++)
         if (t->peer_base[pe])
-            munmap(t->peer_base[pe], t->heap_len);
+            munmap(t->peer_base[pe], t->heap_len + t->data_len);
     free(t->peer_base);
     free(t);
 }

@@ -1,6 +1,7 @@
 /* shm_ops.c - data movement on mapped heaps: the shm ops table. */
 #include <string.h>
 
+#include "internal.h"
 #include "shm_atomic.h"
 #include "shm_private.h"
 
@@ -9,15 +10,26 @@ static inline uint8_t *at(struct sym_transport *tp, int pe, uint64_t off)
     return ((struct shm_transport *)tp)->peer_base[pe] + off;
 }
 
+/* Offsets from heap_len on are the owner's global variables (globals.c);
+ * those of a PE whose segment is not mapped go through cross-memory attach. */
+static inline bool by_cma(struct sym_transport *tp, int pe, uint64_t off)
+{
+    return off >= ((struct shm_transport *)tp)->heap_len && !sym_rt.globals.peer_mapped[pe];
+}
+
 static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t n)
 {
+    if (__builtin_expect(by_cma(tp, pe, off), 0))
+        return sym_globals_cma("sym_put", pe, off, (void *)src, n, true);
     memcpy(at(tp, pe, off), src, n);
     return SYM_OK;
 }
 
 static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
 {
+    if (__builtin_expect(by_cma(tp, pe, off), 0))
+        return sym_globals_cma("sym_get", pe, off, dst, n, false);
     memcpy(dst, at(tp, pe, off), n);
     return SYM_OK;
 }
@@ -26,7 +38,15 @@ static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t of
                                    const void *src, size_t n, uint64_t sig_off, uint64_t signal,
                                    sym_signal_op_t op)
 {
-    memcpy(at(tp, pe, off), src, n);
+    if (by_cma(tp, pe, sig_off))
+        return sym_globals_no_atomics("sym_put_signal", pe);
+    if (by_cma(tp, pe, off)) {
+        sym_status_t st = sym_globals_cma("sym_put_signal", pe, off, (void *)src, n, true);
+        if (st != SYM_OK)
+            return st;
+    } else {
+        memcpy(at(tp, pe, off), src, n);
+    }
     /* Release: the data stores above become visible before the signal. */
     uint64_t *sig = (uint64_t *)at(tp, pe, sig_off);
     if (op == SYM_SIGNAL_ADD)
@@ -40,6 +60,8 @@ static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, s
                                size_t width, uint64_t operand, uint64_t compare,
                                uint64_t *fetched_p)
 {
+    if (by_cma(tp, pe, off))
+        return sym_globals_no_atomics("sym_atomic", pe);
     uint64_t old = shm_amo(at(tp, pe, off), op, width, operand, compare);
     if (fetched_p)
         *fetched_p = old;
@@ -68,7 +90,8 @@ static sym_status_t shm_fence(struct sym_transport *tp)
 
 static void *shm_ptr(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return ((struct shm_transport *)tp)->peer_base[pe] ? at(tp, pe, off) : NULL;
+    return ((struct shm_transport *)tp)->peer_base[pe] && !by_cma(tp, pe, off) ? at(tp, pe, off)
+                                                                                 : NULL;
 }
 
 static sym_status_t shm_progress(struct sym_transport *tp)

@@ -11,6 +11,7 @@ struct shm_transport {
     int me;
     int npes;
     size_t heap_len;
+    size_t data_len;     /* reserved after each heap mapping: globals.c */
     uint8_t **peer_base; /* [npes], mine included once connected */
     char name[96];       /* my object's name */
     bool unlinked;

@@ -1,0 +1,414 @@
+/*
+ * globals.c - the main executable's global and static variables (.data and
+ * .bss) are symmetric objects, as OpenSHMEM requires.
+ *
+ * Offsets: the segment follows the heap in the (PE, offset) space every
+ * transport speaks: byte i of the segment is offset heap_total + i.  The
+ * segment's link-time layout is the same in every PE running the same
+ * executable; only its load address differs (PIE, ASLR), so the offset of a
+ * variable is the same everywhere.
+ *
+ * On one host (shm) the segment is made shared with zero copy: at sym_init
+ * its current contents are copied into a shared-memory object which is then
+ * mapped MAP_FIXED | MAP_SHARED over the segment itself, so the program
+ * keeps using its variables at their usual addresses.  Every peer maps that
+ * object right after its mapping of the owner's heap (the shm transport
+ * reserves the room), so `peer_base[pe] + off` stays the one direct path for
+ * heap and globals alike; this PE maps its own object there too, an alias of
+ * the segment.  Objects follow the heaps' rules: O_EXCL, mode 0600, named
+ * after uid and job key, unlinked as soon as every PE mapped them.
+ *
+ * At sym_finalize (and in a child forked by a PE) the segment becomes
+ * private anonymous memory again holding the same values.
+ *
+ * Fallback, cross-memory attach (process_vm_readv/writev): used for a PE
+ * whose segment could not be remapped (no room in /dev/shm, mmap refused),
+ * or for every PE with SYMHEAP_GLOBALS=cma.  Puts and gets then cost a
+ * system call; atomics and signals on such a PE's globals are not available
+ * (the kernel's copy is not atomic) and fail with SYM_ERR_UNAVAILABLE.
+ *
+ * Limits: only the main executable's segment (not shared libraries'); the
+ * remap copies the segment, so no other thread of the process may write
+ * globals while sym_init or sym_finalize runs.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "launch/job.h"
+
+/* What every PE tells the others about its segment. */
+struct globals_card {
+    uint64_t len;
+    uint64_t link_addr; /* link-time address: equal in equal executables */
+    uint64_t addr;      /* load address in that PE */
+    int32_t remapped;   /* its object exists and may be mapped */
+    int32_t pad;
+};
+
+struct probe {
+    uintptr_t lo, hi, bias;
+};
+
+static uintptr_t page_down(uintptr_t x)
+{
+    return x & ~(uintptr_t)(SYM_PAGE - 1);
+}
+
+static uintptr_t page_up(uintptr_t x)
+{
+    return page_down(x + SYM_PAGE - 1);
+}
+
+/* The first object dl_iterate_phdr reports is the main program.  Its last
+ * writable PT_LOAD holds .data and .bss; the pages the dynamic linker made
+ * read-only after relocation (PT_GNU_RELRO) are left out. */
+static int probe_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct probe *p = arg;
+    const ElfW(Phdr) *w = NULL;
+    uintptr_t relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz)
+            w = ph;
+        else if (ph->p_type == PT_GNU_RELRO)
+            relro_end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    if (w) {
+        uintptr_t lo = page_down(info->dlpi_addr + w->p_vaddr);
+        uintptr_t hi = page_up(info->dlpi_addr + w->p_vaddr + w->p_memsz);
+        if (relro_end > lo && page_down(relro_end) > lo)
+            lo = page_down(relro_end);
+        if (lo < hi) {
+            p->lo = lo;
+            p->hi = hi;
+            p->bias = info->dlpi_addr;
+        }
+    }
+    return 1;
+}
+
+void sym_globals_probe(void)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    g->addr = NULL;
+    g->len = 0;
+    if (strcmp(sym_rt.cfg.globals.s, "off") == 0)
+        return;
+    struct probe p = { 0, 0, 0 };
+    dl_iterate_phdr(probe_cb, &p);
+    if (p.hi > p.lo) {
+        g->addr = (uint8_t *)p.lo;
+        g->len = p.hi - p.lo;
+        g->link_addr = p.lo - p.bias;
+    }
+}
+
+/* mmap/mremap straight to the kernel: a sanitizer's interceptor would treat
+ * the remapped segment as fresh memory and reset its bookkeeping for it,
+ * but the bytes (the sanitizer runtime's own state among them, when it is
+ * linked into the executable) are the same before and after. */
+static void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd)
+{
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, (off_t)0);
+}
+
+static void *raw_mremap(void *old, size_t len, void *to)
+{
+    return (void *)syscall(SYS_mremap, old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+}
+
+/* Copy the segment without memcpy and without sanitizer instrumentation.
+ * Under ThreadSanitizer the runtime's own state lives in the segment and an
+ * intercepted copy updates it while it is being copied (those updates would
+ * then be lost); under AddressSanitizer the redzones between globals must be
+ * read too.  The empty asm keeps the compiler from turning the loop back
+ * into a memcpy call. */
+#define SYM_NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+
+SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t len)
+{
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *s = (const uint64_t *)src;
+    for (size_t i = 0; i < len / 8; i++) {
+        d[i] = s[i];
+        __asm__ volatile("" ::: "memory");
+    }
+}
+
+SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    for (size_t i = 0; i < SYM_PAGE / 8; i++)
+        if (w[i])
+            return false;
+    return true;
+}
+
+static void object_name(char *buf, size_t len, const char *key, int pe)
+{
+    snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-data%d", (unsigned)getuid(), key, pe);
+}
+
+/* Turn [addr, addr + len) back into private anonymous memory holding the
+ * same bytes.  mremap replaces the shared pages in one step. */
+static int privatize(uint8_t *addr, size_t len)
+{
+    uint8_t *tmp = raw_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+    if (tmp == MAP_FAILED)
+        return -1;
+    raw_copy(tmp, addr, len);
+    if (raw_mremap(tmp, len, addr) == MAP_FAILED) {
+        syscall(SYS_munmap, tmp, len);
+        return -1;
+    }
+    return 0;
+}
+
+/* A child forked by a PE must not share its parent's variables. */
+static void atfork_child(void)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    if (g->remapped && privatize(g->addr, g->len) == 0)
+        g->remapped = false;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* Create my object, copy the segment into it and map it over the segment.
+ * On failure the segment is untouched and the caller falls back to CMA. */
+static sym_status_t remap_mine(const char *key)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    object_name(g->name, sizeof(g->name), key, sym_rt.me);
+    int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0)
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
+                         "%s", g->name, sym_rt.me, strerror(errno));
+    g->created = true;
+    int rc = sym_rt.cfg.heap_prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
+                                      : (ftruncate(fd, (off_t)g->len) ? errno : 0);
+    uint8_t *tmp = MAP_FAILED;
+    if (rc == 0)
+        tmp = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED) {
+        int err = rc ? rc : errno;
+        close(fd);
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: cannot back PE %d's %zu bytes of global "
+                         "variables in /dev/shm: %s", sym_rt.me, g->len, strerror(err));
+    }
+    /* Untouched .bss pages read as the zero page: skipping them keeps the
+     * object from allocating memory for them. */
+    for (size_t o = 0; o < g->len; o += SYM_PAGE)
+        if (!page_is_zero(g->addr + o))
+            raw_copy(tmp + o, g->addr + o, SYM_PAGE);
+    /* From here to the mmap below, a store to a global by another thread
+     * would be lost: sym_init's documented precondition. */
+    void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
+    int err = errno;
+    munmap(tmp, g->len);
+    if (p == MAP_FAILED) {
+        /* MAP_FIXED failing leaves the old mapping in place. */
+        close(fd);
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot map PE %d's global variables over "
+                         "themselves at %p: %s", sym_rt.me, (void *)g->addr, strerror(err));
+    }
+    g->fd = fd;
+    g->fd_open = true;
+    g->remapped = true;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_atfork);
+    return SYM_OK;
+}
+
+/* Map PE `pe`'s object at `at` (inside the room reserved after its heap). */
+static sym_status_t map_peer(int pe, const char *key, uint8_t *at)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    char name[96];
+    int fd;
+    if (pe == sym_rt.me) {
+        fd = g->fd;
+    } else {
+        object_name(name, sizeof(name), key, pe);
+        fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0)
+            return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's global variables %s: "
+                             "%s", pe, name, strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != g->len) {
+            close(fd);
+            return sym_error(SYM_ERR_BOOTSTRAP, "sym_init: PE %d's global variables %s have the "
+                             "wrong owner or size (%lld bytes, expected %zu): refusing to map "
+                             "them", pe, name, (long long)st.st_size, g->len);
+        }
+    }
+    void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
+    int err = errno;
+    if (pe != sym_rt.me)
+        close(fd);
+    if (p == MAP_FAILED)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
+                         strerror(err));
+    return SYM_OK;
+}
+
+sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    int npes = sym_rt.npes;
+    g->off = sym_rt.heap_total;
+    sym_rt.direct_end = sym_rt.heap_total;
+    g->peer_addr = calloc((size_t)npes, sizeof(*g->peer_addr));
+    g->peer_mapped = calloc((size_t)npes, sizeof(*g->peer_mapped));
+    struct globals_card *cards = calloc((size_t)npes, sizeof(*cards));
+    if (!g->peer_addr || !g->peer_mapped || !cards) {
+        free(cards);
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
+    }
+    bool want_remap = g->len && strcmp(sym_rt.cfg.globals.s, "cma") != 0;
+    sym_status_t rst = want_remap ? remap_mine(boot->key) : SYM_OK;
+    if (rst != SYM_OK) {
+        if (strcmp(sym_rt.cfg.globals.s, "remap") == 0) {
+            /* Forced: the recorded error is the answer.  Peers learn of
+             * this PE's failure from the bootstrap. */
+            free(cards);
+            return rst;
+        }
+        sym_debug("global variables: %s; peers reach them by cross-memory attach",
+                  sym_last_error());
+        if (g->created) {
+            shm_unlink(g->name);
+            g->created = false;
+        }
+    }
+    if (g->len && !g->remapped) /* CMA needs ptrace rights under Yama */
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    struct globals_card mine = { g->len, g->link_addr, (uint64_t)(uintptr_t)g->addr,
+                                 g->remapped, 0 };
+    sym_status_t st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
+    for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
+        if (cards[pe].len != g->len || cards[pe].link_addr != g->link_addr)
+            st = sym_error(SYM_ERR_BOOTSTRAP,
+                           "sym_init: PE %d's global and static variables (%llu bytes linked at "
+                           "0x%llx) differ from PE %d's (%zu bytes at 0x%llx): every PE must run "
+                           "the same executable with the same SYMHEAP_GLOBALS",
+                           pe, (unsigned long long)cards[pe].len,
+                           (unsigned long long)cards[pe].link_addr, sym_rt.me, g->len,
+                           (unsigned long long)g->link_addr);
+        g->peer_addr[pe] = cards[pe].addr;
+    }
+    bool all_mapped = true;
+    for (int pe = 0; st == SYM_OK && g->len && pe < npes; pe++) {
+        if (local && !local[pe])
+            continue; /* another host: its transport reaches the segment */
+        if (!cards[pe].remapped || !sym_rt.peer_base[pe]) {
+            all_mapped = false;
+            continue;
+        }
+        st = map_peer(pe, boot->key, sym_rt.peer_base[pe] + sym_rt.heap_total);
+        g->peer_mapped[pe] = st == SYM_OK;
+    }
+    free(cards);
+    if (st == SYM_OK)
+        st = boot->ops->barrier(boot, "sym_init (waiting for peers to map global variables)");
+    /* Mapped by all (or failed): the name has served its purpose. */
+    if (g->created) {
+        shm_unlink(g->name);
+        g->created = false;
+    }
+    if (g->fd_open) {
+        close(g->fd);
+        g->fd_open = false;
+    }
+    if (st != SYM_OK)
+        return st;
+    if (all_mapped)
+        sym_rt.direct_end = sym_rt.heap_total + g->len;
+    sym_debug("global variables: %zu bytes at %p (offsets %llu..), %s", g->len, (void *)g->addr,
+              (unsigned long long)g->off,
+              !g->len ? "none" : all_mapped ? "shared (remapped)" : "cross-memory attach for some PEs");
+    return SYM_OK;
+}
+
+void sym_globals_fini(void)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    if (g->created)
+        shm_unlink(g->name);
+    if (g->fd_open)
+        close(g->fd);
+    /* The peers' mappings (and my alias) go with the heap reservations. */
+    if (g->remapped && privatize(g->addr, g->len) != 0)
+        sym_debug("sym_finalize: could not make global variables private again: %s",
+                  strerror(errno));
+    g->remapped = false;
+    free(g->peer_addr);
+    free(g->peer_mapped);
+    memset(g, 0, sizeof(*g));
+}
+
+sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void *addr,
+                                 size_t nbytes, int pe, uint64_t *off_p)
+{
+    const struct sym_globals *g = &sym_rt.globals;
+    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)g->addr;
+    if (sym_rt.initialized && g->len && a >= lo && a - lo < g->len && nbytes <= g->len - (a - lo)) {
+        *off_p = g->off + (a - lo);
+        return SYM_OK;
+    }
+    return sym_check_range_slow(op, argname, addr, nbytes, pe);
+}
+
+/* Cross-memory attach: copy between buf and PE `pe`'s segment at `off`. */
+sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
+                             bool write)
+{
+    const struct sym_globals *g = &sym_rt.globals;
+    uint8_t *remote = (uint8_t *)(uintptr_t)g->peer_addr[pe] + (off - g->off);
+    size_t done = 0;
+    while (done < n) {
+        struct iovec l = { (uint8_t *)buf + done, n - done };
+        struct iovec r = { remote + done, n - done };
+        ssize_t k = write ? process_vm_writev(sym_rt.peer_pid[pe], &l, 1, &r, 1, 0)
+                          : process_vm_readv(sym_rt.peer_pid[pe], &l, 1, &r, 1, 0);
+        if (k <= 0)
+            return sym_error(k < 0 && errno == EPERM ? SYM_ERR_UNAVAILABLE : SYM_ERR_TRANSPORT,
+                             "%s: cross-memory %s of %zu bytes of PE %d's global variables "
+                             "(pid %d, %p): %s%s",
+                             op, write ? "write" : "read", n, pe, sym_rt.peer_pid[pe],
+                             (void *)(remote + done), k < 0 ? strerror(errno) : "no progress",
+                             k < 0 && errno == EPERM ? " (ptrace restrictions: see "
+                             "kernel.yama.ptrace_scope)" : "");
+        done += (size_t)k;
+    }
+    if (write)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before any later signal store */
+    return SYM_OK;
+}
+
+sym_status_t sym_globals_no_atomics(const char *op, int pe)
+{
+    return sym_error(SYM_ERR_UNAVAILABLE,
+                     "%s: PE %d's global variables are reached by cross-memory attach "
+                     "(its data segment could not be shared, or SYMHEAP_GLOBALS=cma): atomics "
+                     "and signals on them are not available; use the symmetric heap",
+                     op, pe);
+}

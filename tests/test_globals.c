@@ -1,0 +1,363 @@
+/* test_globals.c - global and static variables (.data and .bss of the
+ * executable) as targets of puts, gets, atomics, signals and waits through
+ * the native API, at 1..8 PEs; finalize leaves them intact and nothing
+ * mapped; SYMHEAP_GLOBALS=cma (cross-memory attach); a PE with a different
+ * data segment is refused.  Built twice: as a PIE and as a non-PIE. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define N 1000
+
+/* .data (non-zero initialisers) and .bss, static and external linkage. */
+static int64_t s_data[N] = { 7, 11, 13 };
+static const int64_t s_data_init[3] = { 7, 11, 13 };
+int64_t g_bss[N];
+static uint8_t s_bytes[4099];
+uint64_t g_counter;
+static uint32_t s_counter32;
+static uint64_t s_sig;
+static uint64_t s_sigbuf[64];
+int32_t g_flag;
+static uint64_t s_strided[3 * 64];
+static uint16_t s_small = 0x1234;
+static int s_initialized_int = 424242;
+
+static int64_t val(int pe, size_t i)
+{
+    return (int64_t)pe * 1000003 + (int64_t)i * 31 - 5;
+}
+
+static uint8_t byte_of(int pe, size_t i)
+{
+    return (uint8_t)(pe * 37 + i * 3 + (i >> 7));
+}
+
+static void globals_body(int me, int n, void *arg)
+{
+    (void)arg;
+    int right = (me + 1) % n, left = (me - 1 + n) % n;
+    /* The remap preserved what .data held and stdio still works. */
+    PE_ASSERT(s_initialized_int == 424242 && s_small == 0x1234, "initialised globals changed "
+              "by sym_init: %d %x", s_initialized_int, s_small);
+    PE_ASSERT(memcmp(s_data, s_data_init, sizeof(s_data_init)) == 0, "s_data lost its initialiser");
+    fprintf(stderr, "%s", ""); /* stdio state lives in .data/.bss too */
+
+    /* addressability */
+    PE_ASSERT(sym_addr_accessible(&s_data[5], right) == 1, "static array not accessible");
+    PE_ASSERT(sym_addr_accessible(&g_bss[N - 1], right) == 1, "global array not accessible");
+    int64_t stack_var = 0;
+    PE_ASSERT(sym_addr_accessible(&stack_var, right) == 0, "a stack variable is accessible");
+    PE_FAILS_WITH(sym_put(&g_bss[N - 1], &stack_var, 4096 * 1024, right), SYM_ERR_NOT_SYMMETRIC);
+
+    /* put (blocking and nbi) into the right neighbour, get from the left */
+    int64_t buf[N];
+    for (size_t i = 0; i < N; i++)
+        buf[i] = val(me, i);
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_put(g_bss, buf, sizeof(buf), right));
+    PE_OK(sym_put_nbi(s_data, buf, sizeof(buf), right));
+    PE_OK(sym_quiet());
+    PE_OK(sym_barrier_all());
+    for (size_t i = 0; i < N; i++) {
+        PE_ASSERT(g_bss[i] == val(left, i), "g_bss[%zu] = %lld, expected %lld", i,
+                  (long long)g_bss[i], (long long)val(left, i));
+        PE_ASSERT(s_data[i] == val(left, i), "s_data[%zu] wrong", i);
+    }
+    int64_t got[N];
+    PE_OK(sym_get(got, g_bss, sizeof(got), right)); /* right holds my values */
+    for (size_t i = 0; i < N; i++)
+        PE_ASSERT(got[i] == val(me, i), "get g_bss[%zu] = %lld", i, (long long)got[i]);
+    memset(got, 0, sizeof(got));
+    PE_OK(sym_get_nbi(got, s_data, sizeof(got), left));
+    PE_OK(sym_quiet());
+    int left2 = (left - 1 + n) % n;
+    for (size_t i = 0; i < N; i++)
+        PE_ASSERT(got[i] == val(left2, i), "get_nbi s_data[%zu] wrong", i);
+
+    /* odd sizes, byte exact, guards untouched */
+    memset(s_bytes, 0xEE, sizeof(s_bytes));
+    uint8_t src[4097];
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = byte_of(me, i);
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_put(s_bytes + 1, src, sizeof(src), right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(s_bytes[0] == 0xEE && s_bytes[sizeof(s_bytes) - 1] == 0xEE, "guard bytes hit");
+    for (size_t i = 0; i < sizeof(src); i++)
+        PE_ASSERT(s_bytes[1 + i] == byte_of(left, i), "s_bytes[%zu] wrong", 1 + i);
+
+    /* strided */
+    uint64_t lsrc[64];
+    for (size_t i = 0; i < 64; i++)
+        lsrc[i] = (uint64_t)val(me, i);
+    memset(s_strided, 0, sizeof(s_strided));
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_iput(s_strided, lsrc, 3, 1, 8, 64, right));
+    PE_OK(sym_barrier_all());
+    for (size_t i = 0; i < 3 * 64; i++)
+        PE_ASSERT(s_strided[i] == (i % 3 == 0 ? (uint64_t)val(left, i / 3) : 0),
+                  "iput s_strided[%zu] wrong", i);
+    uint64_t lgot[128] = { 0 };
+    PE_OK(sym_iget(lgot, s_strided, 2, 3, 8, 64, right)); /* right's holds mine */
+    for (size_t i = 0; i < 128; i++)
+        PE_ASSERT(lgot[i] == (i % 2 == 0 ? (uint64_t)val(me, i / 2) : 0), "iget lgot[%zu]", i);
+
+    /* single elements */
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_p16(&s_small, (uint16_t)(0x100 + me), right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(s_small == 0x100 + left, "s_small = %x", s_small);
+    uint16_t g16 = 0;
+    PE_OK(sym_g16(&g16, &s_small, left));
+    PE_ASSERT(g16 == 0x100 + left2, "g16 = %x", g16);
+
+    /* atomics from every PE on PE 0's words: exact totals */
+    PE_OK(sym_barrier_all());
+    for (int k = 0; k <= me; k++) {
+        PE_OK(sym_atomic_add64(&g_counter, 1, 0));
+        uint32_t old;
+        PE_OK(sym_atomic_fetch_add32(&s_counter32, 2, &old, 0));
+    }
+    PE_OK(sym_barrier_all());
+    uint64_t total = 0;
+    PE_OK(sym_atomic_fetch64(&total, &g_counter, 0));
+    PE_ASSERT(total == (uint64_t)n * (n + 1) / 2, "g_counter = %llu, expected %d",
+              (unsigned long long)total, n * (n + 1) / 2);
+    uint32_t t32 = 0;
+    PE_OK(sym_atomic_fetch32(&t32, &s_counter32, 0));
+    PE_ASSERT(t32 == (uint32_t)(n * (n + 1)), "s_counter32 = %u", t32);
+    if (me == 0)
+        PE_ASSERT(g_counter == total, "PE 0's own view differs");
+    uint64_t prev = 0;
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_atomic_compare_swap64(&g_counter, total, 1000 + (uint64_t)me, &prev, 0));
+    PE_OK(sym_barrier_all());
+    uint64_t after = 0;
+    PE_OK(sym_atomic_fetch64(&after, &g_counter, 0));
+    PE_ASSERT(after >= 1000 && after < 1000 + (uint64_t)n, "cswap winner %llu",
+              (unsigned long long)after);
+    PE_ASSERT((prev == total) == (after == 1000 + (uint64_t)me), "cswap result inconsistent");
+
+    /* put-with-signal into a global, waited on with signal_wait_until */
+    for (uint64_t round = 1; round <= 5; round++) {
+        uint64_t msg[64];
+        for (size_t i = 0; i < 64; i++)
+            msg[i] = round * 1000 + (uint64_t)me * 64 + i;
+        PE_OK(sym_put_signal(s_sigbuf, msg, sizeof(msg), &s_sig, 1, SYM_SIGNAL_ADD, right));
+        uint64_t seen = 0;
+        PE_OK(sym_signal_wait_until(&s_sig, SYM_CMP_GE, round, &seen));
+        for (size_t i = 0; i < 64; i++)
+            PE_ASSERT(s_sigbuf[i] == round * 1000 + (uint64_t)left * 64 + i,
+                      "round %llu: s_sigbuf[%zu] wrong", (unsigned long long)round, i);
+        PE_OK(sym_barrier_all()); /* nobody overwrites before it was read */
+    }
+
+    /* wait_until on a global flag set by the left neighbour with an atomic */
+    PE_OK(sym_atomic_set32((uint32_t *)&g_flag, (uint32_t)(77 + me), right));
+    PE_OK(sym_wait_until_int32(&g_flag, SYM_CMP_EQ, 77 + left));
+    int ok = 0;
+    PE_OK(sym_test_int32(&g_flag, SYM_CMP_EQ, 77 + left, &ok));
+    PE_ASSERT(ok, "sym_test_int32 disagrees with the wait");
+
+    /* direct pointers: a store through sym_ptr lands in the peer's variable */
+    int64_t *peer = sym_ptr(&g_bss[3], right);
+    PE_ASSERT(peer != NULL, "sym_ptr(global, %d) is NULL", right);
+    PE_OK(sym_barrier_all());
+    *peer = -1 - me;
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(g_bss[3] == -1 - left, "store through sym_ptr: %lld", (long long)g_bss[3]);
+    PE_ASSERT(sym_ptr(&g_bss[3], me) != NULL, "sym_ptr to myself");
+    PE_OK(sym_barrier_all());
+}
+
+/* A child forked by a PE gets its own copy of the variables, not the PE's
+ * shared ones; freeing a global is refused. */
+static void fork_body(int me, int n, void *arg)
+{
+    (void)arg;
+    int right = (me + 1) % n;
+    g_bss[0] = 100 + me;
+    PE_OK(sym_barrier_all());
+    fflush(NULL);
+    pid_t pid = fork();
+    PE_ASSERT(pid >= 0, "fork");
+    if (pid == 0) {
+        int ok = g_bss[0] == 100 + me;
+        g_bss[0] = -7;
+        s_initialized_int = -7;
+        _exit(ok ? 0 : 3);
+    }
+    int ws = 0;
+    PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
+    PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the child saw wrong values (%d)", ws);
+    PE_ASSERT(g_bss[0] == 100 + me && s_initialized_int == 424242,
+              "the child's stores reached the parent: %lld %d", (long long)g_bss[0],
+              s_initialized_int);
+    /* the parent's variables are still shared with its peers */
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_p64((uint64_t *)&g_bss[1], 55 + (uint64_t)me, right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(g_bss[1] == 55 + (me - 1 + n) % n, "put after fork: %lld", (long long)g_bss[1]);
+    sym_free(g_bss);
+    PE_ASSERT(strstr(sym_last_error(), "global or static variable") != NULL, "sym_free of a "
+              "global: %s", sym_last_error());
+}
+
+Test(globals, fork_child_is_private, .timeout = 120)
+{
+    run_pes(2, fork_body, NULL);
+}
+
+ParameterizedTestParameters(globals, rma_amo_signal_wait)
+{
+    static int counts[] = HARNESS_PE_COUNTS;
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, globals, rma_amo_signal_wait, .timeout = 240)
+{
+    run_pes(*npes, globals_body, NULL);
+}
+
+/* /dev/shm objects of the library (heaps, global variables) mapped by this
+ * process; the launcher's control segment is the launcher's. */
+static int shm_mappings(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int count = 0;
+    while (fgets(line, sizeof(line), f))
+        count += strstr(line, "/dev/shm/symheap-") != NULL && !strstr(line, "-ctrl");
+    fclose(f);
+    return count;
+}
+
+/* Raw job: two init/finalize cycles; after each finalize the globals keep
+ * the values peers wrote, stay writable and private, and nothing is mapped. */
+static void finalize_body(int me, int n, void *arg)
+{
+    (void)arg;
+    s_initialized_int = 1000 + me; /* before init: must survive the remap */
+    for (int cycle = 0; cycle < 2; cycle++) {
+        PE_OK(sym_init());
+        PE_ASSERT(s_initialized_int == 1000 + me + cycle, "a pre-init value was lost");
+        int right = (me + 1) % n, left = (me - 1 + n) % n;
+        int64_t v[4] = { me, cycle, -me, 99 };
+        PE_OK(sym_put(&g_bss[10], v, sizeof(v), right));
+        PE_OK(sym_atomic_add64(&g_counter, 1, 0));
+        PE_OK(sym_barrier_all());
+        PE_ASSERT(shm_mappings() > 0, "nothing mapped while initialised?");
+        PE_OK(sym_finalize());
+        PE_ASSERT(shm_mappings() == 0, "%d /dev/shm mappings remain after sym_finalize",
+                  shm_mappings());
+        PE_ASSERT(g_bss[10] == left && g_bss[11] == cycle && g_bss[12] == -left &&
+                  g_bss[13] == 99, "globals lost their values at sym_finalize");
+        if (me == 0)
+            PE_ASSERT(g_counter == (uint64_t)n * (cycle + 1), "g_counter = %llu after cycle %d",
+                      (unsigned long long)g_counter, cycle);
+        s_initialized_int++;
+        g_bss[10] = 12345; /* still writable, and private now */
+        PE_ASSERT(g_bss[10] == 12345, "write after finalize");
+        PE_ASSERT(sym_addr_accessible(&g_bss[10], right) == 0, "accessible after finalize");
+    }
+}
+
+ParameterizedTestParameters(globals, finalize_keeps_values)
+{
+    static int counts[] = { 1, 2, 4 };
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, globals, finalize_keeps_values, .timeout = 240)
+{
+    struct pe_job job = { .npes = *npes, .body = finalize_body, .raw = true };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* Cross-memory attach: data movement works, atomics and signals on peers'
+ * globals say they are unavailable, sym_ptr gives no pointer. */
+static void cma_body(int me, int n, void *arg)
+{
+    (void)arg;
+    int right = (me + 1) % n, left = (me - 1 + n) % n;
+    int64_t buf[N];
+    for (size_t i = 0; i < N; i++)
+        buf[i] = val(me, i);
+    PE_OK(sym_put(g_bss, buf, sizeof(buf), right));
+    PE_OK(sym_barrier_all());
+    for (size_t i = 0; i < N; i++)
+        PE_ASSERT(g_bss[i] == val(left, i), "cma put: g_bss[%zu] wrong", i);
+    int64_t got[N];
+    PE_OK(sym_get(got, g_bss, sizeof(got), right));
+    for (size_t i = 0; i < N; i++)
+        PE_ASSERT(got[i] == val(me, i), "cma get: [%zu] wrong", i);
+    PE_OK(sym_p16(&s_small, (uint16_t)me, right));
+    uint64_t lsrc[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    PE_OK(sym_iput(s_strided, lsrc, 2, 1, 8, 8, right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(s_small == (uint16_t)left, "cma p16");
+    for (size_t i = 0; i < 8; i++)
+        PE_ASSERT(s_strided[2 * i] == lsrc[i], "cma iput [%zu]", i);
+    uint64_t lg[8] = { 0 };
+    PE_OK(sym_iget(lg, s_strided, 1, 2, 8, 8, left));
+    for (size_t i = 0; i < 8; i++)
+        PE_ASSERT(lg[i] == lsrc[i], "cma iget [%zu]", i);
+    if (n > 1) {
+        PE_FAILS_WITH(sym_atomic_add64(&g_counter, 1, right), SYM_ERR_UNAVAILABLE);
+        PE_ASSERT(strstr(sym_last_error(), "cross-memory") != NULL, "message: %s",
+                  sym_last_error());
+        PE_FAILS_WITH(sym_put_signal(s_sigbuf, buf, 8, &s_sig, 1, SYM_SIGNAL_SET, right),
+                      SYM_ERR_UNAVAILABLE);
+        PE_ASSERT(sym_ptr(g_bss, right) == NULL, "sym_ptr to a CMA peer's global");
+    }
+    /* heap targets and signals in the heap keep working */
+    uint64_t *sig = sym_calloc(1, 8);
+    PE_ASSERT(sig, "sym_calloc: %s", sym_last_error());
+    PE_OK(sym_put_signal(&g_bss[0], buf, 8, sig, 1, SYM_SIGNAL_ADD, right));
+    PE_OK(sym_signal_wait_until(sig, SYM_CMP_GE, 1, NULL));
+    PE_ASSERT(g_bss[0] == val(left, 0), "cma data before a heap signal");
+    PE_OK(sym_barrier_all());
+    sym_free(sig);
+}
+
+ParameterizedTestParameters(globals, cma_fallback)
+{
+    static int counts[] = { 1, 2, 4 };
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, globals, cma_fallback, .timeout = 240)
+{
+    static const char *const env[] = { "SYMHEAP_GLOBALS=cma", NULL };
+    run_pes_env(*npes, env, cma_body, NULL);
+}
+
+/* PE 0 declares no globals (SYMHEAP_GLOBALS=off), PE 1 does: the segments
+ * differ, as with two different executables, and init says so on both. */
+static void mismatch_body(int me, int n, void *arg)
+{
+    (void)n;
+    (void)arg;
+    setenv("SYMHEAP_GLOBALS", me == 0 ? "off" : "auto", 1);
+    PE_FAILS_WITH(sym_init(), SYM_ERR_BOOTSTRAP);
+    PE_ASSERT(strstr(sym_last_error(), "same executable") != NULL, "message: %s",
+              sym_last_error());
+}
+
+Test(globals, different_segments_refused, .timeout = 120)
+{
+    struct pe_job job = { .npes = 2, .body = mismatch_body, .raw = true };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
