@@ -90,12 +90,56 @@ uint64_t bench_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- the runtime underneath (see bench_rt.h) ------------------------------ */
+
+static bool rt_up;
+static char rt_impl[160];
+
+const char *bench_impl(void)
+{
+    return rt_impl;
+}
+
+static void rt_global_exit(int status)
+{
+#if defined(BENCH_RT_SHMEM)
+    shmem_global_exit(status);
+#elif defined(BENCH_RT_MPI)
+    MPI_Abort(MPI_COMM_WORLD, status);
+#else
+    sym_global_exit(status);
+#endif
+    exit(status);
+}
+
+#ifdef BENCH_RT_SYM
 void bench_fail(const char *what, sym_status_t st)
 {
     fprintf(stderr, "%s: PE %d: %s failed: %s: %s\n", H.info ? H.info->name : "bench", H.me, what,
             sym_status_name(st), sym_last_error());
     fflush(stderr);
     sym_global_exit(1);
+    exit(1);
+}
+#endif
+
+static void vdie(const char *fmt, va_list ap) __attribute__((noreturn));
+static void vdie(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: PE %d: ", H.info ? H.info->name : "bench", H.me);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    if (rt_up)
+        rt_global_exit(1);
+    exit(1);
+}
+
+void bench_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(fmt, ap);
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -103,53 +147,141 @@ static void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: PE %d: ", H.info ? H.info->name : "bench", H.me);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-    if (sym_initialized())
-        sym_global_exit(1);
-    exit(1);
+    vdie(fmt, ap);
+}
+
+#if defined(BENCH_RT_SHMEM)
+/* uint64_t is unsigned long on the LP64 targets OpenSHMEM 1.4 runs on; the
+ * typed AMOs of 1.4 have long but no uint64. */
+_Static_assert(sizeof(long) == 8, "the shmem harness needs a 64-bit long");
+#define RT_L(p) ((long *)(void *)(p))
+#endif
+
+#ifndef BENCH_RT_MPI
+static void rt_set64(uint64_t *w, uint64_t v, int pe)
+{
+#if defined(BENCH_RT_SHMEM)
+    shmem_long_atomic_set(RT_L(w), (long)v, pe);
+#else
+    BENCH_OK(sym_atomic_set64(w, v, pe));
+#endif
+}
+
+static void rt_add64(uint64_t *w, uint64_t v, int pe)
+{
+#if defined(BENCH_RT_SHMEM)
+    shmem_long_atomic_add(RT_L(w), (long)v, pe);
+#else
+    BENCH_OK(sym_atomic_add64(w, v, pe));
+#endif
+}
+#endif
+
+static int rt_finalize(void)
+{
+    rt_up = false;
+#if defined(BENCH_RT_SHMEM)
+    shmem_finalize();
+#elif defined(BENCH_RT_MPI)
+    MPI_Finalize();
+#else
+    if (sym_finalize() != SYM_OK) {
+        fprintf(stderr, "%s: PE %d: sym_finalize: %s\n", H.info ? H.info->name : "bench", H.me,
+                sym_last_error());
+        return 1;
+    }
+#endif
+    return 0;
 }
 
 /* ---- small collectives ----------------------------------------------------- */
 
 void bench_barrier(void)
 {
+#if defined(BENCH_RT_SHMEM)
+    shmem_barrier_all();
+#elif defined(BENCH_RT_MPI)
+    MPI_Barrier(MPI_COMM_WORLD);
+#else
     BENCH_OK(sym_barrier_all());
+#endif
 }
 
 uint64_t bench_bcast_u64(uint64_t v)
 {
+#if defined(BENCH_RT_MPI)
+    MPI_Bcast(&v, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    return v;
+#else
     if (H.me == 0)
         for (int pe = 0; pe < H.npes; pe++)
-            BENCH_OK(sym_atomic_set64(&H.ctl->bcast, v, pe));
+            rt_set64(&H.ctl->bcast, v, pe);
     bench_barrier();
     uint64_t r = __atomic_load_n(&H.ctl->bcast, __ATOMIC_ACQUIRE);
     /* Nobody may overwrite the word before everyone has read it. */
     bench_barrier();
     return r;
+#endif
 }
 
 uint64_t bench_sum_u64(uint64_t v)
 {
+#if defined(BENCH_RT_MPI)
+    uint64_t total = 0;
+    MPI_Allreduce(&v, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+#else
     if (v)
-        BENCH_OK(sym_atomic_add64(&H.ctl->sum, v, 0));
+        rt_add64(&H.ctl->sum, v, 0);
     bench_barrier();
     uint64_t total = 0;
     if (H.me == 0)
         total = __atomic_exchange_n(&H.ctl->sum, 0, __ATOMIC_ACQ_REL);
     return bench_bcast_u64(total);
+#endif
 }
 
 /* ---- parking PEs that do not take part in a sample -------------------------- */
 
+#ifdef BENCH_RT_SYM
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
+#endif
 
+#if defined(BENCH_RT_MPI)
+#define RT_TAG_GATE    7301
+#define RT_TAG_ELAPSED 7302
+
+/* MPI's blocking calls busy-poll, which would take a core from the
+ * measurement: poll a receive with short sleeps instead. */
+static void park(uint32_t gen)
+{
+    const uint64_t give_up = bench_now_ns() + 600ull * 1000000000u;
+    uint32_t v = 0;
+    MPI_Request rq;
+    MPI_Irecv(&v, 1, MPI_UINT32_T, 0, RT_TAG_GATE, MPI_COMM_WORLD, &rq);
+    for (;;) {
+        int done = 0;
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        if (bench_now_ns() > give_up)
+            die("parked for 600 s waiting for PE 0 (want gate %u)", gen);
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+    }
+    if (v != gen)
+        die("parked: PE 0 released gate %u, expected %u", v, gen);
+}
+
+static void release_from(uint32_t gen, int first)
+{
+    for (int pe = first; pe < H.npes; pe++)
+        MPI_Send(&gen, 1, MPI_UINT32_T, pe, RT_TAG_GATE, MPI_COMM_WORLD);
+}
+#else
 static void park(uint32_t gen)
 {
     const uint64_t give_up = bench_now_ns() + 600ull * 1000000000u;
@@ -157,26 +289,76 @@ static void park(uint32_t gen)
         uint32_t v;
         if (H.gate)
             v = __atomic_load_n(H.gate, __ATOMIC_ACQUIRE);
+#if defined(BENCH_RT_SHMEM)
+        else
+            v = (uint32_t)shmem_int_atomic_fetch((int *)(void *)&H.ctl->gate, 0);
+#else
         else
             BENCH_OK(sym_atomic_fetch32(&v, &H.ctl->gate, 0));
+#endif
         if ((int32_t)(v - gen) >= 0)
             return;
         if (bench_now_ns() > give_up)
             die("parked for 600 s waiting for PE 0 (gate %u, want %u)", v, gen);
         struct timespec ts = {0, 100000000};
+#ifdef BENCH_RT_SYM
         if (H.gate) {
             futex(H.gate, FUTEX_WAIT, v, &ts);
-        } else {
-            ts.tv_nsec = 50000;
-            nanosleep(&ts, NULL);
+            continue;
         }
+#endif
+        /* Another implementation's shmem_ptr may map PE 0's heap through a
+         * different object, where a futex wake would not reach us: poll. */
+        ts.tv_nsec = 50000;
+        nanosleep(&ts, NULL);
     }
 }
 
-static void release(uint32_t gen)
+static void release_from(uint32_t gen, int first)
 {
+    (void)first;
     __atomic_store_n(&H.ctl->gate, gen, __ATOMIC_RELEASE);
+#ifdef BENCH_RT_SYM
     futex(&H.ctl->gate, FUTEX_WAKE, INT_MAX, NULL);
+#endif
+}
+#endif
+
+/* PE 0: the largest elapsed time of PEs 0 .. parts-1 (e is PE 0's own);
+ * elsewhere: hands e to PE 0 and returns it. */
+static uint64_t gather_max(uint64_t e, int parts)
+{
+#if defined(BENCH_RT_MPI)
+    if (H.me != 0) {
+        MPI_Send(&e, 1, MPI_UINT64_T, 0, RT_TAG_ELAPSED, MPI_COMM_WORLD);
+        return e;
+    }
+    for (int pe = 1; pe < parts; pe++) {
+        uint64_t o = 0;
+        MPI_Recv(&o, 1, MPI_UINT64_T, pe, RT_TAG_ELAPSED, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (o > e)
+            e = o;
+    }
+    return e;
+#else
+    if (H.me != 0) {
+        rt_set64(&H.ctl->elapsed[H.me], e, 0);
+        rt_add64(&H.ctl->done, 1, 0);
+        return e;
+    }
+    H.done_expected += (uint64_t)parts - 1;
+#if defined(BENCH_RT_SHMEM)
+    shmem_long_wait_until(RT_L(&H.ctl->done), SHMEM_CMP_GE, (long)H.done_expected);
+#else
+    BENCH_OK(sym_wait_until_uint64(&H.ctl->done, SYM_CMP_GE, H.done_expected));
+#endif
+    for (int pe = 1; pe < parts; pe++) {
+        uint64_t o = __atomic_load_n(&H.ctl->elapsed[pe], __ATOMIC_ACQUIRE);
+        if (o > e)
+            e = o;
+    }
+    return e;
+#endif
 }
 
 /* ---- sampling ------------------------------------------------------------- */
@@ -195,26 +377,29 @@ static uint64_t run_once(struct bench_meas *m, uint64_t iters)
     bench_barrier();
     uint64_t e = 0;
     if (H.me >= parts) {
+#if defined(BENCH_RT_SHMEM)
+        if (m->target_progress) {
+            /* Own gate, set by PE 0's release below. */
+            shmem_int_wait_until((int *)(void *)&H.ctl->gate, SHMEM_CMP_GE, (int)gen);
+            return 0;
+        }
+#endif
         park(gen);
         return 0;
     }
     e = m->body(m->arg, iters);
-    if (m->timing == BENCH_TIME_MAX && parts > 1) {
-        if (H.me != 0) {
-            BENCH_OK(sym_atomic_set64(&H.ctl->elapsed[H.me], e, 0));
-            BENCH_OK(sym_atomic_add64(&H.ctl->done, 1, 0));
-        } else {
-            H.done_expected += (uint64_t)parts - 1;
-            BENCH_OK(sym_wait_until_uint64(&H.ctl->done, SYM_CMP_GE, H.done_expected));
-            for (int pe = 1; pe < parts; pe++) {
-                uint64_t o = __atomic_load_n(&H.ctl->elapsed[pe], __ATOMIC_ACQUIRE);
-                if (o > e)
-                    e = o;
-            }
+    if (m->timing == BENCH_TIME_MAX && parts > 1)
+        e = gather_max(e, parts);
+    if (parking && H.me == 0) {
+#if defined(BENCH_RT_SHMEM)
+        if (m->target_progress) {
+            for (int pe = parts; pe < H.npes; pe++)
+                shmem_int_atomic_set((int *)(void *)&H.ctl->gate, (int)gen, pe);
+            shmem_quiet();
         }
+#endif
+        release_from(gen, parts);
     }
-    if (parking && H.me == 0)
-        release(gen);
     return e;
 }
 
@@ -543,8 +728,11 @@ size_t bench_size_first(void)
 
 size_t bench_size_next(size_t size)
 {
-    size_t s = size << 1;
-    return s > size && s <= bench_opt.max_size ? s : 0;
+    const size_t k = bench_opt.size_step > 1 ? bench_opt.size_step : 2;
+    if (size > SIZE_MAX / k)
+        return 0;
+    size_t s = size * k;
+    return s <= bench_opt.max_size ? s : 0;
 }
 
 const char *bench_size_str(size_t size, char buf[24])
@@ -653,8 +841,26 @@ static double figure(enum bench_kind k, size_t size, double ns)
     return ns;
 }
 
-void bench_table_begin(const struct bench_table *t)
+static double cur_bus_factor; /* of the table being printed; 0: none */
+
+double bench_bus_factor(enum bench_coll_kind k, int n)
 {
+    if (n < 2)
+        return 1;
+    switch (k) {
+    case BENCH_COLL_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case BENCH_COLL_GATHERLIKE:
+        return (double)(n - 1) / n;
+    case BENCH_COLL_ROOTED:
+        return 1;
+    }
+    return 1;
+}
+
+static void table_begin(const struct bench_table *t, double bus_factor)
+{
+    cur_bus_factor = bus_factor;
     if (H.me != 0)
         return;
     const char *u = kind_unit(t->kind);
@@ -666,9 +872,22 @@ void bench_table_begin(const struct bench_table *t)
     snprintf(c3, sizeof(c3), "%s(%s)", hi, u);
     snprintf(c4, sizeof(c4), "%s", t->base_name ? t->base_name : "-");
     printf("\n# %s\n", t->title);
-    printf("# %-14s %10s %14s %14s %14s %16s %8s %7s\n", t->row_name ? t->row_name : "Size",
+    printf("# %-14s %10s %14s %14s %14s %16s %8s %7s", t->row_name ? t->row_name : "Size",
            "Iters", c1, c2, c3, c4, "Ratio", "#wrong");
+    if (bus_factor > 0)
+        printf(" %11s %11s", "algbw(GB/s)", "busbw(GB/s)");
+    printf("\n");
     fflush(stdout);
+}
+
+void bench_table_begin(const struct bench_table *t)
+{
+    table_begin(t, 0);
+}
+
+void bench_table_begin_coll(const struct bench_table *t, double bus_factor)
+{
+    table_begin(t, bus_factor);
 }
 
 static void row_out(const struct bench_table *t, const char *label, size_t size, uint64_t iters,
@@ -699,8 +918,14 @@ static void row_out(const struct bench_table *t, const char *label, size_t size,
     snprintf(f1, sizeof(f1), fmt, med);
     snprintf(f2, sizeof(f2), fmt, lo);
     snprintf(f3, sizeof(f3), fmt, hi);
-    printf("  %-14s %10" PRIu64 " %14s %14s %14s %16s %8s %7" PRIu64 "\n", key, iters, f1, f2, f3,
-           bs, rs, wrong);
+    /* nccl-tests: algbw = size / time, busbw = algbw * the collective's
+     * factor; bytes per ns = GB/s. */
+    const double algbw = (double)size / med_ns, busbw = algbw * cur_bus_factor;
+    printf("  %-14s %10" PRIu64 " %14s %14s %14s %16s %8s %7" PRIu64, key, iters, f1, f2, f3, bs,
+           rs, wrong);
+    if (cur_bus_factor > 0)
+        printf(" %11.3f %11.3f", algbw, busbw);
+    printf("\n");
     fflush(stdout);
 
     FILE *j = H.jrows;
@@ -745,6 +970,14 @@ static void row_out(const struct bench_table *t, const char *label, size_t size,
     }
     fputs(", \"ratio\": ", j);
     json_num(j, ratio);
+    if (cur_bus_factor > 0) {
+        fputs(", \"algbw_GBps\": ", j);
+        json_num(j, algbw);
+        fputs(", \"busbw_GBps\": ", j);
+        json_num(j, busbw);
+        fputs(", \"bus_factor\": ", j);
+        json_num(j, cur_bus_factor);
+    }
     fprintf(j, ", \"wrong\": %" PRIu64 "}", wrong);
     fflush(j);
 }
@@ -830,6 +1063,7 @@ static void usage(FILE *to, const struct bench_info *info)
             "                      (default %d, at most %d); median/min/max over them\n"
             "      --min-size S    smallest size of the sweep (K/M suffixes)\n"
             "      --max-size S    largest size of the sweep\n"
+            "      --size-step K   multiply the size by K (2, 4, 8, 16; default 2)\n"
             "      --sample-ms MS  calibration target per sample (default 3)\n"
             "      --json FILE     also write every figure as JSON to FILE\n"
             "  -h, --help          show this help\n",
@@ -847,14 +1081,16 @@ static int parse_args(int argc, char **argv, const struct bench_info *info)
         {"iters", required_argument, NULL, 'n'},   {"repeats", required_argument, NULL, 'r'},
         {"min-size", required_argument, NULL, 1},  {"max-size", required_argument, NULL, 2},
         {"sample-ms", required_argument, NULL, 3}, {"json", required_argument, NULL, 4},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+        {"size-step", required_argument, NULL, 5}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     bench_opt = (struct bench_opts){.iters = 0,
                                     .repeats = info->default_repeats ? info->default_repeats : 7,
                                     .min_size = info->default_min_size,
                                     .max_size = info->default_max_size,
                                     .sample_ms = 3,
-                                    .json = NULL};
+                                    .json = NULL,
+                                    .size_step = 2};
     const bool loud = H.me == 0;
     opterr = 0;
     int c;
@@ -905,6 +1141,17 @@ static int parse_args(int argc, char **argv, const struct bench_info *info)
         case 4:
             bench_opt.json = optarg;
             break;
+        case 5: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || (v != 2 && v != 4 && v != 8 && v != 16)) {
+                if (loud)
+                    fprintf(stderr, "%s: --size-step needs 2, 4, 8 or 16, got '%s'\n",
+                            info->name, optarg);
+                return 3;
+            }
+            bench_opt.size_step = (unsigned)v;
+            break;
+        }
         case 'h':
             if (loud)
                 usage(stdout, info);
@@ -998,25 +1245,52 @@ void bench_init(int argc, char **argv, const struct bench_info *info)
     /* Line-buffered even into a pipe or file, so a killed run keeps its
      * rows. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+#if defined(BENCH_RT_SHMEM)
+    shmem_init();
+    H.me = shmem_my_pe();
+    H.npes = shmem_n_pes();
+#elif defined(BENCH_RT_MPI)
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        die("MPI_Init failed");
+    MPI_Comm_rank(MPI_COMM_WORLD, &H.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &H.npes);
+#else
     sym_status_t st = sym_init();
     if (st != SYM_OK)
         die("sym_init failed: %s", sym_last_error());
     H.me = sym_my_pe();
     H.npes = sym_n_pes();
+#endif
+    rt_up = true;
+    bench_rt_impl(rt_impl, sizeof(rt_impl));
     int rc = parse_args(argc, argv, info);
     if (rc) {
-        sym_finalize();
+        rt_finalize();
         exit(rc - 1);
     }
-    H.ctl = sym_calloc(1, sizeof(struct bench_ctl) + sizeof(uint64_t) * (size_t)H.npes);
+    const size_t ctl_size = sizeof(struct bench_ctl) + sizeof(uint64_t) * (size_t)H.npes;
+#if defined(BENCH_RT_SHMEM)
+    H.ctl = shmem_calloc(1, ctl_size);
+    if (!H.ctl)
+        die("shmem_calloc of the %zu-byte control block failed", ctl_size);
+    H.gate = shmem_ptr(&H.ctl->gate, 0);
+    shmem_barrier_all();
+#elif defined(BENCH_RT_MPI)
+    H.ctl = calloc(1, ctl_size);
+    if (!H.ctl)
+        die("calloc of the control block failed");
+#else
+    H.ctl = sym_calloc(1, ctl_size);
     if (!H.ctl)
         die("sym_calloc of the control block failed: %s", sym_last_error());
     H.gate = sym_ptr(&H.ctl->gate, 0);
+#endif
     if (H.me == 0) {
         machine_info();
         H.jrows = open_memstream(&H.jrows_buf, &H.jrows_len);
         H.jnotes = open_memstream(&H.jnotes_buf, &H.jnotes_len);
-        printf("# symheap %s: %s\n", info->name, info->about);
+        printf("# %s: %s\n", info->name, info->about);
+        printf("# implementation: %s\n", rt_impl);
         printf("# %d PE%s, nproc %ld, CPU %s, %s, %s\n", H.npes, H.npes == 1 ? "" : "s", H.nproc,
                H.cpu, H.kernel, H.date);
         printf("# load average at start: %s\n", H.load_start);
@@ -1062,8 +1336,13 @@ static void write_json(void)
     json_str(f, H.info->name);
     fputs(",\n  \"about\": ", f);
     json_str(f, H.info->about);
-    fprintf(f, ",\n  \"symheap_version\": \"%d.%d.%d\",\n  \"npes\": %d,\n", SYMHEAP_VERSION_MAJOR,
-            SYMHEAP_VERSION_MINOR, SYMHEAP_VERSION_PATCH, H.npes);
+    fputs(",\n  \"runtime\": \"" BENCH_RT_KIND "\",\n  \"implementation\": ", f);
+    json_str(f, rt_impl);
+#ifdef BENCH_RT_SYM
+    fprintf(f, ",\n  \"symheap_version\": \"%d.%d.%d\"", SYMHEAP_VERSION_MAJOR,
+            SYMHEAP_VERSION_MINOR, SYMHEAP_VERSION_PATCH);
+#endif
+    fprintf(f, ",\n  \"npes\": %d,\n", H.npes);
     fprintf(f, "  \"machine\": {\"nproc\": %ld, \"cpu\": ", H.nproc);
     json_str(f, H.cpu);
     fputs(", \"kernel\": ", f);
@@ -1157,11 +1436,15 @@ int bench_finish(void)
             write_json();
     }
     uint64_t wrong = bench_bcast_u64(H.wrong_total);
+#if defined(BENCH_RT_SHMEM)
+    shmem_barrier_all();
+    shmem_free(H.ctl);
+#elif defined(BENCH_RT_MPI)
+    free(H.ctl);
+#else
     sym_free(H.ctl);
-    sym_status_t st = sym_finalize();
-    if (st != SYM_OK) {
-        fprintf(stderr, "%s: PE %d: sym_finalize: %s\n", H.info->name, H.me, sym_last_error());
+#endif
+    if (rt_finalize() != 0)
         return 1;
-    }
     return wrong ? 1 : 0;
 }

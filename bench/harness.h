@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <symheap.h>
+#include "bench_rt.h"
 
 #define BENCH_MAX_REPEATS 101
 
@@ -31,6 +31,7 @@ struct bench_opts {
     size_t max_size;  /* --max-size */
     double sample_ms; /* --sample-ms: what calibration aims for per sample */
     const char *json; /* --json FILE or NULL */
+    unsigned size_step; /* --size-step: sweep multiplier (default 2) */
 };
 
 extern struct bench_opts bench_opt;
@@ -64,6 +65,14 @@ static inline bool bench_root(void)
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t bench_now_ns(void);
 
+/* Print "PROGRAM: PE n: message" to stderr and abort the whole job. */
+void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));
+
+/* The implementation measured ("symheap 0.1.0 (native API)", "openshmem
+ * 1.4: ..."), valid after bench_init(). */
+const char *bench_impl(void);
+
+#ifdef BENCH_RT_SYM
 /* Abort the job with a message naming the failed call (and the library's
  * detail message) when `st` is not SYM_OK.  Used inside timed loops, so the
  * check is a predicted-not-taken branch. */
@@ -74,6 +83,7 @@ void bench_fail(const char *what, sym_status_t st) __attribute__((noreturn, cold
         if (__builtin_expect(bench_st_ != SYM_OK, 0))                                              \
             bench_fail(#call, bench_st_);                                                          \
     } while (0)
+#endif
 
 /* Keep the compiler from dropping or merging stores to *p. */
 static inline void bench_clobber(const void *p)
@@ -117,6 +127,11 @@ struct bench_meas {
     /* Floor for the calibrated iteration count (0: 1), for bodies whose
      * per-iteration distribution matters more than the sample's length. */
     uint64_t min_iters;
+    /* OpenSHMEM runtime only: PEs that take no part wait inside the library
+     * (shmem_int_wait_until) instead of sleeping, because an implementation
+     * may need the target to make progress (Open MPI's OSHMEM does for
+     * global variables).  Ignored by the other runtimes. */
+    bool target_progress;
     struct bench_stat stat; /* out, valid on PE 0 */
 };
 
@@ -167,7 +182,8 @@ uint64_t bench_sum_u64(uint64_t v);
 
 /* ---- sizes -------------------------------------------------------------- */
 
-/* Powers of two from --min-size (rounded up) to --max-size. */
+/* Powers of two from --min-size (rounded up) to --max-size, every
+ * --size-step'th power (multiplied by 2, 4, 8 or 16). */
 size_t bench_size_first(void);
 size_t bench_size_next(size_t size); /* 0 after the last */
 /* "1", "4K", "2M" */
@@ -206,6 +222,18 @@ struct bench_table {
 };
 
 void bench_table_begin(const struct bench_table *t);
+/* bench_table_begin() for collectives (kind BENCH_LAT, size = nccl-tests'
+ * size): the rows until the next begin also show algbw = size / time and
+ * busbw = algbw * bus_factor, in GB/s (bench_bus_factor() gives the factor). */
+void bench_table_begin_coll(const struct bench_table *t, double bus_factor);
+
+/* nccl-tests' bus bandwidth factors for n ranks. */
+enum bench_coll_kind {
+    BENCH_COLL_ALLREDUCE,  /* 2(n-1)/n */
+    BENCH_COLL_GATHERLIKE, /* (n-1)/n: all_gather, reduce_scatter, all_to_all */
+    BENCH_COLL_ROOTED,     /* 1: broadcast, reduce */
+};
+double bench_bus_factor(enum bench_coll_kind k, int n);
 /* label NULL: the row is named by its size.  base may be NULL.  For BW the
  * size is the bytes moved per operation. */
 void bench_table_row(const struct bench_table *t, const char *label, size_t size,
