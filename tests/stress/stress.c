@@ -1397,7 +1397,7 @@ struct ccall {
     sym_op_t op;
     size_t count;
     uint64_t rroot;     /* root = rroot % group size */
-    bool inplace, null_dst, nb, use_test;
+    bool inplace, inpos, null_dst, nb, use_test;
     sym_coll_opts_t opts;
     uint64_t rv[MAXPE * MAXPE]; /* raw draws for v-counts */
     size_t vmax;
@@ -1408,6 +1408,7 @@ struct ccall {
     uint64_t keys[MAXPE];   /* input key of each member */
     size_t counts[MAXPE], scounts[MAXPE], rcounts[MAXPE];
     uint8_t *src, *dst;
+    uint8_t *buf[2]; /* what to free */
     size_t src_bytes, dst_bytes;
     sym_request_t req;
 };
@@ -1427,6 +1428,8 @@ static void ccall_draw(struct rng *r, struct ccall *c, struct entry *e, int salt
     c->opts.algorithm = calgos[c->kind][rbelow(r, (uint64_t)ncalgos[c->kind])];
     c->rroot = rnext(r);
     c->inplace = rchance(r, 20);
+    c->inpos = rchance(r, 50);
+    c->opts.timeout_s = rchance(r, 20) ? 45.0 : 0;
     c->null_dst = rchance(r, 50);
     c->use_test = rchance(r, 40);
     int gmax = 1;
@@ -1452,7 +1455,8 @@ static void ccall_desc(const struct ccall *c, char *buf, size_t len)
     snprintf(buf, len, "%s%s on %s count %zu %s %s root%%%" PRIu64 " algo %s%s%s",
              c->nb ? "i" : "", cnames[c->kind], c->e->desc, c->count,
              sym_datatype_name(c->dt), sym_op_name(c->op), c->rroot % 1000,
-             sym_algorithm_name(c->opts.algorithm), c->inplace ? " in-place" : "",
+             sym_algorithm_name(c->opts.algorithm),
+             c->inplace ? (c->inpos ? " in-place (own block)" : " in-place") : "",
              c->nb ? (c->use_test ? " (test)" : " (wait)") : "");
 }
 
@@ -1503,7 +1507,8 @@ static bool ccall_prepare(struct ccall *c)
     c->src_bytes = sc * es;
     c->dst_bytes = dc * es;
     uint64_t fill = key3(S.step, (uint64_t)S.me, K_FILL + 16 * (uint64_t)c->salt);
-    /* in place: one buffer big enough for both, the input at its start */
+    /* in place: one buffer big enough for both, the input at its start or
+     * (inpos) where this PE's own block of the output goes */
     bool inplace = c->inplace && c->kind != C_BARRIER && c->kind != C_BCAST &&
                    c->kind != C_ALLTOALLV &&
                    !((c->kind == C_GATHER || c->kind == C_REDUCE) && c->rank != c->root);
@@ -1511,22 +1516,37 @@ static bool ccall_prepare(struct ccall *c)
         inplace = false;
     c->inplace = inplace;
     if (c->kind == C_BCAST) {
-        c->src = c->dst = xmalloc(c->dst_bytes);
+        c->src = c->dst = c->buf[0] = xmalloc(c->dst_bytes);
         if (c->rank == c->root)
             gen_elems(c->dst, n, c->dt, 0, mykey, 0);
         else
             fill_bytes(c->dst, c->dst_bytes, fill);
     } else if (inplace) {
         size_t b = c->src_bytes > c->dst_bytes ? c->src_bytes : c->dst_bytes;
-        c->src = c->dst = xmalloc(b);
+        c->src = c->dst = c->buf[0] = xmalloc(b);
         fill_bytes(c->dst, b, fill);
+        if (c->inpos) {
+            size_t displ = 0;
+            switch (c->kind) {
+            case C_ALLGATHER: c->src += (size_t)c->rank * n * es; break;
+            case C_ALLGATHERV:
+                for (int i = 0; i < c->rank; i++)
+                    displ += c->counts[i];
+                c->src += displ * es;
+                break;
+            case C_GATHER: c->src += (size_t)c->root * n * es; break;
+            case C_SCATTER: c->dst += (size_t)c->root * n * es; break;
+            case C_RSCATTER: c->dst += (size_t)c->rank * n * es; break;
+            default: c->inpos = false; break;
+            }
+        }
         gen_elems(c->src, sc, c->dt, gop, mykey, 0);
     } else {
-        c->src = xmalloc(c->src_bytes);
+        c->src = c->buf[0] = xmalloc(c->src_bytes);
         gen_elems(c->src, sc, c->dt, gop, mykey, 0);
         bool no_dst = c->null_dst && c->rank != c->root && c->kind == C_REDUCE;
         if (!no_dst) {
-            c->dst = xmalloc(c->dst_bytes);
+            c->dst = c->buf[1] = xmalloc(c->dst_bytes);
             fill_bytes(c->dst, c->dst_bytes, fill);
         }
     }
@@ -1679,10 +1699,9 @@ static void ccall_verify(struct ccall *c)
         check_buf(c->src, want, c->src_bytes, es, name);
     }
     free(want);
-    if (c->src != c->dst)
-        free(c->src);
-    free(c->dst);
-    c->src = c->dst = NULL;
+    free(c->buf[0]);
+    free(c->buf[1]);
+    c->src = c->dst = c->buf[0] = c->buf[1] = NULL;
 }
 
 static struct entry *pick_entry(struct rng *r)
@@ -1717,6 +1736,13 @@ static void step_coll(struct rng *r, bool nb)
             if (st != SYM_OK)
                 die(desc[i], st);
         }
+    }
+    /* a blocking collective on a team first completes its pending requests */
+    bool mid_barrier = nb && rchance(r, 30);
+    sym_coll_opts_t bo = { .algorithm = calgos[C_BARRIER][rbelow(r, 4)] };
+    if (mid_barrier && c[0].e->my_group >= 0) {
+        CALL(sym_barrier(c[0].e->team, &bo));
+        S.count[CNT_BARRIER]++;
     }
     /* complete in an order of this PE's own */
     struct rng mine = rng_for(S.step, (uint64_t)S.me, K_ORDER);
