@@ -2012,14 +2012,14 @@ static void summary(double secs)
     uint64_t all = 0;
     for (int i = 0; i < CNT_N; i++)
         all += tot[i];
-    printf("stress: seed %" PRIu64 ", %d PEs, steps %" PRIu64 "..%" PRIu64 ", %.1f s\n",
+    fprintf(stderr, "stress: seed %" PRIu64 ", %d PEs, steps %" PRIu64 "..%" PRIu64 ", %.1f s\n",
            S.o.seed, S.n, S.o.start_step, S.step, secs);
     for (int i = 0; i < CNT_N; i++)
         if (tot[i])
-            printf("  %-24s %12" PRIu64 "\n", counter_names[i], tot[i]);
-    printf("stress: %" PRIu64 " operations executed (all PEs), %" PRIu64 " wrong\n", all,
+            fprintf(stderr, "  %-26s %12" PRIu64 "\n", counter_names[i], tot[i]);
+    fprintf(stderr, "stress: %" PRIu64 " operations executed (all PEs), %" PRIu64 " wrong\n", all,
            tot[CNT_N]);
-    fflush(stdout);
+    fflush(stderr);
 }
 
 int stress_run(const struct stress_opts *o)
