@@ -454,7 +454,10 @@ SYM_API sym_status_t sym_sync_all(void);
  * of collective calls, so collectives on disjoint teams run concurrently
  * without interfering.  Handles stay valid until sym_team_destroy(); using a
  * destroyed handle is SYM_ERR_INVALID_ARG ("team ... was destroyed"), never a
- * crash.  A team whose collective failed (timeout, mismatch, lost PE) is
+ * crash.  (The records of the 256 most recently destroyed teams are kept for
+ * this; an older one is reused for a new team, so memory stays flat however
+ * many teams are made, and a handle kept that long past its destruction may
+ * name the new team.)  A team whose collective failed (timeout, mismatch, lost PE) is
  * broken: every later collective on it fails at once with the original error
  * until it is destroyed.
  */

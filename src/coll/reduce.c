@@ -75,10 +75,12 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     const int n = c->team->size, me = c->team->rank;
     const int right = (me + 1) % n, left = (me - 1 + n) % n;
     const size_t es = sym_datatype_size(dt), bytes = count * es;
-    uint8_t *work = me == root ? dst : NULL;
+    uint8_t *work = me == root ? dst : NULL, empty;
     if (!work && bytes && !(work = sym_team_scratch(c->team, 1, bytes)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
-    if (work && work != src)
+    if (!work)
+        work = &empty; /* 0 elements: offsets below stay 0, but not on NULL */
+    if (bytes && work != src)
         memcpy(work, src, bytes);
     size_t max_chunks = 0;
     for (int b = 0; b < n; b++) {

@@ -168,9 +168,9 @@ static uint16_t float_to_bf16(float f)
             for (size_t i = 0; i < (n); i++)                                      \
                 d_[i] = (T)((U)a_[i] + (U)b_[i]);                                 \
             break;                                                                \
-        case SYM_OP_PROD:                                                         \
+        case SYM_OP_PROD: /* in uintmax_t: 16-bit U would promote to int */   \
             for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)((U)a_[i] * (U)b_[i]);                                 \
+                d_[i] = (T)(U)((uintmax_t)(U)a_[i] * (U)b_[i]);                   \
             break;                                                                \
         case SYM_OP_MIN:                                                          \
             for (size_t i = 0; i < (n); i++)                                      \

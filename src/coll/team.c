@@ -45,6 +45,26 @@ static sym_status_t registry_add(struct sym_team *t)
     return SYM_OK;
 }
 
+/* The oldest destroyed team's record once SYM_TEAM_QUARANTINE of them are
+ * kept, taken out of the registry for reuse; else NULL.  Reusing records
+ * only for teams (instead of freeing them) keeps a very old stale handle
+ * pointing at a team record, never at unrelated memory. */
+static struct sym_team *registry_recycle(void)
+{
+    size_t dead = 0, oldest = 0;
+    for (size_t i = 0; i < teams.nall; i++)
+        if (teams.all[i]->magic == SYM_TEAM_DEAD && dead++ == 0)
+            oldest = i;
+    if (dead < SYM_TEAM_QUARANTINE)
+        return NULL;
+    struct sym_team *t = teams.all[oldest];
+    memmove(&teams.all[oldest], &teams.all[oldest + 1],
+            (teams.nall - oldest - 1) * sizeof(teams.all[0]));
+    teams.nall--;
+    memset(t, 0, sizeof(*t));
+    return t;
+}
+
 void *sym_team_scratch(struct sym_team *team, int slot, size_t bytes)
 {
     if (bytes <= team->scratch_size[slot])
@@ -73,7 +93,9 @@ static sym_status_t team_new(const char *op, const int *members, int n, int slot
                              uint64_t area_off, uint64_t area_size, double timeout_s,
                              const char *name, struct sym_team **team_p)
 {
-    struct sym_team *t = calloc(1, sizeof(*t));
+    struct sym_team *t = registry_recycle();
+    if (!t)
+        t = calloc(1, sizeof(*t));
     if (!t)
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
     t->pe_of = malloc((size_t)n * sizeof(int));

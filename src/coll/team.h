@@ -24,6 +24,10 @@
 #define SYM_TEAM_MAGIC 0x5445414du     /* "TEAM" */
 #define SYM_TEAM_DEAD 0x44454144u      /* destroyed */
 #define SYM_TEAM_MAX_SLOTS 64
+/* Destroyed teams whose records are kept, so their stale handles are still
+ * recognised ("was destroyed"); beyond this the oldest record is reused for
+ * the next new team, which keeps memory flat however many teams are made. */
+#define SYM_TEAM_QUARANTINE 256
 
 struct sym_team {
     uint32_t magic;
