@@ -393,8 +393,11 @@ SYM_API const char *sym_request_op(sym_request_t req)
  * reported at once), queue the request and try to start it. */
 static sym_status_t issue(const char *api, struct sym_request *proto, sym_request_t *req_p)
 {
-    if (!req_p)
+    if (!req_p) {
+        free(proto->counts);
+        free(proto->counts2);
         return sym_error(SYM_ERR_INVALID_ARG, "%s: req_p is NULL", api);
+    }
     *req_p = SYM_REQUEST_NULL;
     sym_status_t st = sym_team_check(api, proto->team);
     if (st != SYM_OK) {
