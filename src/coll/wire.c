@@ -1,5 +1,6 @@
 /* wire.c - decoding what peers wrote into the mailboxes (wire.h). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "coll/coll.h"
@@ -21,12 +22,26 @@ uint64_t sym_poison_word(int member, sym_status_t status)
     return ((uint64_t)(uint32_t)(member + 1) << 32) | (uint32_t)(-(int)status);
 }
 
+static bool known_error(int64_t v)
+{
+    switch (v) {
+#define KNOWN_(name, value, text) case value:
+        SYM_STATUS_LIST(KNOWN_)
+#undef KNOWN_
+        return v != SYM_OK;
+    }
+    return false;
+}
+
+/* Decoded in 64-bit arithmetic: a word no PE wrote (0x80000000 in the low
+ * half) must not overflow an int, and a status that is no error (or none
+ * at all) must not let a waiter go on as if it had been served. */
 sym_status_t sym_poison_decode(uint64_t word, int size, int *member_p)
 {
-    sym_status_t st = (sym_status_t)(-(int)(uint32_t)word);
-    int by = (int)(word >> 32) - 1;
-    *member_p = by >= 0 && by < size ? by : -1;
-    return st;
+    const int64_t status = -(int64_t)(uint32_t)word;
+    const uint64_t by = word >> 32; /* member + 1 */
+    *member_p = by >= 1 && size > 0 && by <= (uint64_t)size ? (int)by - 1 : -1;
+    return known_error(status) ? (sym_status_t)status : SYM_ERR_INTERNAL;
 }
 
 static uint64_t chunk_len(uint64_t bytes, uint64_t have, size_t chunk)

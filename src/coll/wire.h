@@ -26,8 +26,8 @@ void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len);
 uint64_t sym_poison_word(int member, sym_status_t status);
 
 /* Decode a non-zero poison word of a team of `size` members: returns the
- * reported status and sets *member_p to the reporting member, or -1 if the
- * word names no member of the team. */
+ * reported error (SYM_ERR_INTERNAL if the word holds none) and sets
+ * *member_p to the reporting member, or -1 if it names no member. */
 sym_status_t sym_poison_decode(uint64_t word, int size, int *member_p);
 
 /* Where a point-to-point link is inside a message: `bytes` in total, `have`
