@@ -101,13 +101,16 @@ static sym_status_t check_chunk(struct sym_coll *c, int src, const struct sym_ch
 static sym_status_t drain_chunk(struct sym_coll *c, int src, const struct sym_chunk_hdr *h)
 {
     struct queued *tail = queue_tail(src);
-    bool fresh = !tail || tail->have == tail->bytes;
-    struct sym_p2p_partial part = { fresh ? 0 : tail->bytes, fresh ? 0 : tail->have,
-                                    fresh ? 0 : tail->tag };
-    sym_status_t st = check_chunk(c, src, h, fresh ? NULL : &part);
+    struct sym_p2p_partial part = { 0, 0, 0 };
+    const struct sym_p2p_partial *arriving = NULL; /* the message this chunk continues */
+    if (tail && tail->have < tail->bytes) {
+        part = (struct sym_p2p_partial){ tail->bytes, tail->have, tail->tag };
+        arriving = &part;
+    }
+    sym_status_t st = check_chunk(c, src, h, arriving);
     if (st != SYM_OK)
         return st;
-    if (fresh) {
+    if (!arriving) {
         struct queued *q = calloc(1, sizeof(*q));
         if (!q || (h->msg_bytes && !(q->data = malloc(h->msg_bytes)))) {
             free(q);
