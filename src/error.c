@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#define SYM_ERROR_C /* defines sym_error itself */
 #include "internal.h"
 
 /* Large enough for a timeout message listing missing PEs. */

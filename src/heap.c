@@ -32,12 +32,20 @@ static sym_status_t no_memory(const char *op, size_t size)
 static sym_status_t debug_verify(const char *op, uint64_t off, size_t size)
 {
     struct sym_heap_ctrl *mine = (void *)sym_rt.base;
-    struct sym_heap_ctrl root;
+    /* PE 0's three record fields, read in one transfer */
+    _Static_assert(offsetof(struct sym_heap_ctrl, dbg_alloc_off) ==
+                           offsetof(struct sym_heap_ctrl, dbg_alloc_seq) + 8 &&
+                       offsetof(struct sym_heap_ctrl, dbg_alloc_size) ==
+                           offsetof(struct sym_heap_ctrl, dbg_alloc_seq) + 16,
+                   "the allocation record is three consecutive words");
+    uint64_t rec[3];
     sym_status_t st = sym_rt.peer_tp[0]->ops->get(
-        sym_rt.peer_tp[0], 0, &root.dbg_alloc_seq, offsetof(struct sym_heap_ctrl, dbg_alloc_seq),
-        3 * sizeof(uint64_t));
+        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec));
     if (st != SYM_OK)
         return st;
+    const struct { uint64_t dbg_alloc_seq, dbg_alloc_off, dbg_alloc_size; } root = {
+        rec[0], rec[1], rec[2]
+    };
     if (root.dbg_alloc_seq != mine->dbg_alloc_seq || root.dbg_alloc_off != off ||
         root.dbg_alloc_size != size)
         st = sym_error(SYM_ERR_MISMATCH,

@@ -155,6 +155,6 @@ sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
     sb->base.job = job;
     sb->map_len = len;
     sb->barriers = __atomic_load_n(&job->pe[pe].boot_arrivals, __ATOMIC_ACQUIRE);
-    *boot_p = &sb->base;
+    *boot_p = (struct sym_boot *)sb; /* base is the first member */
     return SYM_OK;
 }

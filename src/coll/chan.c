@@ -7,6 +7,7 @@
 
 #include "coll/coll.h"
 #include "coll/team.h"
+#include "coll/wire.h"
 #include "internal.h"
 
 #define POISON_MSG_BYTES 448u
@@ -99,8 +100,6 @@ static void publish_call(struct sym_coll *c)
     c->published = true;
 }
 
-static void fp_text(const struct sym_fp *fp, char *buf, size_t len);
-
 /* Read member `pe`'s call line consistently: its sequence number before and
  * after the fingerprint must agree (the writer zeroes it while it writes),
  * else the line is being rewritten and false is returned. */
@@ -161,8 +160,8 @@ static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym
                                     bool moved_on)
 {
     char mine[160], other[160], msg[600];
-    fp_text(&c->fp, mine, sizeof(mine));
-    fp_text(fp, other, sizeof(other));
+    sym_fp_text(&c->fp, mine, sizeof(mine));
+    sym_fp_text(fp, other, sizeof(other));
     snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
              c->team->name, mine, pe, moved_on ? "has moved on to" : "called", other);
     sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
@@ -224,7 +223,7 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
     struct sym_chan *ch = &t->chan;
     char text[POISON_MSG_BYTES] = { 0 };
     memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
-    uint64_t word = ((uint64_t)(uint32_t)(t->rank + 1) << 32) | (uint32_t)(-(int)status);
+    uint64_t word = sym_poison_word(t->rank, status);
     for (int r = 0; r < t->size; r++)
         if (r != t->rank)
             sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off,
@@ -237,12 +236,12 @@ sym_status_t sym_chan_poisoned(struct sym_coll *c)
     uint64_t word = sym_flag_load(ch->poison_off);
     if (!word)
         return SYM_OK;
-    sym_status_t st = (sym_status_t)(-(int)(uint32_t)word);
-    int by = (int)(word >> 32) - 1;
+    int by;
+    sym_status_t st = sym_poison_decode(word, c->team->size, &by);
     const char *text = (const char *)(sym_rt.base + ch->msg_off);
     return sym_error(st, "%s #%" PRIu64 " on %s: member %d (PE %d) reported: %.*s", c->name,
                      c->fp.seq, c->team->name, by,
-                     by >= 0 && by < c->team->size ? c->team->pe_of[by] : -1,
+                     by >= 0 ? c->team->pe_of[by] : -1,
                      (int)POISON_MSG_BYTES, text);
 }
 
@@ -274,17 +273,6 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     return st;
 }
 
-static void fp_text(const struct sym_fp *fp, char *buf, size_t len)
-{
-    char layout[32] = "";
-    if (fp->layout)
-        snprintf(layout, sizeof(layout), ", counts hash %08x", fp->layout);
-    snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 "%s, root %d, %s)",
-             sym_coll_kind_name(fp->kind), fp->seq, sym_datatype_name((sym_datatype_t)fp->dtype),
-             sym_op_name((sym_op_t)fp->op), fp->count, layout, (int)fp->root,
-             sym_algorithm_name((sym_algorithm_t)fp->algo));
-}
-
 sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
                            uint64_t *msg_bytes_p)
 {
@@ -298,8 +286,8 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
     if (__builtin_expect(memcmp(&hdr->fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
         char mine[160], theirs[160], msg[400];
-        fp_text(&c->fp, mine, sizeof(mine));
-        fp_text(&hdr->fp, theirs, sizeof(theirs));
+        sym_fp_text(&c->fp, mine, sizeof(mine));
+        sym_fp_text(&hdr->fp, theirs, sizeof(theirs));
         snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d "
                  "called %s", c->team->name, mine, ch->pe_of[src], theirs);
         sym_chan_poison(c, SYM_ERR_MISMATCH, msg);

@@ -147,10 +147,12 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     }
     const size_t total = (size_t)span * bytes;
     uint8_t *range = NULL;
-    if (total && !(range = malloc(total)))
-        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
-    if (bytes)
+    if (bytes) { /* then total >= 2 * bytes: sym_gather checked it fits */
+        if (!(range = malloc(total)))
+            return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name,
+                             total);
         memcpy(range, src, bytes);
+    }
     sym_status_t st = gather_tree_inner(&t, range, total);
     free(range);
     return st;

@@ -16,8 +16,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-
-#define SYM_COLL_P2P 100u /* fingerprint kind of point-to-point chunks */
+#include "coll/wire.h"
 
 struct queued {
     struct queued *next;
@@ -42,6 +41,7 @@ struct rx {
     uint8_t *buf;
     size_t cap;
     size_t total, have; /* direct copy in progress when total != SIZE_MAX */
+    int msg_tag;        /* tag of the message being copied */
     size_t received;
     sym_status_t st;
     bool done;
@@ -84,11 +84,33 @@ static bool tag_matches(int want, int tag)
     return want == SYM_ANY_TAG || want == tag;
 }
 
+/* A chunk that no sender of this library writes (memory corruption, or a
+ * process that is not a symheap PE) is refused before its sizes are used. */
+static sym_status_t check_chunk(struct sym_coll *c, int src, const struct sym_chunk_hdr *h,
+                                const struct sym_p2p_partial *partial)
+{
+    const char *why = sym_p2p_chunk_check(h, c->team->chan.chunk, partial);
+    if (!why)
+        return SYM_OK;
+    return sym_error(SYM_ERR_INTERNAL, "%s: malformed message from PE %d: %s (tag %d, %" PRIu64
+                     " bytes, chunk of %" PRIu32 ")", c->name, src, why, (int)h->fp.root,
+                     h->msg_bytes, h->len);
+}
+
 /* Move one arrived chunk from `src` into the queue. */
 static sym_status_t drain_chunk(struct sym_coll *c, int src, const struct sym_chunk_hdr *h)
 {
     struct queued *tail = queue_tail(src);
-    if (!tail || tail->have == tail->bytes) {
+    struct sym_p2p_partial part = { 0, 0, 0 };
+    const struct sym_p2p_partial *arriving = NULL; /* the message this chunk continues */
+    if (tail && tail->have < tail->bytes) {
+        part = (struct sym_p2p_partial){ tail->bytes, tail->have, tail->tag };
+        arriving = &part;
+    }
+    sym_status_t st = check_chunk(c, src, h, arriving);
+    if (st != SYM_OK)
+        return st;
+    if (!arriving) {
         struct queued *q = calloc(1, sizeof(*q));
         if (!q || (h->msg_bytes && !(q->data = malloc(h->msg_bytes)))) {
             free(q);
@@ -189,8 +211,15 @@ static bool rx_progress(struct sym_coll *c, struct rx *r)
                     return r->done = true;
                 continue;
             }
+            if ((r->st = check_chunk(c, r->src, h, NULL)) != SYM_OK)
+                return r->done = true;
             r->total = h->msg_bytes; /* ours: copy it straight into the buffer */
             r->have = 0;
+            r->msg_tag = h->fp.root;
+        } else {
+            struct sym_p2p_partial part = { r->total, r->have, r->msg_tag };
+            if ((r->st = check_chunk(c, r->src, h, &part)) != SYM_OK)
+                return r->done = true;
         }
         if (h->len)
             memcpy(r->buf + r->have, (const uint8_t *)(h + 1), h->len);

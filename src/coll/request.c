@@ -22,6 +22,23 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+/* ThreadSanitizer keeps a shadow call stack and a clock per thread: each
+ * coroutine is a fiber of its own, entered and left through
+ * __tsan_switch_to_fiber right before every swapcontext.  Switches keep
+ * their default synchronisation: a coroutine and its caller are one thread,
+ * so everything one did before a switch happens before what the other does
+ * after it. */
+#if defined(__SANITIZE_THREAD__)
+#define SYM_TSAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SYM_TSAN_FIBERS 1
+#endif
+#endif
+#ifdef SYM_TSAN_FIBERS
+#include <sanitizer/tsan_interface.h>
+#endif
+
 #define REQUEST_MAGIC 0x52455153u /* "REQS" */
 #define STACK_BYTES ((size_t)256 << 10)
 
@@ -62,6 +79,8 @@ struct sym_request {
     void *stack;
     void *fake_stack;
     pthread_t owner; /* the thread that progresses it: see below */
+    void *tsan_fiber;  /* this coroutine's TSan context */
+    void *tsan_caller; /* the context that resumed it */
     struct sym_request *next;
 };
 
@@ -122,6 +141,12 @@ static void coroutine_entry(void)
 #ifdef SYM_ASAN_FIBERS
     __sanitizer_start_switch_fiber(NULL, main_stack_bottom, main_stack_size);
 #endif
+#ifdef SYM_TSAN_FIBERS
+    /* Returning would run this function's exit hook after the switch, on
+     * the caller's shadow stack: jump to the caller instead. */
+    __tsan_switch_to_fiber(r->tsan_caller, 0);
+    setcontext(&r->ret);
+#endif
     /* returning resumes r->ret through uc_link */
 }
 
@@ -132,6 +157,9 @@ bool sym_request_yield(void)
         return false;
 #ifdef SYM_ASAN_FIBERS
     __sanitizer_start_switch_fiber(&r->fake_stack, main_stack_bottom, main_stack_size);
+#endif
+#ifdef SYM_TSAN_FIBERS
+    __tsan_switch_to_fiber(r->tsan_caller, 0);
 #endif
     swapcontext(&r->ctx, &r->ret);
 #ifdef SYM_ASAN_FIBERS
@@ -145,6 +173,11 @@ static void release_stack(struct sym_request *r)
     if (r->stack)
         munmap(r->stack, STACK_BYTES);
     r->stack = NULL;
+#ifdef SYM_TSAN_FIBERS
+    if (r->tsan_fiber)
+        __tsan_destroy_fiber(r->tsan_fiber);
+    r->tsan_fiber = NULL;
+#endif
 }
 
 static sym_status_t start(struct sym_request *r)
@@ -163,6 +196,10 @@ static sym_status_t start(struct sym_request *r)
     r->ctx.uc_stack.ss_size = STACK_BYTES;
     r->ctx.uc_link = &r->ret;
     makecontext(&r->ctx, coroutine_entry, 0);
+#ifdef SYM_TSAN_FIBERS
+    r->tsan_fiber = __tsan_create_fiber(0);
+    __tsan_set_fiber_name(r->tsan_fiber, r->op);
+#endif
     r->state = REQ_RUNNING;
     return SYM_OK;
 }
@@ -173,6 +210,10 @@ static void resume(struct sym_request *r)
 #ifdef SYM_ASAN_FIBERS
     void *fake = NULL;
     __sanitizer_start_switch_fiber(&fake, r->stack, STACK_BYTES);
+#endif
+#ifdef SYM_TSAN_FIBERS
+    r->tsan_caller = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(r->tsan_fiber, 0);
 #endif
     swapcontext(&r->ret, &r->ctx);
 #ifdef SYM_ASAN_FIBERS
@@ -386,8 +427,11 @@ SYM_API const char *sym_request_op(sym_request_t req)
  * reported at once), queue the request and try to start it. */
 static sym_status_t issue(const char *api, struct sym_request *proto, sym_request_t *req_p)
 {
-    if (!req_p)
+    if (!req_p) {
+        free(proto->counts);
+        free(proto->counts2);
         return sym_error(SYM_ERR_INVALID_ARG, "%s: req_p is NULL", api);
+    }
     *req_p = SYM_REQUEST_NULL;
     sym_status_t st = sym_team_check(api, proto->team);
     if (st != SYM_OK) {

@@ -94,8 +94,8 @@ static sym_status_t scatter_tree_root(const struct subtree *t, void *dst, const 
             columns = k;
         top = mask;
     }
-    uint8_t *tmp = NULL;
-    if (t->bytes && !(tmp = malloc(c->team->chan.chunk)))
+    uint8_t *tmp = malloc(c->team->chan.chunk); /* for chunks that wrap around */
+    if (!tmp)
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     sym_status_t st = SYM_OK;
     /* largest subtree first in each column: it has the longest way down */
