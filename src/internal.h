@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "config_table.h"
+#include "fault.h"
 #include "heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
@@ -31,6 +32,7 @@ struct sym_config {
 #define SYM_CFG_FIELD_BOOL bool
 #define SYM_CFG_FIELD_UINT unsigned long
 #define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
+#define SYM_CFG_FIELD_FAULT struct sym_fault_spec
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_

@@ -31,6 +31,7 @@ static int cores_available(void)
 
 static void release_all(void)
 {
+    sym_fault_disarm();
     sym_requests_fini();
     sym_teams_fini();
     if (sym_rt.shm)
@@ -93,6 +94,9 @@ static sym_status_t init_steps(void)
     sym_rt.me = boot->rank;
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
+    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
+        SYM_OK)
+        return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
 
     if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size,

@@ -94,6 +94,7 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
+    sym_fault_point_coll(kind, name);
     return SYM_OK;
 }
 

@@ -279,6 +279,7 @@ static void tx_init(struct tx *t, const void *buf, size_t bytes, int dst, int ta
 
 SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
 {
+    sym_fault_point(SYM_FAULT_OP_SEND);
     sym_status_t st = check_peer("sym_send", pe, "destination");
     if (st != SYM_OK)
         return st;
@@ -293,6 +294,7 @@ SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
 
 SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_t *received_p)
 {
+    sym_fault_point(SYM_FAULT_OP_RECV);
     sym_status_t st = check_peer("sym_recv", pe, "source");
     if (st != SYM_OK)
         return st;
@@ -311,6 +313,8 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
                                   void *recvbuf, size_t capacity, int source, int recvtag,
                                   size_t *received_p)
 {
+    sym_fault_point(SYM_FAULT_OP_SEND);
+    sym_fault_point(SYM_FAULT_OP_RECV);
     sym_status_t st = check_peer("sym_sendrecv", dest, "destination");
     if (st == SYM_OK)
         st = check_peer("sym_sendrecv", source, "source");
