@@ -9,7 +9,7 @@
  *   BOOL     1/0, yes/no, true/false, on/off
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
- *   FAULT    a fault-injection spec (src/fault.h), empty for none
+ *   FAULT    a fault-injection spec (src/fault.h), "none" (or empty) for none
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -56,11 +56,11 @@
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
       "Scatter algorithm {auto|naive|tree}")                                           \
-    X(fault, "SYMHEAP_FAULT", FAULT, "",                                                \
+    X(fault, "SYMHEAP_FAULT", FAULT, "none",                                            \
       "Fault injection for tests: kill|stall:pe=P:op=OP:count=N[:seconds=S] makes PE P "  \
       "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "         \
       "(put get atomic wait barrier send recv or a collective: broadcast reduce "         \
       "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "    \
-      "scatter team_split); unset: off")
+      "scatter team_split); none: off")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -120,7 +120,7 @@ int sym_fault_parse(const char *text, struct sym_fault_spec *spec)
 void sym_fault_format(char *buf, size_t len, const struct sym_fault_spec *spec)
 {
     if (spec->action == SYM_FAULT_NONE) {
-        snprintf(buf, len, "%s", "");
+        snprintf(buf, len, "%s", "none");
         return;
     }
     int used = snprintf(buf, len, "%s:pe=%d:op=%s:count=%lu",
@@ -138,9 +138,10 @@ sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes,
         return SYM_OK;
     if (spec->pe >= npes)
         return sym_error(SYM_ERR_CONFIG,
-                         "sym_init: environment variable SYMHEAP_FAULT names PE %d, but the job "
-                         "has %d PEs (0..%d)",
-                         spec->pe, npes, npes - 1);
+                         "sym_init: environment variable SYMHEAP_FAULT='%s' names PE %d, but "
+                         "the job has %d PEs (0..%d)",
+                         getenv("SYMHEAP_FAULT") ? getenv("SYMHEAP_FAULT") : "", spec->pe,
+                         npes, npes - 1);
     if (spec->pe != me)
         return SYM_OK;
     armed.spec = *spec;

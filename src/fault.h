@@ -13,7 +13,7 @@
  *     N       1-based: the N-th call of OP on that PE (after sym_init)
  *     S       stall only: how long to sleep (default 2 * SYMHEAP_TIMEOUT + 1)
  *
- * Unset (or empty) it is inert: every fault point is one load and one
+ * Unset (or "none") it is inert: every fault point is one load and one
  * compare against a value that never matches, a predictable branch.
  */
 #ifndef SYM_FAULT_H
@@ -53,7 +53,7 @@ extern int sym_fault_op;
 /* Parse a SYMHEAP_FAULT value ("" = none).  0 on success, -1 on garbage. */
 int sym_fault_parse(const char *text, struct sym_fault_spec *spec);
 
-/* Printable form of a spec ("" for none), for symheap-info. */
+/* Printable form of a spec ("none" for none), for symheap-info. */
 void sym_fault_format(char *buf, size_t len, const struct sym_fault_spec *spec);
 
 /* Arm the spec on this PE if it names it.  SYM_ERR_CONFIG if it names a
