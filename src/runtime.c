@@ -116,7 +116,7 @@ static sym_status_t init_steps(void)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
 
-    st = shm_transport_create(boot->key, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
+    st = shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
                               sym_rt.cfg.heap_prealloc, &sym_rt.shm, &sym_rt.base);
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
@@ -128,6 +128,7 @@ static sym_status_t init_steps(void)
         hc->heap_total = sym_rt.heap_total;
         hc->user_off = sym_rt.layout.user_off;
         hc->user_size = sym_rt.layout.user_size;
+        memcpy(hc->job_key, boot->key, sizeof(boot->key));
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = { .pid = (int32_t)getpid() };

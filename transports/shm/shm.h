@@ -1,7 +1,8 @@
 /*
  * shm.h - the POSIX shared-memory transport.
  *
- * Each PE's heap is one shared-memory object, "/symheap-<uid>-<job key>-<pe>",
+ * Each PE's heap is one shared-memory object,
+ * "/symheap-<uid>-<job key>-<owner>-<pe>" (launch/job.h),
  * created O_EXCL with mode 0600; every PE on the host maps every local peer's
  * object, checks its owner and size, and each PE unlinks its own object once
  * all have mapped it, so nothing remains in /dev/shm even if PEs are killed
@@ -22,8 +23,8 @@ struct sym_boot;
 /* Create and map this PE's heap object of `heap_len` bytes (zero-filled;
  * with `prealloc`, its memory is reserved now so exhaustion is reported
  * here).  Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
-sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
-                                  bool prealloc, struct sym_transport **tp_p,
+sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
+                                  size_t heap_len, bool prealloc, struct sym_transport **tp_p,
                                   uint8_t **base_p);
 
 /* Map the heap of every peer with local[pe] set (all PEs if local is NULL)
@@ -32,7 +33,8 @@ sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap
 sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
                                    const bool *local, uint8_t **peer_base);
 
-/* Name of PE `pe`'s heap object for job `key` (buf of at least 96 bytes). */
-void shm_object_name(char *buf, size_t len, const char *key, int pe);
+/* Name of PE `pe`'s heap object for job `key` owned by `owner` (see
+ * launch/owner.h; buf of at least 160 bytes). */
+void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe);
 
 #endif /* SYM_SHM_H */

@@ -12,7 +12,7 @@ struct shm_transport {
     int npes;
     size_t heap_len;
     uint8_t **peer_base; /* [npes], mine included once connected */
-    char name[96];       /* my object's name */
+    char name[160];      /* my object's name */
     bool unlinked;
 };
 
