@@ -324,6 +324,11 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
         return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: NULL buffer");
     if (sendtag < 0 || (recvtag < 0 && recvtag != SYM_ANY_TAG))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: negative tag");
+    /* Large messages are received while the send is still being read. */
+    if (sendbytes && capacity && sym_overlaps(sendbuf, sendbytes, recvbuf, capacity))
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: the send buffer (%zu bytes at %p) "
+                         "and the receive buffer (%zu bytes at %p) overlap",
+                         sendbytes, sendbuf, capacity, recvbuf);
     struct tx t;
     tx_init(&t, sendbuf, sendbytes, dest, sendtag);
     struct rx r = { .src = source, .tag = recvtag, .buf = recvbuf, .cap = capacity,
