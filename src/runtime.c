@@ -18,6 +18,7 @@ struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 struct pe_card {
     int32_t pid;
     char host[60];
+    char owner[SYM_OWNER_LEN]; /* in this PE's heap object name */
 };
 
 static int cores_available(void)
@@ -110,9 +111,12 @@ static sym_status_t init_steps(void)
     sym_rt.peer_pid = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_pid));
     struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
     bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
-    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local) {
+    const char **owners = calloc((size_t)sym_rt.npes, sizeof(*owners));
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
+        !owners) {
         free(cards);
         free(local);
+        free(owners);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
 
@@ -132,6 +136,7 @@ static sym_status_t init_steps(void)
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = { .pid = (int32_t)getpid() };
+        memcpy(mine.owner, boot->owner, sizeof(mine.owner));
         gethostname(mine.host, sizeof(mine.host) - 1);
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     }
@@ -141,8 +146,13 @@ static sym_status_t init_steps(void)
         local[pe] = strncmp(cards[pe].host, cards[sym_rt.me].host, sizeof(cards[pe].host)) == 0;
         nlocal += local[pe];
     }
+    for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
+        cards[pe].owner[SYM_OWNER_LEN - 1] = '\0';
+        owners[pe] = cards[pe].owner;
+    }
     if (st == SYM_OK)
-        st = shm_transport_connect(sym_rt.shm, boot, local, sym_rt.peer_base);
+        st = shm_transport_connect(sym_rt.shm, boot, local, owners, sym_rt.peer_base);
+    free(owners);
     free(cards);
     free(local);
     if (st == SYM_OK)

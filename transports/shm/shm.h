@@ -28,10 +28,13 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
                                   uint8_t **base_p);
 
 /* Map the heap of every peer with local[pe] set (all PEs if local is NULL)
- * once they exist, then unlink this PE's object.  Collective over the boot.
- * Fills peer_base[pe] for mapped peers (NULL for others; mine included). */
+ * once they exist, then unlink this PE's object.  owners[pe] is the owner in
+ * PE pe's object name (NULL: boot->owner for all).  Collective over the
+ * boot.  Fills peer_base[pe] for mapped peers (NULL for others; mine
+ * included). */
 sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, uint8_t **peer_base);
+                                   const bool *local, const char *const *owners,
+                                   uint8_t **peer_base);
 
 /* Name of PE `pe`'s heap object for job `key` owned by `owner` (see
  * launch/owner.h; buf of at least 160 bytes). */

@@ -99,10 +99,11 @@ fail_free:
 
 /* Map peer `pe`'s object, refusing one that is not ours or not the size
  * every heap of this job has. */
-static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boot, int pe)
+static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boot,
+                             const char *owner, int pe)
 {
     char name[160];
-    shm_object_name(name, sizeof(name), boot->key, boot->owner, pe);
+    shm_object_name(name, sizeof(name), boot->key, owner, pe);
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0)
         return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's heap %s: %s", pe, name,
@@ -152,13 +153,14 @@ static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boo
 }
 
 sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, uint8_t **peer_base)
+                                   const bool *local, const char *const *owners,
+                                   uint8_t **peer_base)
 {
     struct shm_transport *t = (struct shm_transport *)tp;
     sym_status_t st = boot->ops->barrier(boot, "sym_init (waiting for peers' heaps)");
     for (int pe = 0; st == SYM_OK && pe < t->npes; pe++)
         if (pe != t->me && (!local || local[pe]))
-            st = map_peer(t, boot, pe);
+            st = map_peer(t, boot, owners ? owners[pe] : boot->owner, pe);
     if (st == SYM_OK)
         st = boot->ops->barrier(boot, "sym_init (waiting for peers to map heaps)");
     /* Mapped by all (or failed): the name has served its purpose either way. */
