@@ -478,7 +478,8 @@ SYM_API const char *sym_team_name(sym_team_t team);
 /* Make a team of the parent's PEs start, start + stride, ... (size PEs, in
  * parent numbering; stride may be negative but not 0 unless size is 1).
  * Collective over every PE of the parent.  Members get the new handle in
- * *new_team_p, non-members SYM_TEAM_INVALID.  Errors: SYM_ERR_INVALID_ARG
+ * *new_team_p, non-members SYM_TEAM_INVALID (as does every failure, here and
+ * in sym_team_split_2d and sym_team_create).  Errors: SYM_ERR_INVALID_ARG
  * (a PE outside the parent, size < 1), SYM_ERR_NO_MEMORY (no free team
  * mailbox: the message says how many are in use; raise
  * SYMHEAP_MAILBOX_SIZE/SYMHEAP_TEAM_SLOTS or destroy teams), plus the errors
@@ -601,7 +602,8 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
 
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
- * ring, tree. */
+ * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
+ * the other members cannot know and time out. */
 SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, sym_op_t op, int root,
                                 const sym_coll_opts_t *opts);
@@ -666,7 +668,9 @@ SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, si
  * barriers): there is no helper thread.  Several requests may be in flight
  * on different teams; on one team they run in issue order, and a blocking
  * collective on a team first completes that team's pending requests.
- * Argument errors of the collective are reported by sym_wait/sym_test.
+ * Argument errors of the collective are reported by sym_wait/sym_test;
+ * a bad team or a NULL req_p fails the call itself (SYM_ERR_INVALID_ARG),
+ * and *req_p is SYM_REQUEST_NULL after any failure.
  */
 typedef struct sym_request *sym_request_t;
 #define SYM_REQUEST_NULL ((sym_request_t)0)
@@ -742,7 +746,8 @@ SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag);
 SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_t *received_p);
 
 /* Send to `dest` and receive from `source` at the same time (they may be
- * the same PE): never deadlocks, whatever the sizes. */
+ * the same PE): never deadlocks, whatever the sizes.  The two buffers must
+ * not overlap (SYM_ERR_INVALID_ARG). */
 SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int dest, int sendtag,
                                   void *recvbuf, size_t capacity, int source, int recvtag,
                                   size_t *received_p);

@@ -137,7 +137,9 @@ uint64_t sym_alloc_size_of(const struct sym_alloc *a, uint64_t off)
 int sym_alloc_resize_in_place(struct sym_alloc *a, uint64_t off, uint64_t new_size)
 {
     size_t i = find(a, off);
-    if (i == (size_t)-1 || !a->blocks[i].used || new_size == 0)
+    /* The size check comes first: rounding SIZE_MAX up wraps to 0, which
+     * would "shrink" the object to nothing. */
+    if (i == (size_t)-1 || !a->blocks[i].used || new_size == 0 || new_size > a->size)
         return -1;
     new_size = round_size(new_size);
     struct sym_alloc_block *b = &a->blocks[i];

@@ -8,6 +8,7 @@ static inline sym_status_t amo(const char *op_name, void *dest, size_t width, sy
                                uint64_t operand, uint64_t compare, uint64_t *old_p, int pe,
                                bool fetches)
 {
+    sym_fault_point(SYM_FAULT_OP_ATOMIC);
     uint64_t off = 0;
     sym_status_t st = sym_check_pe(op_name, pe);
     if (__builtin_expect(st != SYM_OK, 0))

@@ -187,6 +187,7 @@ sym_status_t sym_barrier_internal(const char *op)
 
 SYM_API sym_status_t sym_barrier_all(void)
 {
+    sym_fault_point(SYM_FAULT_OP_BARRIER);
     sym_status_t st = sym_check_init("sym_barrier_all");
     if (st != SYM_OK)
         return st;
@@ -195,6 +196,7 @@ SYM_API sym_status_t sym_barrier_all(void)
 
 SYM_API sym_status_t sym_sync_all(void)
 {
+    sym_fault_point(SYM_FAULT_OP_BARRIER);
     sym_status_t st = sym_check_init("sym_sync_all");
     if (st != SYM_OK)
         return st;

@@ -9,6 +9,7 @@
  *   BOOL     1/0, yes/no, true/false, on/off
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
+ *   FAULT    a fault-injection spec (src/fault.h), "none" (or empty) for none
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -57,6 +58,12 @@
       "Scatter algorithm {auto|naive|tree}")                                            \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                       \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: " \
-      "remap = share the data segment (auto falls back to cross-memory attach)")
+      "remap = share the data segment (auto falls back to cross-memory attach)")       \
+    X(fault, "SYMHEAP_FAULT", FAULT, "none",                                            \
+      "Fault injection for tests: kill|stall:pe=P:op=OP:count=N[:seconds=S] makes PE P "  \
+      "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "         \
+      "(put get atomic wait barrier send recv or a collective: broadcast reduce "         \
+      "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "    \
+      "scatter team_split); none: off")
 
 #endif /* SYM_CONFIG_TABLE_H */

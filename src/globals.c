@@ -159,9 +159,13 @@ SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
     return true;
 }
 
-static void object_name(char *buf, size_t len, const char *key, int pe)
+/* Named like the heaps (owner included), so the stale sweep and the
+ * launcher's end-of-job sweep recognise them. */
+static void object_name(char *buf, size_t len, const char *key, const char *owner, int pe)
 {
-    snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-data%d", (unsigned)getuid(), key, pe);
+    char what[24];
+    snprintf(what, sizeof(what), "data%d", pe);
+    snprintf(buf, len, SYM_SHM_NAME_FMT, (unsigned)getuid(), key, owner, what);
 }
 
 /* Turn [addr, addr + len) back into private anonymous memory holding the
@@ -194,10 +198,10 @@ static void register_atfork(void)
 
 /* Create my object, copy the segment into it and map it over the segment.
  * On failure the segment is untouched and the caller falls back to CMA. */
-static sym_status_t remap_mine(const char *key)
+static sym_status_t remap_mine(const char *key, const char *owner)
 {
     struct sym_globals *g = &sym_rt.globals;
-    object_name(g->name, sizeof(g->name), key, sym_rt.me);
+    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
     int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0)
         return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
@@ -239,15 +243,15 @@ static sym_status_t remap_mine(const char *key)
 }
 
 /* Map PE `pe`'s object at `at` (inside the room reserved after its heap). */
-static sym_status_t map_peer(int pe, const char *key, uint8_t *at)
+static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t *at)
 {
     struct sym_globals *g = &sym_rt.globals;
-    char name[96];
+    char name[128];
     int fd;
     if (pe == sym_rt.me) {
         fd = g->fd;
     } else {
-        object_name(name, sizeof(name), key, pe);
+        object_name(name, sizeof(name), key, owner, pe);
         fd = shm_open(name, O_RDWR, 0);
         if (fd < 0)
             return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's global variables %s: "
@@ -270,7 +274,8 @@ static sym_status_t map_peer(int pe, const char *key, uint8_t *at)
     return SYM_OK;
 }
 
-sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local)
+sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
+                                 const char *const *owners)
 {
     struct sym_globals *g = &sym_rt.globals;
     int npes = sym_rt.npes;
@@ -284,7 +289,7 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
     bool want_remap = g->len && strcmp(sym_rt.cfg.globals.s, "cma") != 0;
-    sym_status_t rst = want_remap ? remap_mine(boot->key) : SYM_OK;
+    sym_status_t rst = want_remap ? remap_mine(boot->key, owners[sym_rt.me]) : SYM_OK;
     if (rst != SYM_OK) {
         if (strcmp(sym_rt.cfg.globals.s, "remap") == 0) {
             /* Forced: the recorded error is the answer.  Peers learn of
@@ -323,7 +328,7 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local)
             all_mapped = false;
             continue;
         }
-        st = map_peer(pe, boot->key, sym_rt.peer_base[pe] + sym_rt.heap_total);
+        st = map_peer(pe, boot->key, owners[pe], sym_rt.peer_base[pe] + sym_rt.heap_total);
         g->peer_mapped[pe] = st == SYM_OK;
     }
     free(cards);

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define SYM_HEAP_MAGIC UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
-#define SYM_HEAP_LAYOUT_VERSION 1u
+#define SYM_HEAP_LAYOUT_VERSION 2u
 #define SYM_PAGE 4096u
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
@@ -59,6 +59,10 @@ struct sym_heap_ctrl {
      * every PE that never arrived, not only the one it waited on. */
     uint64_t barrier_entered;
     uint8_t pad4[SYM_LINE - 8];
+    /* The job this heap belongs to (its key, NUL-padded): a peer maps a
+     * heap only if it names the peer's own job. */
+    char job_key[40];
+    uint8_t pad5[SYM_LINE - 40];
 };
 
 struct sym_heap_layout {

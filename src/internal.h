@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "config_table.h"
+#include "fault.h"
 #include "heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
@@ -42,7 +43,7 @@ struct sym_globals {
     bool remapped;        /* mine lives in a shared-memory object */
     bool created, fd_open;
     int fd;
-    char name[96];
+    char name[128];
 };
 
 /* ---- configuration (config.c) ------------------------------------------ */
@@ -57,6 +58,7 @@ struct sym_config {
 #define SYM_CFG_FIELD_BOOL bool
 #define SYM_CFG_FIELD_UINT unsigned long
 #define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
+#define SYM_CFG_FIELD_FAULT struct sym_fault_spec
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_
@@ -178,7 +180,8 @@ static inline void *sym_direct(int pe, uint64_t off)
 void sym_globals_probe(void);
 /* Collective: share my segment, map the local peers', check that every PE
  * has the same one.  After the heaps are connected. */
-sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local);
+sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
+                                 const char *const *owners);
 /* Give my variables back as private memory with their current values. */
 void sym_globals_fini(void);
 /* Cross-memory attach fallback for PEs whose segment is not mapped. */

@@ -18,6 +18,7 @@ static inline sym_status_t check_rma(const char *op, const char *symname, const 
 
 SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_PUT);
     uint64_t off = 0;
     sym_status_t st = check_rma("sym_put", "dest", dest, src, nbytes, pe, &off);
     if (__builtin_expect(st != SYM_OK, 0))
@@ -32,6 +33,7 @@ SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
 
 SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_GET);
     uint64_t off = 0;
     sym_status_t st = check_rma("sym_get", "src", src, dest, nbytes, pe, &off);
     if (__builtin_expect(st != SYM_OK, 0))
@@ -46,6 +48,7 @@ SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe)
 
 SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_PUT);
     uint64_t off = 0;
     sym_status_t st = check_rma("sym_put_nbi", "dest", dest, src, nbytes, pe, &off);
     if (__builtin_expect(st != SYM_OK, 0))
@@ -60,6 +63,7 @@ SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int
 
 SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_GET);
     uint64_t off = 0;
     sym_status_t st = check_rma("sym_get_nbi", "src", src, dest, nbytes, pe, &off);
     if (__builtin_expect(st != SYM_OK, 0))
@@ -115,6 +119,7 @@ static sym_status_t check_strided(const char *op, const char *symname, const voi
 SYM_API sym_status_t sym_iput(void *dest, const void *src, ptrdiff_t dst_stride,
                               ptrdiff_t src_stride, size_t elem_size, size_t nelems, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_PUT);
     uint64_t off = 0;
     sym_status_t st = check_strided("sym_iput", "dest", dest, dst_stride, src, src_stride,
                                     elem_size, nelems, pe, &off);
@@ -137,6 +142,7 @@ SYM_API sym_status_t sym_iput(void *dest, const void *src, ptrdiff_t dst_stride,
 SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
                               ptrdiff_t src_stride, size_t elem_size, size_t nelems, int pe)
 {
+    sym_fault_point(SYM_FAULT_OP_GET);
     uint64_t off = 0;
     sym_status_t st = check_strided("sym_iget", "src", src, src_stride, dest, dst_stride,
                                     elem_size, nelems, pe, &off);
@@ -163,6 +169,7 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
 #define SYM_PG_DEFINE_(bits)                                                                \
     SYM_API sym_status_t sym_p##bits(uint##bits##_t *dest, uint##bits##_t value, int pe)    \
     {                                                                                       \
+        sym_fault_point(SYM_FAULT_OP_PUT);                                                  \
         uint64_t off = 0;                                                                   \
         sym_status_t st = check_rma("sym_p" #bits, "dest", dest, &value, sizeof(value), pe, \
                                     &off);                                                  \
@@ -182,6 +189,7 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
     SYM_API sym_status_t sym_g##bits(uint##bits##_t *value_p, const uint##bits##_t *src,    \
                                      int pe)                                                \
     {                                                                                       \
+        sym_fault_point(SYM_FAULT_OP_GET);                                                  \
         uint64_t off = 0;                                                                   \
         sym_status_t st = check_rma("sym_g" #bits, "src", src, value_p, sizeof(*value_p),   \
                                     pe, &off);                                              \

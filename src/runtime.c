@@ -18,6 +18,7 @@ struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 struct pe_card {
     int32_t pid;
     char host[60];
+    char owner[SYM_OWNER_LEN]; /* in this PE's heap object name */
 };
 
 static int cores_available(void)
@@ -31,6 +32,7 @@ static int cores_available(void)
 
 static void release_all(void)
 {
+    sym_fault_disarm();
     sym_requests_fini();
     sym_teams_fini();
     sym_globals_fini();
@@ -94,6 +96,9 @@ static sym_status_t init_steps(void)
     sym_rt.me = boot->rank;
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
+    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
+        SYM_OK)
+        return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
 
     if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size,
@@ -108,15 +113,18 @@ static sym_status_t init_steps(void)
     sym_rt.peer_pid = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_pid));
     struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
     bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
-    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local) {
+    const char **owners = calloc((size_t)sym_rt.npes, sizeof(*owners));
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
+        !owners) {
         free(cards);
         free(local);
+        free(owners);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
 
-    st = shm_transport_create(boot->key, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
-                              sym_rt.globals.len, sym_rt.cfg.heap_prealloc, &sym_rt.shm,
-                              &sym_rt.base);
+    st = shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes,
+                              sym_rt.heap_total, sym_rt.globals.len, sym_rt.cfg.heap_prealloc,
+                              &sym_rt.shm, &sym_rt.base);
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -127,9 +135,11 @@ static sym_status_t init_steps(void)
         hc->heap_total = sym_rt.heap_total;
         hc->user_off = sym_rt.layout.user_off;
         hc->user_size = sym_rt.layout.user_size;
+        memcpy(hc->job_key, boot->key, sizeof(boot->key));
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = { .pid = (int32_t)getpid() };
+        memcpy(mine.owner, boot->owner, sizeof(mine.owner));
         gethostname(mine.host, sizeof(mine.host) - 1);
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     }
@@ -139,10 +149,15 @@ static sym_status_t init_steps(void)
         local[pe] = strncmp(cards[pe].host, cards[sym_rt.me].host, sizeof(cards[pe].host)) == 0;
         nlocal += local[pe];
     }
+    for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
+        cards[pe].owner[SYM_OWNER_LEN - 1] = '\0';
+        owners[pe] = cards[pe].owner;
+    }
     if (st == SYM_OK)
-        st = shm_transport_connect(sym_rt.shm, boot, local, sym_rt.peer_base);
+        st = shm_transport_connect(sym_rt.shm, boot, local, owners, sym_rt.peer_base);
     if (st == SYM_OK)
-        st = sym_globals_connect(boot, local);
+        st = sym_globals_connect(boot, local, owners);
+    free(owners);
     free(cards);
     free(local);
     if (st == SYM_OK)

@@ -9,6 +9,7 @@ static sym_status_t put_signal(const char *op_name, void *dest, const void *src,
                                uint64_t *sig_addr, uint64_t signal, sym_signal_op_t op, int pe,
                                bool nbi)
 {
+    sym_fault_point(SYM_FAULT_OP_PUT);
     uint64_t off = 0, sig_off = 0;
     sym_status_t st = sym_check_pe(op_name, pe);
     if (st != SYM_OK)
@@ -93,6 +94,7 @@ static void signal_describe(void *arg, char *buf, size_t len)
 SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, uint64_t value,
                                            uint64_t *value_p)
 {
+    sym_fault_point(SYM_FAULT_OP_WAIT);
     uint64_t off = 0;
     sym_status_t st = check_local_word("sym_signal_wait_until", sig_addr, 8, &off);
     if (st != SYM_OK)

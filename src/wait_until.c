@@ -91,6 +91,8 @@ static inline bool included(const int *status, size_t i)
     static sym_status_t run_##name(const char *op, struct wait_##name *w, bool block,          \
                                    bool *done_p)                                               \
     {                                                                                          \
+        if (block)                                                                             \
+            sym_fault_point(SYM_FAULT_OP_WAIT);                                                \
         sym_status_t st = check_words(op, w->ivars, w->nelems, sizeof(T), w->cmp);             \
         if (st != SYM_OK)                                                                      \
             return st;                                                                         \

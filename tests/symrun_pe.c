@@ -21,6 +21,9 @@
  *   hang-hard VICTIM    hang, with SIGTERM ignored
  *   wait-signal         every PE prints "pid P" after init and pause()s
  *   wait-signal-hard    wait-signal, with SIGTERM and SIGINT ignored
+ *   init-hang VICTIM    every PE prints "pid P"; VICTIM then pause()s before
+ *                       sym_init, the others enter sym_init (and wait there
+ *                       for VICTIM, their heap objects in /dev/shm)
  *   leak-then-die VICTIM  before sym_init, VICTIM creates the heap object
  *                       "/symheap-<uid>-<key>-99" and raises SIGKILL; the
  *                       others expect sym_init to fail with PEER_LOST
@@ -300,6 +303,14 @@ int main(int argc, char **argv)
         }
         say_pid();
         pause_forever();
+    } else if (strcmp(mode, "init-hang") == 0) {
+        int victim = arg_int(argc, argv, 2);
+        say_pid();
+        if (my_pe == victim)
+            pause_forever();
+        sym_status_t st = sym_init();
+        broken("sym_init returned %s while PE %d never started: %s", sym_status_name(st),
+               victim, sym_last_error());
     } else if (strcmp(mode, "leak-then-die") == 0) {
         int victim = arg_int(argc, argv, 2);
         if (my_pe == victim)

@@ -108,6 +108,13 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree" },
     { "SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive" },
     { "SYMHEAP_GLOBALS", "share", SYM_ERR_CONFIG, "remap" },
+    { "SYMHEAP_FAULT", "explode:pe=0:op=put:count=1", SYM_ERR_CONFIG, "none" },
+    { "SYMHEAP_FAULT", "kill:pe=0:op=teleport:count=1", SYM_ERR_CONFIG, "kill:pe=0:op=recv:count=9" },
+    { "SYMHEAP_FAULT", "kill:pe=0:op=put:count=0", SYM_ERR_CONFIG, "stall:pe=0:op=scatter:count=1" },
+    { "SYMHEAP_FAULT", "kill:pe=0:op=put", SYM_ERR_CONFIG, "" },
+    { "SYMHEAP_FAULT", "kill:pe=-1:op=put:count=1", SYM_ERR_CONFIG, "" },
+    { "SYMHEAP_FAULT", "kill:pe=0:op=put:count=1:seconds=5", SYM_ERR_CONFIG, "" },
+    { "SYMHEAP_FAULT", "stall:pe=0:op=put:count=1:seconds=0", SYM_ERR_CONFIG, "" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
@@ -188,6 +195,53 @@ ParameterizedTest(int *i, config, malformed_env_fails_init)
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
+}
+
+/* A fault for a PE the job does not have is only known to be wrong at
+ * sym_init (symheap-info accepts it). */
+Test(config, fault_names_pe_outside_job)
+{
+    static const struct env_case c = { "SYMHEAP_FAULT", "kill:pe=1:op=put:count=1",
+                                       SYM_ERR_CONFIG, "kill:pe=0:op=get:count=99" };
+    const char *env[] = { "SYMHEAP_FAULT=kill:pe=1:op=put:count=1", NULL };
+    struct pe_job job = { .npes = 1, .body = bad_env_body, .arg = (void *)&c, .raw = true,
+                          .env = env, .job_timeout_s = 60 };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* SYMHEAP_FAULT's parser: every op name, both actions, round trip. */
+Test(config, fault_spec_parser)
+{
+    static const char *const ops[] = { "put", "get", "atomic", "wait", "barrier", "send",
+                                       "recv", "broadcast", "reduce", "allreduce",
+                                       "reduce_scatter", "all_gather", "all_gatherv",
+                                       "all_to_all", "all_to_allv", "gather", "scatter",
+                                       "team_split" };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        for (int a = 0; a < 2; a++) {
+            char text[96], back[96];
+            snprintf(text, sizeof(text), "%s:pe=%zu:op=%s:count=%zu%s", a ? "stall" : "kill", i,
+                     ops[i], i + 1, a ? ":seconds=7" : "");
+            struct sym_fault_spec s;
+            cr_assert(sym_fault_parse(text, &s) == 0, "'%s' rejected", text);
+            cr_expect(s.action == (a ? SYM_FAULT_STALL : SYM_FAULT_KILL) && s.pe == (int)i &&
+                      s.count == i + 1 && s.stall_s == (a ? 7 : 0), "'%s' parsed wrong", text);
+            sym_fault_format(back, sizeof(back), &s);
+            cr_expect_str_eq(back, text);
+        }
+    }
+    struct sym_fault_spec s;
+    cr_expect(sym_fault_parse("", &s) == 0 && s.action == SYM_FAULT_NONE, "empty is off");
+    cr_expect(sym_fault_parse("none", &s) == 0 && s.action == SYM_FAULT_NONE, "none is off");
+    static const char *const bad[] = { "kill", "kill:", "kill:pe=0", "kill:pe=0:op=put:count=",
+                                       "kill:pe=0:op=put:count=1:", "kill:op=put:pe=0:count=1",
+                                       "kill:pe=0:op=put:count=1x", "kill:pe=0:op=putt:count=1",
+                                       "kill:pe=99999999999999999999:op=put:count=1",
+                                       "KILL:pe=0:op=put:count=1", " kill:pe=0:op=put:count=1" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        cr_expect(sym_fault_parse(bad[i], &s) == -1, "'%s' accepted", bad[i]);
 }
 
 /* ---- valid values take effect ------------------------------------------- */

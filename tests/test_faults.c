@@ -218,3 +218,235 @@ Test(faults, dies_before_init)
         cr_assert_eq(out.exit_code[pe], 0, "PE %d failed (code %d)", pe, out.exit_code[pe]);
     cr_assert_eq(out.leftover_objects, 0, "%d objects left in /dev/shm", out.leftover_objects);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Injected faults (SYMHEAP_FAULT): a PE killed or stalled inside each op    */
+/* ------------------------------------------------------------------------ */
+
+#include <errno.h>
+#include <sys/mman.h>
+
+/* What the PEs tell the test process, in memory shared across the fork:
+ * when the victim made its fatal call, when each survivor saw the error,
+ * every PE's pid (to prove none is left behind). */
+struct inject_shared {
+    double t_fault;
+    double t_err[HARNESS_MAX_PES];
+    int pid[HARNESS_MAX_PES];
+};
+
+struct inject_case {
+    /* arrays, not pointers: Criterion hands parameters to a new process */
+    char action[8]; /* "kill" or "stall" */
+    char op[16];    /* SYMHEAP_FAULT's op */
+    int npes;
+    int victim;
+    struct inject_shared *shared; /* set by the test */
+};
+
+#define INJECT_COUNT 2 /* the victim's second call of the op is fatal */
+#define INJECT_STEPS 3
+#define INJECT_ELEMS 16
+
+struct inject_bufs {
+    int32_t src[HARNESS_MAX_PES * INJECT_ELEMS];
+    int32_t dst[HARNESS_MAX_PES * INJECT_ELEMS];
+    size_t counts[HARNESS_MAX_PES];
+    uint64_t *sym; /* symmetric: 64 words */
+};
+
+/* One call of `op` with valid arguments (every PE makes the same calls, so
+ * only the fault makes a difference). */
+static sym_status_t inject_op(const char *op, int me, int n, int step, struct inject_bufs *b)
+{
+    const int right = (me + 1) % n, left = (me + n - 1) % n;
+    const sym_team_t w = sym_team_world();
+    const size_t k = INJECT_ELEMS;
+    if (!strcmp(op, "put"))
+        return sym_put(b->sym + 8, b->src, 64, right);
+    if (!strcmp(op, "get"))
+        return sym_get(b->dst, b->sym + 8, 64, right);
+    if (!strcmp(op, "atomic"))
+        return sym_atomic_add64(b->sym + 1, 1, right);
+    if (!strcmp(op, "wait")) {
+        sym_status_t st = sym_atomic_inc64(b->sym, right);
+        return st != SYM_OK ? st : sym_wait_until_uint64(b->sym, SYM_CMP_GE, (uint64_t)step);
+    }
+    if (!strcmp(op, "barrier"))
+        return sym_barrier_all();
+    if (!strcmp(op, "send") || !strcmp(op, "recv")) {
+        sym_status_t st = sym_send(b->src, 64, right, step);
+        return st != SYM_OK ? st : sym_recv(b->dst, 64, left, step, NULL);
+    }
+    if (!strcmp(op, "broadcast"))
+        return sym_broadcast(w, b->dst, k, SYM_INT32, 0, NULL);
+    if (!strcmp(op, "reduce"))
+        return sym_reduce(w, b->dst, b->src, k, SYM_INT32, SYM_OP_SUM, 0, NULL);
+    if (!strcmp(op, "allreduce"))
+        return sym_allreduce(w, b->dst, b->src, k, SYM_INT32, SYM_OP_SUM, NULL);
+    if (!strcmp(op, "reduce_scatter"))
+        return sym_reduce_scatter(w, b->dst, b->src, k, SYM_INT32, SYM_OP_SUM, NULL);
+    if (!strcmp(op, "all_gather"))
+        return sym_all_gather(w, b->dst, b->src, k, SYM_INT32, NULL);
+    if (!strcmp(op, "all_gatherv"))
+        return sym_all_gatherv(w, b->dst, b->src, b->counts, SYM_INT32, NULL);
+    if (!strcmp(op, "all_to_all"))
+        return sym_all_to_all(w, b->dst, b->src, k, SYM_INT32, NULL);
+    if (!strcmp(op, "all_to_allv"))
+        return sym_all_to_allv(w, b->dst, b->counts, b->src, b->counts, SYM_INT32, NULL);
+    if (!strcmp(op, "gather"))
+        return sym_gather(w, b->dst, b->src, k, SYM_INT32, 0, NULL);
+    if (!strcmp(op, "scatter"))
+        return sym_scatter(w, b->dst, b->src, k, SYM_INT32, 0, NULL);
+    if (!strcmp(op, "team_split")) {
+        sym_team_t t = SYM_TEAM_INVALID;
+        sym_status_t st = sym_team_split_strided(w, 0, 1, n, &t);
+        return st != SYM_OK ? st : sym_team_destroy(t);
+    }
+    pe_fail(__FILE__, __LINE__, "op", "unknown op '%s'", op);
+}
+
+static void inject_body(int me, int n, void *arg)
+{
+    const struct inject_case *c = arg;
+    struct inject_shared *sh = c->shared;
+    const bool is_kill = !strcmp(c->action, "kill");
+    sh->pid[me] = (int)getpid();
+    PE_OK(sym_init());
+    struct inject_bufs *b = calloc(1, sizeof(*b));
+    PE_ASSERT(b, "calloc");
+    for (int i = 0; i < HARNESS_MAX_PES * INJECT_ELEMS; i++)
+        b->src[i] = me * 1000 + i;
+    for (int i = 0; i < n; i++)
+        b->counts[i] = INJECT_ELEMS;
+    b->sym = sym_calloc(64, sizeof(uint64_t));
+    PE_ASSERT(b->sym, "sym_calloc: %s", sym_last_error());
+    PE_OK(sym_barrier_all()); /* the barrier fault counts from here on */
+
+    sym_status_t st = SYM_OK;
+    for (int step = 1; step <= INJECT_STEPS && st == SYM_OK; step++) {
+        /* the barrier above counts as the victim's first barrier; a
+         * stalled victim goes on after waking, so only the fatal step is
+         * timed */
+        const int fatal_step = INJECT_COUNT - (strcmp(c->op, "barrier") ? 0 : 1);
+        if (me == c->victim && (is_kill || step == fatal_step))
+            sh->t_fault = harness_now();
+        st = inject_op(c->op, me, n, step, b);
+        if (st == SYM_OK && strcmp(c->op, "barrier") != 0)
+            st = sym_barrier_all();
+    }
+    double t = harness_now();
+    if (me == c->victim) {
+        /* killed: never here; stalled: woke up to a job that gave up on it */
+        PE_ASSERT(!is_kill, "the victim survived its fault");
+        _exit(st != SYM_OK ? 3 : 4);
+    }
+    sh->t_err[me] = t;
+    char want[32], never[48];
+    snprintf(want, sizeof(want), "PE %d", c->victim);
+    snprintf(never, sizeof(never), "never entered it: %d", c->victim);
+    PE_ASSERT(st == (is_kill ? SYM_ERR_PEER_LOST : SYM_ERR_TIMEOUT),
+              "%s of PE %d in %s: survivor got %s: %s", c->action, c->victim, c->op,
+              sym_status_name(st), sym_last_error());
+    /* a barrier that times out waits on a partner, and lists the PEs
+     * that never arrived */
+    if (!strstr(sym_last_error(), never))
+        assert_contains(sym_last_error(), want);
+    if (is_kill)
+        assert_contains(sym_last_error(), "signal 9");
+    (void)sym_finalize(); /* fails too; must still release everything */
+    PE_ASSERT(!sym_initialized(), "still initialized after finalize");
+    _exit(0);
+}
+
+static void inject_run(struct inject_case *c)
+{
+    const bool is_kill = !strcmp(c->action, "kill");
+    struct inject_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert(sh != MAP_FAILED, "mmap");
+    memset(sh, 0, sizeof(*sh));
+    c->shared = sh;
+    char fault[128];
+    snprintf(fault, sizeof(fault), "SYMHEAP_FAULT=%s:pe=%d:op=%s:count=%d%s", c->action,
+             c->victim, c->op, INJECT_COUNT, is_kill ? "" : ":seconds=3");
+    const char *env[] = { fault, is_kill ? "SYMHEAP_TIMEOUT=30" : "SYMHEAP_TIMEOUT=1", NULL };
+    struct pe_job job = { .npes = c->npes, .body = inject_body, .arg = c, .raw = true,
+                          .env = env, .job_timeout_s = 60 };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+
+    double worst = 0;
+    for (int pe = 0; pe < c->npes; pe++) {
+        if (pe == c->victim)
+            continue;
+        cr_expect_eq(out.exit_code[pe], 0, "%s in %s: survivor PE %d failed (code %d)",
+                     c->action, c->op, pe, out.exit_code[pe]);
+        double dt = sh->t_err[pe] - sh->t_fault;
+        if (dt > worst)
+            worst = dt;
+        /* the issue's bound is 2 s; this machine is shared and loaded, so
+         * only a gross miss fails the test, and the figure is printed */
+        cr_expect(sh->t_fault > 0 && sh->t_err[pe] > 0 && dt < 5.0,
+                  "%s in %s: PE %d saw the error %.3f s after the fault", c->action, c->op, pe,
+                  dt);
+        if (!is_kill)
+            cr_expect(dt >= 0.9, "stall in %s: PE %d gave up after %.3f s (timeout 1 s)",
+                      c->op, pe, dt);
+    }
+    if (is_kill)
+        cr_expect_eq(out.term_signal[c->victim], SIGKILL, "the victim ended with code %d",
+                     out.exit_code[c->victim]);
+    else
+        cr_expect_eq(out.exit_code[c->victim], 3, "the stalled victim ended with code %d",
+                     out.exit_code[c->victim]);
+    cr_expect_neq(out.job_exit_code, 0, "the job exited 0 after a %s", c->action);
+    cr_expect_eq(out.leftover_objects, 0, "%d objects of the job left in /dev/shm",
+                 out.leftover_objects);
+    for (int pe = 0; pe < c->npes; pe++)
+        cr_expect(sh->pid[pe] > 0 && kill(sh->pid[pe], 0) != 0 && errno == ESRCH,
+                  "PE %d (pid %d) is still there after the job", pe, sh->pid[pe]);
+    fprintf(stderr, "fault %s:op=%s npes=%d victim=%d: survivors' error after %.1f ms "
+            "(worst), job exit %d, %.2f s\n", c->action, c->op, c->npes, c->victim,
+            worst * 1e3, out.job_exit_code, out.seconds);
+    munmap(sh, sizeof(*sh));
+}
+
+ParameterizedTestParameters(faults, injected_kill)
+{
+    static struct inject_case cases[] = {
+        { "kill", "put", 3, 2, NULL },           { "kill", "get", 3, 1, NULL },
+        { "kill", "atomic", 3, 0, NULL },        { "kill", "wait", 3, 2, NULL },
+        { "kill", "barrier", 3, 1, NULL },       { "kill", "send", 3, 2, NULL },
+        { "kill", "recv", 3, 1, NULL },          { "kill", "broadcast", 3, 0, NULL },
+        { "kill", "broadcast", 4, 3, NULL },     { "kill", "reduce", 3, 2, NULL },
+        { "kill", "reduce", 3, 0, NULL },        { "kill", "allreduce", 4, 1, NULL },
+        { "kill", "allreduce", 2, 1, NULL },     { "kill", "reduce_scatter", 3, 2, NULL },
+        { "kill", "all_gather", 3, 1, NULL },    { "kill", "all_gatherv", 3, 2, NULL },
+        { "kill", "all_to_all", 4, 2, NULL },    { "kill", "all_to_allv", 3, 0, NULL },
+        { "kill", "gather", 3, 2, NULL },        { "kill", "gather", 3, 0, NULL },
+        { "kill", "scatter", 3, 1, NULL },       { "kill", "scatter", 3, 0, NULL },
+        { "kill", "team_split", 3, 2, NULL },
+    };
+    return cr_make_param_array(struct inject_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct inject_case *c, faults, injected_kill)
+{
+    inject_run(c);
+}
+
+ParameterizedTestParameters(faults, injected_stall)
+{
+    static struct inject_case cases[] = {
+        { "stall", "barrier", 3, 2, NULL },
+        { "stall", "allreduce", 3, 1, NULL },
+        { "stall", "put", 2, 1, NULL },
+    };
+    return cr_make_param_array(struct inject_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct inject_case *c, faults, injected_stall)
+{
+    inject_run(c);
+}

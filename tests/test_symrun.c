@@ -30,6 +30,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -1135,5 +1136,146 @@ ParameterizedTest(int *npes, symrun, sweeps_dead_pe_objects)
     assert_survivors_saw_loss(&r, *npes, victim);
     cr_assert(!leaked_left, "the dead PE's object %s is still there", leaked);
     cr_assert(other_kept, "symrun removed %s, which belongs to another job", other);
+    run_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The launcher itself killed                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Reap the PEs symrun left to us (we are their subreaper), each of which
+ * must die of SIGKILL (PR_SET_PDEATHSIG); returns the seconds from `since`
+ * until the last is gone, or fails the test after `limit` seconds. */
+static double reap_orphans(const struct pid_list *pids, double since, double limit)
+{
+    bool gone[HARNESS_MAX_PES] = { false };
+    int left = pids->n;
+    double last = since;
+    while (left > 0) {
+        for (int i = 0; i < pids->n; i++) {
+            if (gone[i])
+                continue;
+            int st;
+            pid_t r = waitpid((pid_t)pids->pid[i], &st, WNOHANG);
+            if (r == 0)
+                continue;
+            /* ECHILD: reaped by someone else before it came to us */
+            cr_assert(r > 0 || errno == ECHILD, "waitpid(%ld): %s", pids->pid[i],
+                      strerror(errno));
+            if (r > 0)
+                cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+                          "PE process %ld ended with status 0x%x, not SIGKILL", pids->pid[i],
+                          st);
+            gone[i] = true;
+            left--;
+            last = harness_now();
+        }
+        if (left > 0 && harness_now() - since > limit) {
+            for (int i = 0; i < pids->n; i++)
+                if (!gone[i])
+                    kill((pid_t)pids->pid[i], SIGKILL);
+            cr_assert_fail("%d PE(s) still alive %.1f s after symrun was killed", left, limit);
+        }
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return last - since;
+}
+
+/* symrun SIGKILLed while its PEs run: the PEs die with it at once (they
+ * hold PR_SET_PDEATHSIG), no process of the job is left, and /dev/shm holds
+ * nothing of the job (its objects were unlinked once every PE mapped them). */
+ParameterizedTestParameters(symrun, launcher_killed)
+{
+    static int counts[] = { 1, 4 };
+    return cr_make_param_array(int, counts, 2);
+}
+
+ParameterizedTest(int *npes, symrun, launcher_killed)
+{
+    char n[16];
+    snprintf(n, sizeof(n), "%d", *npes);
+    const char *args[] = { "-n", n, "@PE", "wait-signal", NULL };
+    struct run r;
+    run_start(&r, args, NULL);
+    enum pump_end end = run_pump(&r, all_pids_printed, npes);
+    if (end != PUMP_UNTIL) {
+        run_kill(&r);
+        cr_assert_fail("the PEs did not all start (%d)\nstdout:\n%s\nstderr:\n%s", (int)end,
+                       tail_of(OUT(&r) ? OUT(&r) : ""), tail_of(ERR(&r) ? ERR(&r) : ""));
+    }
+    struct pid_list pids = pids_of(&r);
+    find_key(&r);
+    cr_assert(r.key[0], "PE 0 did not print the job key");
+    double t0 = harness_now();
+    kill(r.pid, SIGKILL);
+    int st;
+    while (waitpid(r.pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    r.exited = true;
+    r.status = st;
+    double took = reap_orphans(&pids, t0, QUICK_S);
+    fprintf(stderr, "symrun SIGKILLed with %d PEs running: all gone after %.1f ms\n", *npes,
+            took * 1e3);
+    cr_assert(kill(-r.pid, 0) != 0 && errno == ESRCH, "a process of the job's group is left");
+    char names[512] = "";
+    int left = job_objects(r.key, names, sizeof(names), true);
+    cr_assert(left == 0, "%d object(s) of the killed job left in /dev/shm:%s", left, names);
+    for (int k = 0; k < 2; k++)
+        if (r.fd[k] >= 0)
+            close(r.fd[k]);
+    run_free(&r);
+}
+
+static bool job_has_objects(const struct run *r, const void *arg)
+{
+    struct run *rr = (struct run *)r;
+    find_key(rr);
+    return rr->key[0] && job_objects(rr->key, NULL, 0, false) >= *(const int *)arg;
+}
+
+/* symrun SIGKILLed while its PEs are inside sym_init, their heap objects
+ * still named in /dev/shm: the PEs die with it before they can unlink them,
+ * so the objects are left -- and the next symrun removes them at its start
+ * (their owner, the dead launcher, is named in them). */
+Test(symrun, launcher_killed_in_init_then_swept)
+{
+    const int npes = 3, want = 2; /* PE 1 never enters sym_init */
+    const char *args[] = { "-n", "3", "@PE", "init-hang", "1", NULL };
+    struct run r;
+    run_start(&r, args, NULL);
+    enum pump_end end = run_pump(&r, all_pids_printed, &npes);
+    if (end == PUMP_UNTIL)
+        end = run_pump(&r, job_has_objects, &want);
+    if (end != PUMP_UNTIL) {
+        run_kill(&r);
+        cr_assert_fail("the PEs did not create their heaps (%d)\nstdout:\n%s\nstderr:\n%s",
+                       (int)end, tail_of(OUT(&r) ? OUT(&r) : ""),
+                       tail_of(ERR(&r) ? ERR(&r) : ""));
+    }
+    struct pid_list pids = pids_of(&r);
+    double t0 = harness_now();
+    kill(r.pid, SIGKILL);
+    int st;
+    while (waitpid(r.pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    double took = reap_orphans(&pids, t0, QUICK_S);
+    int leaked = job_objects(r.key, NULL, 0, false);
+    fprintf(stderr, "symrun SIGKILLed with PEs in sym_init: all gone after %.1f ms, %d heap "
+            "object(s) left for the sweep\n", took * 1e3, leaked);
+    for (int k = 0; k < 2; k++)
+        if (r.fd[k] >= 0)
+            close(r.fd[k]);
+
+    /* the next job's symrun sweeps them */
+    struct run next;
+    const char *ring[] = { "-n", "1", "@PE", "ring", NULL };
+    run_job(&next, ring, NULL);
+    assert_exit(&next, 0);
+    char names[512] = "";
+    int left = job_objects(r.key, names, sizeof(names), true);
+    cr_assert(left == 0, "%d object(s) of the killed job survived the next symrun:%s", left,
+              names);
+    run_free(&next);
     run_free(&r);
 }

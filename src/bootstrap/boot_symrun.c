@@ -133,8 +133,12 @@ sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
         return sym_error(SYM_ERR_SYSTEM, "sym_init: mmap of the job control segment: %s",
                          strerror(errno));
     struct sym_job_ctrl *job = map;
+    pid_t owner_pid;
+    unsigned long long owner_start;
     if (job->magic != SYM_JOB_MAGIC || job->version != SYM_JOB_VERSION ||
-        job->npes != (uint32_t)npes || strnlen(job->key, sizeof(job->key)) != SYM_JOB_KEY_LEN) {
+        job->npes != (uint32_t)npes || strnlen(job->key, sizeof(job->key)) != SYM_JOB_KEY_LEN ||
+        sym_owner_parse(job->owner, strnlen(job->owner, sizeof(job->owner)), &owner_pid,
+                        &owner_start) != 0) {
         munmap(map, len);
         return sym_error(SYM_ERR_BOOTSTRAP,
                          "sym_init: job control segment has a bad header (launcher and "
@@ -152,6 +156,7 @@ sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
     sb->base.rank = (int)pe;
     sb->base.size = (int)npes;
     memcpy(sb->base.key, job->key, sizeof(sb->base.key));
+    memcpy(sb->base.owner, job->owner, sizeof(sb->base.owner));
     sb->base.job = job;
     sb->map_len = len;
     sb->barriers = __atomic_load_n(&job->pe[pe].boot_arrivals, __ATOMIC_ACQUIRE);

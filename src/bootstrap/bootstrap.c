@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "bootstrap.h"
 
@@ -22,7 +23,11 @@ int sym_boot_random_key(char *key)
 
 sym_status_t sym_boot_open(struct sym_boot **boot_p)
 {
-    if (getenv(SYM_ENV_SYMRUN_FD))
-        return sym_boot_symrun_open(boot_p);
-    return sym_boot_singleton_open(boot_p);
+    sym_status_t st = getenv(SYM_ENV_SYMRUN_FD) ? sym_boot_symrun_open(boot_p)
+                                                : sym_boot_singleton_open(boot_p);
+    /* A bootstrap without a launcher that takes the PEs down with it: each
+     * PE owns its own objects (peers learn the owner at the allgather). */
+    if (st == SYM_OK && (*boot_p)->owner[0] == '\0')
+        sym_owner_tag(getpid(), (*boot_p)->owner);
+    return st;
 }

@@ -1,5 +1,7 @@
 /* coll.c - the call context shared by every collective. */
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -75,6 +77,22 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     } else {
         op = 0;
     }
+    if (kind != SYM_COLL_BARRIER && kind != SYM_COLL_TEAM_SPLIT) {
+        /* Sizes are computed in bytes everywhere below: a count whose
+         * bytes (times the team's blocks) wrap around would move a wrong,
+         * small amount, or run off the caller's buffers. */
+        size_t blocks = kind == SYM_COLL_REDUCE_SCATTER || kind == SYM_COLL_ALL_GATHER ||
+                                kind == SYM_COLL_ALL_TO_ALL || kind == SYM_COLL_GATHER ||
+                                kind == SYM_COLL_SCATTER
+                            ? (size_t)team->size
+                            : 1;
+        size_t bytes;
+        if (__builtin_mul_overflow(count, sym_datatype_size(dt), &bytes) ||
+            __builtin_mul_overflow(bytes, blocks, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+            return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: %zu elements of %s%s overflow the "
+                             "address space", name, team->name, count, sym_datatype_name(dt),
+                             blocks > 1 ? " per member" : "");
+    }
     if (kind_rooted(kind) && (root < 0 || root >= team->size))
         return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: root %d is not a member (the team has "
                          "%d PEs)", name, team->name, root, team->size);
@@ -94,6 +112,7 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
+    sym_fault_point_coll(kind, name);
     return SYM_OK;
 }
 

@@ -308,6 +308,7 @@ static void tx_init(struct tx *t, const void *buf, size_t bytes, int dst, int ta
 
 SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
 {
+    sym_fault_point(SYM_FAULT_OP_SEND);
     sym_status_t st = check_peer("sym_send", pe, "destination");
     if (st != SYM_OK)
         return st;
@@ -322,6 +323,7 @@ SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
 
 SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_t *received_p)
 {
+    sym_fault_point(SYM_FAULT_OP_RECV);
     sym_status_t st = check_peer("sym_recv", pe, "source");
     if (st != SYM_OK)
         return st;
@@ -340,6 +342,8 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
                                   void *recvbuf, size_t capacity, int source, int recvtag,
                                   size_t *received_p)
 {
+    sym_fault_point(SYM_FAULT_OP_SEND);
+    sym_fault_point(SYM_FAULT_OP_RECV);
     sym_status_t st = check_peer("sym_sendrecv", dest, "destination");
     if (st == SYM_OK)
         st = check_peer("sym_sendrecv", source, "source");
@@ -349,6 +353,11 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
         return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: NULL buffer");
     if (sendtag < 0 || (recvtag < 0 && recvtag != SYM_ANY_TAG))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: negative tag");
+    /* Large messages are received while the send is still being read. */
+    if (sendbytes && capacity && sym_overlaps(sendbuf, sendbytes, recvbuf, capacity))
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: the send buffer (%zu bytes at %p) "
+                         "and the receive buffer (%zu bytes at %p) overlap",
+                         sendbytes, sendbuf, capacity, recvbuf);
     struct tx t;
     tx_init(&t, sendbuf, sendbytes, dest, sendtag);
     struct rx r = { .src = source, .tag = recvtag, .buf = recvbuf, .cap = capacity,

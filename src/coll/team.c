@@ -378,13 +378,16 @@ SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int st
                                             sym_team_t *new_team_p)
 {
     const char *op = "sym_team_split_strided";
+    /* Every failure leaves SYM_TEAM_INVALID behind, so no caller goes on
+     * with a stale handle. */
+    if (new_team_p)
+        *new_team_p = SYM_TEAM_INVALID;
     sym_status_t st = sym_team_check(op, parent);
     if (st != SYM_OK)
         return st;
     if (!new_team_p)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: new_team_p is NULL", op);
-    *new_team_p = SYM_TEAM_INVALID;
-    long last = (long)start + (long)stride * (size - 1);
+    long last = (long)start + (long)stride * ((long)size - 1);
     if (size < 1 || size > parent->size || start < 0 || start >= parent->size || last < 0 ||
         last >= parent->size || (stride == 0 && size > 1))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: start %d, stride %d, size %d do not select "
@@ -409,12 +412,15 @@ SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t
                                        sym_team_t *yaxis_p)
 {
     const char *op = "sym_team_split_2d";
+    if (xaxis_p)
+        *xaxis_p = SYM_TEAM_INVALID;
+    if (yaxis_p)
+        *yaxis_p = SYM_TEAM_INVALID;
     sym_status_t st = sym_team_check(op, parent);
     if (st != SYM_OK)
         return st;
     if (!xaxis_p || !yaxis_p)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL output handle", op);
-    *xaxis_p = *yaxis_p = SYM_TEAM_INVALID;
     if (xrange < 1)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: xrange %d must be >= 1", op, xrange);
     int n = parent->size, x = parent->rank % xrange, y = parent->rank / xrange;
@@ -451,12 +457,13 @@ SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int 
                                      sym_team_t *new_team_p)
 {
     const char *op = "sym_team_create";
+    if (new_team_p)
+        *new_team_p = SYM_TEAM_INVALID;
     sym_status_t st = sym_team_check(op, parent);
     if (st != SYM_OK)
         return st;
     if (!new_team_p || (!members && nmembers > 0))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL argument", op);
-    *new_team_p = SYM_TEAM_INVALID;
     if (nmembers < 1 || nmembers > parent->size)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: %d members (must be 1..%d)", op, nmembers,
                          parent->size);

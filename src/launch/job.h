@@ -16,8 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "owner.h"
+
 #define SYM_JOB_MAGIC UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
-#define SYM_JOB_VERSION 1u
+#define SYM_JOB_VERSION 2u
 #define SYM_JOB_KEY_LEN 32 /* hex characters */
 #define SYM_JOB_BLOB_MAX 1024
 #define SYM_JOB_MAX_PES 4096
@@ -56,7 +58,8 @@ struct sym_job_ctrl {
     uint32_t version;
     uint32_t npes;
     char key[SYM_JOB_KEY_LEN + 1];
-    uint8_t pad0[64 - ((8 + 4 + 4 + SYM_JOB_KEY_LEN + 1) % 64)];
+    char owner[SYM_OWNER_LEN]; /* the launcher, "<pid>.<start>" (owner.h) */
+    uint8_t pad0[64 - ((8 + 4 + 4 + SYM_JOB_KEY_LEN + 1 + SYM_OWNER_LEN) % 64)];
     /* Job abort word: 0, or 1 + the PE (or launcher: npes) that raised it. */
     uint32_t abort_by;
     int32_t abort_status;
@@ -70,7 +73,11 @@ static inline size_t sym_job_ctrl_size(uint32_t npes)
 }
 
 /* Prefix of every POSIX shared-memory object name symheap creates:
- * "/symheap-<uid>-<job key>-<what>". */
+ * "/symheap-<uid>-<job key>-<owner>-<what>", where the owner is
+ * "<pid>.<start>" (owner.h) and <what> is a PE number or "ctrl".  A sweep
+ * (symrun at start, `symheap-info --cleanup`) removes the objects of this
+ * user whose owner is dead. */
 #define SYM_SHM_PREFIX "symheap-"
+#define SYM_SHM_NAME_FMT "/" SYM_SHM_PREFIX "%u-%s-%s-%s"
 
 #endif /* SYM_LAUNCH_JOB_H */

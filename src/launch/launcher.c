@@ -100,6 +100,7 @@ struct job {
     double grace_s;
     pid_t self;
     char key[SYM_JOB_KEY_LEN + 1];
+    char owner[SYM_OWNER_LEN];
     int ctrl_fd;
     struct sym_job_ctrl *ctrl;
     size_t ctrl_size;
@@ -368,15 +369,18 @@ static int make_inheritable(int fd)
 
 static int ctrl_open(struct job *job)
 {
-    char name[128];
+    char name[192];
 
+    /* The job lives as long as this process does (the PEs die with it:
+     * PR_SET_PDEATHSIG), so its objects carry this process as their owner. */
+    sym_owner_tag(job->self, job->owner);
     for (int attempt = 0;; attempt++) {
         if (make_key(job->key) != 0) {
             launch_error("cannot draw a random job key: %s", strerror(errno));
             return -1;
         }
-        snprintf(name, sizeof name, "/" SYM_SHM_PREFIX "%u-%s-ctrl", (unsigned)getuid(),
-                 job->key);
+        snprintf(name, sizeof name, SYM_SHM_NAME_FMT, (unsigned)getuid(), job->key, job->owner,
+                 "ctrl");
         int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd >= 0) {
             shm_unlink(name);
@@ -428,6 +432,7 @@ static int ctrl_create(struct job *job)
     ctrl->version = SYM_JOB_VERSION;
     ctrl->npes = (uint32_t)job->npes;
     memcpy(ctrl->key, job->key, sizeof ctrl->key);
+    memcpy(ctrl->owner, job->owner, sizeof ctrl->owner);
     job->ctrl = ctrl;
     job->ctrl_size = size;
     job->ctrl_fd = fd;

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* A PE body for function mode: runs in the forked child; its return value is
@@ -61,5 +62,18 @@ int sym_launch_cleanup_job(const char *key);
 /* Count /dev/shm objects of job `key` still present (tests use it to prove
  * that nothing leaks). */
 int sym_launch_count_job_objects(const char *key);
+
+/* Remove this user's /dev/shm objects of dead jobs (sweep.c): those whose
+ * name (job.h) names this user and an owner that is gone (owner.h), and
+ * that this user really owns.  Objects of other users, of live owners and
+ * names it cannot parse are never touched.  With `dry_run` only counts;
+ * with `log`, prints one line per object.  Returns how many it removed
+ * (would remove), -1 if /dev/shm cannot be read. */
+int sym_launch_sweep_stale(bool dry_run, FILE *log);
+
+/* Split an object name (without the leading '/') into its uid and owner;
+ * 0 on success, -1 if it is not a name of this version of symheap. */
+int sym_launch_parse_object_name(const char *name, unsigned *uid_p, pid_t *owner_pid_p,
+                                 unsigned long long *owner_start_p);
 
 #endif /* SYM_LAUNCH_LAUNCHER_H */

@@ -5,16 +5,31 @@
 
 #include "heap_layout.h"
 #include "internal.h"
+#include "launch/launcher.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: symheap-info [-h|--help]\n"
+    fprintf(out, "usage: symheap-info [-h|--help] [--cleanup [--dry-run]]\n"
                  "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
-                 "default and the value in force, the heap layout and the transports.\n");
+                 "default and the value in force, the heap layout and the transports.\n"
+                 "--cleanup removes this user's shared-memory objects of dead jobs from\n"
+                 "/dev/shm (never another user's, never a running job's) and names each;\n"
+                 "with --dry-run it only names them.\n");
 }
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--cleanup") &&
+        (argc == 2 || (argc == 3 && !strcmp(argv[2], "--dry-run")))) {
+        bool dry = argc == 3;
+        int n = sym_launch_sweep_stale(dry, stdout);
+        if (n < 0) {
+            fprintf(stderr, "symheap-info: cannot read /dev/shm\n");
+            return 1;
+        }
+        printf("%s %d stale object(s)\n", dry ? "found" : "removed", n);
+        return 0;
+    }
     if (argc > 1) {
         bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
         usage(help ? stdout : stderr);

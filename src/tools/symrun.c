@@ -5,6 +5,8 @@
  *
  * A thin command line over sym_launch_run() (launch/launcher.h): all the
  * supervision lives there, so the test harness exercises the same code.
+ * Before starting, it removes this user's /dev/shm objects of dead jobs
+ * (sym_launch_sweep_stale).
  * Options are parsed by hand because "-np" (the mpirun spelling) is not
  * something getopt can express.
  */
@@ -37,6 +39,10 @@ int main(int argc, char **argv)
      * once": hand it the shortest positive delay instead. */
     if (cli.grace_s >= 0)
         opts.grace_s = cli.grace_s > 0 ? cli.grace_s : 1e-9;
+
+    /* Objects of jobs whose launcher was killed before its PEs could
+     * unlink them: nobody else would ever remove them. */
+    sym_launch_sweep_stale(false, NULL);
 
     struct sym_launch_result result;
     if (sym_launch_run(&opts, &result) != 0)

@@ -1,7 +1,8 @@
 /*
  * shm.h - the POSIX shared-memory transport.
  *
- * Each PE's heap is one shared-memory object, "/symheap-<uid>-<job key>-<pe>",
+ * Each PE's heap is one shared-memory object,
+ * "/symheap-<uid>-<job key>-<owner>-<pe>" (launch/job.h),
  * created O_EXCL with mode 0600; every PE on the host maps every local peer's
  * object, checks its owner and size, and each PE unlinks its own object once
  * all have mapped it, so nothing remains in /dev/shm even if PEs are killed
@@ -24,17 +25,21 @@ struct sym_boot;
  * here).  Every heap mapping (mine and peers') is followed by `data_len`
  * reserved bytes where the owner's global variables get mapped (globals.c).
  * Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
-sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
-                                  size_t data_len, bool prealloc, struct sym_transport **tp_p,
-                                  uint8_t **base_p);
+sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
+                                  size_t heap_len, size_t data_len, bool prealloc,
+                                  struct sym_transport **tp_p, uint8_t **base_p);
 
 /* Map the heap of every peer with local[pe] set (all PEs if local is NULL)
- * once they exist, then unlink this PE's object.  Collective over the boot.
- * Fills peer_base[pe] for mapped peers (NULL for others; mine included). */
+ * once they exist, then unlink this PE's object.  owners[pe] is the owner in
+ * PE pe's object name (NULL: boot->owner for all).  Collective over the
+ * boot.  Fills peer_base[pe] for mapped peers (NULL for others; mine
+ * included). */
 sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, uint8_t **peer_base);
+                                   const bool *local, const char *const *owners,
+                                   uint8_t **peer_base);
 
-/* Name of PE `pe`'s heap object for job `key` (buf of at least 96 bytes). */
-void shm_object_name(char *buf, size_t len, const char *key, int pe);
+/* Name of PE `pe`'s heap object for job `key` owned by `owner` (see
+ * launch/owner.h; buf of at least 160 bytes). */
+void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe);
 
 #endif /* SYM_SHM_H */

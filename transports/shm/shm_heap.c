@@ -12,9 +12,11 @@
 #include "internal.h"
 #include "shm_private.h"
 
-void shm_object_name(char *buf, size_t len, const char *key, int pe)
+void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe)
 {
-    snprintf(buf, len, "/" SYM_SHM_PREFIX "%u-%s-%d", (unsigned)getuid(), key, pe);
+    char what[16];
+    snprintf(what, sizeof(what), "%d", pe);
+    snprintf(buf, len, SYM_SHM_NAME_FMT, (unsigned)getuid(), key, owner, what);
 }
 
 /* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
@@ -41,9 +43,9 @@ static void *map_aligned(int fd, size_t len, size_t extra)
     return p;
 }
 
-sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap_len,
-                                  size_t data_len, bool prealloc, struct sym_transport **tp_p,
-                                  uint8_t **base_p)
+sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
+                                  size_t heap_len, size_t data_len, bool prealloc,
+                                  struct sym_transport **tp_p, uint8_t **base_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
     uint8_t **pb = calloc((size_t)npes, sizeof(*pb));
@@ -58,7 +60,7 @@ sym_status_t shm_transport_create(const char *key, int me, int npes, size_t heap
     t->heap_len = heap_len;
     t->data_len = data_len;
     t->peer_base = pb;
-    shm_object_name(t->name, sizeof(t->name), key, me);
+    shm_object_name(t->name, sizeof(t->name), key, owner, me);
 
     sym_status_t st;
     int fd = shm_open(t->name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -100,21 +102,25 @@ fail_free:
 
 /* Map peer `pe`'s object, refusing one that is not ours or not the size
  * every heap of this job has. */
-static sym_status_t map_peer(struct shm_transport *t, const char *key, int pe)
+static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boot,
+                             const char *owner, int pe)
 {
-    char name[96];
-    shm_object_name(name, sizeof(name), key, pe);
+    char name[160];
+    shm_object_name(name, sizeof(name), boot->key, owner, pe);
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0)
         return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's heap %s: %s", pe, name,
                          strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != t->heap_len) {
+    if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != t->heap_len ||
+        (st.st_mode & 077) != 0) {
         close(fd);
         return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: PE %d's heap %s has the wrong owner or size "
-                         "(%lld bytes, expected %zu): refusing to map it",
-                         pe, name, (long long)st.st_size, t->heap_len);
+                         "sym_init: PE %d's heap %s has the wrong owner, mode or size "
+                         "(uid %u, mode %03o, %lld bytes; expected uid %u, mode 600, %zu "
+                         "bytes): refusing to map it",
+                         pe, name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777),
+                         (long long)st.st_size, (unsigned)getuid(), t->heap_len);
     }
     void *p = map_aligned(fd, t->heap_len, t->data_len);
     int err = errno;
@@ -122,18 +128,42 @@ static sym_status_t map_peer(struct shm_transport *t, const char *key, int pe)
     if (p == MAP_FAILED)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
                          strerror(err));
+    /* Its owner wrote the control block before the bootstrap barrier that
+     * preceded this: anything else is not a heap of this job. */
+    const struct sym_heap_ctrl *hc = p;
+    const char *why = NULL;
+    if (hc->magic != SYM_HEAP_MAGIC)
+        why = "no symheap heap header";
+    else if (hc->layout_version != SYM_HEAP_LAYOUT_VERSION)
+        why = "another heap layout version";
+    else if (hc->pe != pe || hc->npes != t->npes)
+        why = "the header names another PE or job size";
+    else if (hc->heap_total != t->heap_len)
+        why = "the header gives another heap size";
+    else if (strncmp(hc->job_key, boot->key, sizeof(hc->job_key)) != 0)
+        why = "the header names another job";
+    if (why) {
+        sym_status_t st2 = sym_error(SYM_ERR_BOOTSTRAP,
+                                     "sym_init: PE %d's heap %s is not a heap of this job (%s, "
+                                     "layout version %u, expected %u): refusing to use it",
+                                     pe, name, why, (unsigned)hc->layout_version,
+                                     SYM_HEAP_LAYOUT_VERSION);
+        munmap(p, t->heap_len);
+        return st2;
+    }
     t->peer_base[pe] = p;
     return SYM_OK;
 }
 
 sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, uint8_t **peer_base)
+                                   const bool *local, const char *const *owners,
+                                   uint8_t **peer_base)
 {
     struct shm_transport *t = (struct shm_transport *)tp;
     sym_status_t st = boot->ops->barrier(boot, "sym_init (waiting for peers' heaps)");
     for (int pe = 0; st == SYM_OK && pe < t->npes; pe++)
         if (pe != t->me && (!local || local[pe]))
-            st = map_peer(t, boot->key, pe);
+            st = map_peer(t, boot, owners ? owners[pe] : boot->owner, pe);
     if (st == SYM_OK)
         st = boot->ops->barrier(boot, "sym_init (waiting for peers to map heaps)");
     /* Mapped by all (or failed): the name has served its purpose either way. */

@@ -13,7 +13,7 @@ struct shm_transport {
     size_t heap_len;
     size_t data_len;     /* reserved after each heap mapping: globals.c */
     uint8_t **peer_base; /* [npes], mine included once connected */
-    char name[96];       /* my object's name */
+    char name[160];      /* my object's name */
     bool unlinked;
 };
 

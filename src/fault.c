@@ -1,0 +1,197 @@
+/* fault.c - SYMHEAP_FAULT: kill or stall one PE at its N-th call of an op. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "fault.h"
+#include "internal.h"
+
+int sym_fault_op = -1;
+
+static struct {
+    struct sym_fault_spec spec;
+    unsigned long calls;
+    double stall_s;
+    int me;
+} armed;
+
+/* Indexed by enum sym_fault_op; the collectives by SYM_FAULT_OP_COLL_BASE +
+ * enum sym_coll_kind (the barrier kind's slot stays empty: it is "barrier"). */
+static const char *const op_names[SYM_FAULT_OP_COLL_BASE + SYM_COLL_KIND_COUNT] = {
+    [SYM_FAULT_OP_PUT] = "put",
+    [SYM_FAULT_OP_GET] = "get",
+    [SYM_FAULT_OP_ATOMIC] = "atomic",
+    [SYM_FAULT_OP_WAIT] = "wait",
+    [SYM_FAULT_OP_BARRIER] = "barrier",
+    [SYM_FAULT_OP_SEND] = "send",
+    [SYM_FAULT_OP_RECV] = "recv",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_BROADCAST] = "broadcast",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_REDUCE] = "reduce",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALLREDUCE] = "allreduce",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_GATHER] = "all_gather",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_GATHERV] = "all_gatherv",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_TO_ALL] = "all_to_all",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_TO_ALLV] = "all_to_allv",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_GATHER] = "gather",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_SCATTER] = "scatter",
+    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_TEAM_SPLIT] = "team_split",
+};
+#define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
+
+/* "key=digits" at *p (up to ':' or the end); advances *p past it. */
+static int parse_field(const char **p, const char *key, const char **value, size_t *vlen)
+{
+    size_t klen = strlen(key);
+    if (strncmp(*p, key, klen) != 0 || (*p)[klen] != '=')
+        return -1;
+    *value = *p + klen + 1;
+    *vlen = strcspn(*value, ":");
+    *p = *value + *vlen;
+    return 0;
+}
+
+static int parse_ulong(const char *s, size_t n, unsigned long max, unsigned long *out)
+{
+    if (n == 0 || n > 19)
+        return -1;
+    unsigned long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (unsigned long)(s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sym_fault_parse(const char *text, struct sym_fault_spec *spec)
+{
+    struct sym_fault_spec s = { .action = SYM_FAULT_NONE, .pe = -1, .op = -1 };
+    if (text[0] == '\0' || !strcmp(text, "none")) {
+        *spec = s;
+        return 0;
+    }
+    const char *p = text;
+    if (!strncmp(p, "kill:", 5)) {
+        s.action = SYM_FAULT_KILL;
+        p += 5;
+    } else if (!strncmp(p, "stall:", 6)) {
+        s.action = SYM_FAULT_STALL;
+        p += 6;
+    } else {
+        return -1;
+    }
+    const char *v;
+    size_t n;
+    unsigned long num;
+    if (parse_field(&p, "pe", &v, &n) || parse_ulong(v, n, 1u << 20, &num) || *p++ != ':')
+        return -1;
+    s.pe = (int)num;
+    if (parse_field(&p, "op", &v, &n) || *p++ != ':')
+        return -1;
+    for (int i = 0; i < N_OPS; i++)
+        if (op_names[i] && strlen(op_names[i]) == n && !strncmp(op_names[i], v, n))
+            s.op = i;
+    if (s.op < 0)
+        return -1;
+    if (parse_field(&p, "count", &v, &n) || parse_ulong(v, n, 1ul << 40, &num) || num == 0)
+        return -1;
+    s.count = num;
+    if (*p == ':' && s.action == SYM_FAULT_STALL) {
+        p++;
+        if (parse_field(&p, "seconds", &v, &n) || parse_ulong(v, n, 86400, &num) || num == 0)
+            return -1;
+        s.stall_s = (double)num;
+    }
+    if (*p != '\0')
+        return -1;
+    *spec = s;
+    return 0;
+}
+
+void sym_fault_format(char *buf, size_t len, const struct sym_fault_spec *spec)
+{
+    if (spec->action == SYM_FAULT_NONE) {
+        snprintf(buf, len, "%s", "none");
+        return;
+    }
+    int used = snprintf(buf, len, "%s:pe=%d:op=%s:count=%lu",
+                        spec->action == SYM_FAULT_KILL ? "kill" : "stall", spec->pe,
+                        op_names[spec->op], spec->count);
+    if (spec->stall_s > 0 && used > 0 && (size_t)used < len)
+        snprintf(buf + used, len - (size_t)used, ":seconds=%g", spec->stall_s);
+}
+
+sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes,
+                           double timeout_s)
+{
+    sym_fault_disarm();
+    if (spec->action == SYM_FAULT_NONE)
+        return SYM_OK;
+    if (spec->pe >= npes)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_FAULT='%s' names PE %d, but "
+                         "the job has %d PEs (0..%d)",
+                         getenv("SYMHEAP_FAULT") ? getenv("SYMHEAP_FAULT") : "", spec->pe,
+                         npes, npes - 1);
+    if (spec->pe != me)
+        return SYM_OK;
+    armed.spec = *spec;
+    armed.me = me;
+    armed.stall_s = spec->stall_s > 0 ? spec->stall_s : 2 * timeout_s + 1;
+    sym_fault_op = spec->op;
+    return SYM_OK;
+}
+
+void sym_fault_disarm(void)
+{
+    sym_fault_op = -1;
+    memset(&armed, 0, sizeof(armed));
+}
+
+void sym_fault_hit(void)
+{
+    if (++armed.calls < armed.spec.count)
+        return;
+    sym_fault_op = -1; /* once */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (armed.spec.action == SYM_FAULT_KILL) {
+        fprintf(stderr, "symheap: SYMHEAP_FAULT: PE %d kills itself at %s #%lu (t=%ld.%06ld)\n",
+                armed.me, op_names[armed.spec.op], armed.calls, (long)now.tv_sec,
+                now.tv_nsec / 1000);
+        fflush(stderr);
+        raise(SIGKILL);
+        _exit(137); /* not reached */
+    }
+    fprintf(stderr, "symheap: SYMHEAP_FAULT: PE %d stalls for %g s at %s #%lu\n", armed.me,
+            armed.stall_s, op_names[armed.spec.op], armed.calls);
+    fflush(stderr);
+    double s = armed.stall_s;
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+void sym_fault_coll_hit(unsigned kind, const char *name)
+{
+    int op;
+    if (kind == SYM_COLL_BARRIER) {
+        /* teams run barriers inside split and destroy: not the user's */
+        if (strcmp(name, "sym_barrier") != 0)
+            return;
+        op = SYM_FAULT_OP_BARRIER;
+    } else {
+        op = SYM_FAULT_OP_COLL_BASE + (int)kind;
+    }
+    if (op == sym_fault_op)
+        sym_fault_hit();
+}

@@ -1,0 +1,92 @@
+/*
+ * sweep.c - remove the shared-memory objects of dead jobs.
+ *
+ * A job's objects are unlinked as soon as they are no longer needed (the
+ * control segment at once, heaps once every PE has mapped them) and the
+ * launcher removes whatever a dying PE left.  Only a launcher killed itself
+ * (SIGKILL, OOM killer) while PEs were starting can leave objects behind:
+ * its PEs die with it and nobody is left to unlink them.  Their names say
+ * whose they are ("<uid>", and the owner "<pid>.<start>", see owner.h), so a
+ * later sweep can remove exactly those of this user whose owner is gone.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "job.h"
+#include "launcher.h"
+#include "owner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int sym_launch_parse_object_name(const char *name, unsigned *uid_p, pid_t *owner_pid_p,
+                                 unsigned long long *owner_start_p)
+{
+    size_t plen = strlen(SYM_SHM_PREFIX);
+    if (strncmp(name, SYM_SHM_PREFIX, plen) != 0)
+        return -1;
+    const char *p = name + plen;
+    size_t n = strspn(p, "0123456789");
+    if (n == 0 || n > 10 || p[n] != '-')
+        return -1;
+    unsigned long uid = strtoul(p, NULL, 10);
+    if (uid > UINT_MAX)
+        return -1;
+    p += n + 1;
+    if (strspn(p, "0123456789abcdef") != SYM_JOB_KEY_LEN || p[SYM_JOB_KEY_LEN] != '-')
+        return -1;
+    p += SYM_JOB_KEY_LEN + 1;
+    const char *dash = strchr(p, '-');
+    if (!dash || dash[1] == '\0' || strchr(dash + 1, '/'))
+        return -1;
+    if (sym_owner_parse(p, (size_t)(dash - p), owner_pid_p, owner_start_p) != 0)
+        return -1;
+    *uid_p = (unsigned)uid;
+    return 0;
+}
+
+int sym_launch_sweep_stale(bool dry_run, FILE *log)
+{
+    DIR *dir = opendir("/dev/shm");
+    if (dir == NULL)
+        return errno == ENOENT ? 0 : -1;
+    const uid_t uid = getuid();
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        unsigned name_uid;
+        pid_t pid;
+        unsigned long long start;
+        if (sym_launch_parse_object_name(de->d_name, &name_uid, &pid, &start) != 0 ||
+            name_uid != (unsigned)uid)
+            continue;
+        /* The name can lie (anyone may create objects in /dev/shm): only
+         * objects this user really owns are touched. */
+        struct stat st;
+        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != uid)
+            continue;
+        if (!sym_owner_dead(pid, start))
+            continue;
+        if (!dry_run) {
+            char name[NAME_MAX + 2];
+            snprintf(name, sizeof name, "/%s", de->d_name);
+            if (shm_unlink(name) != 0)
+                continue;
+        }
+        if (log != NULL)
+            fprintf(log, "%s /dev/shm/%s (owner pid %ld is gone)\n",
+                    dry_run ? "stale:" : "removed", de->d_name, (long)pid);
+        count++;
+    }
+    closedir(dir);
+    return count;
+}
