@@ -1,6 +1,7 @@
 /* request.c - non-blocking collectives as coroutines (request.h). */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -409,7 +410,14 @@ SYM_API sym_status_t sym_test(sym_request_t *req_p, int *done_p)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_test: done_p is NULL");
     sym_requests_progress();
     *done_p = (*req_p)->state == REQ_DONE;
-    return *done_p ? complete(req_p) : SYM_OK;
+    if (*done_p)
+        return complete(req_p);
+    /* Callers poll sym_test in a loop; on an oversubscribed host that loop
+     * must not keep the core the peers need to make this request progress
+     * (the coroutine's own waits only hand control back here). */
+    if (sym_rt.oversubscribed)
+        sched_yield();
+    return SYM_OK;
 }
 
 SYM_API const char *sym_request_op(sym_request_t req)

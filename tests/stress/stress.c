@@ -1268,14 +1268,16 @@ static void step_team(struct rng *r)
         memset(e, 0, sizeof(*e));
         return;
     }
-    /* parent: the world or a live single-group entry */
-    int cand[MAX_ENTRIES], nc = 0;
-    for (int i = 0; i < MAX_ENTRIES; i++)
-        if (S.ent[i].live && S.ent[i].ngroups == 1)
-            cand[nc++] = i;
-    struct entry *par = &S.ent[cand[rbelow(r, (uint64_t)nc)]];
-    const struct group *pg = &par->g[0];
-    const int m = pg->n;
+    /* parent: any live entry; a split of a set of teams splits each of them
+     * with the same arguments (valid for the smallest), concurrently */
+    int k0 = (int)rbelow(r, (uint64_t)nlive), pi = 0;
+    for (pi = 0; pi < MAX_ENTRIES; pi++)
+        if (S.ent[pi].live && k0-- == 0)
+            break;
+    struct entry *par = &S.ent[pi];
+    int m = MAXPE;
+    for (int g = 0; g < par->ngroups; g++)
+        m = par->g[g].n < m ? par->g[g].n : m;
     char pdesc[sizeof(par->desc)];
     memcpy(pdesc, par->desc, sizeof(pdesc));
     int how = (int)rbelow(r, 3);
@@ -1294,46 +1296,52 @@ static void step_team(struct rng *r)
             int span = size > 1 ? (size - 1) * stride : 0;
             start = (int)rbelow(r, (uint64_t)(m - span));
         }
-        a->ngroups = 1;
-        a->g[0].n = size;
-        for (int i = 0; i < size; i++)
-            a->g[0].pe[i] = pg->pe[start + i * stride];
+        a->ngroups = par->ngroups;
+        for (int g = 0; g < par->ngroups; g++) {
+            a->g[g].n = size;
+            for (int i = 0; i < size; i++)
+                a->g[g].pe[i] = par->g[g].pe[start + i * stride];
+        }
         snprintf(a->desc, sizeof(a->desc), "split_strided(%.40s, %d, %d, %d)", pdesc, start,
                  stride, size);
         entry_locate(a);
         set_what("team %s", a->desc);
-        if (par->my_group == 0) {
+        if (par->my_group >= 0) {
             CALL(sym_team_split_strided(par->team, start, stride, size, &a->team));
             S.count[CNT_SPLIT_STRIDED]++;
         }
     } else if (how == 1) {
         int x = 1 + (int)rbelow(r, (uint64_t)m);
-        struct entry *b = NULL;
-        b = free_entry(a);
+        struct entry *b = free_entry(a);
         memset(b, 0, sizeof(*b));
         b->live = true;
-        int rows = (m + x - 1) / x;
-        a->ngroups = rows;
-        for (int y = 0; y < rows; y++)
-            for (int i = y * x; i < m && i < (y + 1) * x; i++)
-                a->g[y].pe[a->g[y].n++] = pg->pe[i];
-        b->ngroups = x;
-        for (int c = 0; c < x; c++)
-            for (int i = c; i < m; i += x)
-                b->g[c].pe[b->g[c].n++] = pg->pe[i];
+        for (int g = 0; g < par->ngroups; g++) {
+            const struct group *pg = &par->g[g];
+            const int pm = pg->n, rows = (pm + x - 1) / x;
+            for (int y = 0; y < rows; y++) {
+                struct group *row = &a->g[a->ngroups++];
+                for (int i = y * x; i < pm && i < (y + 1) * x; i++)
+                    row->pe[row->n++] = pg->pe[i];
+            }
+            for (int c = 0; c < x; c++) {
+                struct group *col = &b->g[b->ngroups++];
+                for (int i = c; i < pm; i += x)
+                    col->pe[col->n++] = pg->pe[i];
+            }
+        }
         snprintf(a->desc, sizeof(a->desc), "split_2d(%.40s, %d).x", pdesc, x);
         snprintf(b->desc, sizeof(b->desc), "split_2d(%.40s, %d).y", pdesc, x);
         entry_locate(a);
         entry_locate(b);
         set_what("team split_2d(%s, %d)", pdesc, x);
-        if (par->my_group == 0) {
+        if (par->my_group >= 0) {
             CALL(sym_team_split_2d(par->team, x, &a->team, &b->team));
             S.count[CNT_SPLIT_2D]++;
         }
         check_handle(b);
     } else {
         int k = 1 + (int)rbelow(r, (uint64_t)m);
-        int perm[MAXPE], list[MAXPE];
+        int perm[MAXPE];
         for (int i = 0; i < m; i++)
             perm[i] = i;
         for (int i = m - 1; i > 0; i--) {
@@ -1341,22 +1349,21 @@ static void step_team(struct rng *r)
             perm[i] = perm[j];
             perm[j] = t;
         }
-        a->ngroups = 1;
-        a->g[0].n = k;
-        int len = 0;
-        for (int i = 0; i < k; i++) {
-            list[i] = perm[i];
-            a->g[0].pe[i] = pg->pe[perm[i]];
-            len += snprintf(a->desc + len, sizeof(a->desc) - (size_t)len, "%s%d",
-                            i ? "," : "create(", perm[i]);
-            if (len >= (int)sizeof(a->desc) - 8)
-                break;
+        a->ngroups = par->ngroups;
+        for (int g = 0; g < par->ngroups; g++) {
+            a->g[g].n = k;
+            for (int i = 0; i < k; i++)
+                a->g[g].pe[i] = par->g[g].pe[perm[i]];
         }
+        int len = snprintf(a->desc, sizeof(a->desc), "create(");
+        for (int i = 0; i < k && len < (int)sizeof(a->desc) - 8; i++)
+            len += snprintf(a->desc + len, sizeof(a->desc) - (size_t)len, "%s%d", i ? "," : "",
+                            perm[i]);
         snprintf(a->desc + len, sizeof(a->desc) - (size_t)len, ")");
         entry_locate(a);
         set_what("team %s of %s", a->desc, pdesc);
-        if (par->my_group == 0) {
-            CALL(sym_team_create(par->team, list, k, &a->team));
+        if (par->my_group >= 0) {
+            CALL(sym_team_create(par->team, perm, k, &a->team));
             S.count[CNT_TEAM_CREATE]++;
         }
     }
