@@ -9,6 +9,7 @@
  *   BOOL     1/0, yes/no, true/false, on/off
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
+ *   STRING   free text of up to 255 bytes (empty when unset)
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -54,6 +55,17 @@
     X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                     \
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
-      "Scatter algorithm {auto|naive|tree}")
+      "Scatter algorithm {auto|naive|tree}")                                            \
+    X(bootstrap, "SYMHEAP_BOOTSTRAP", CHOICE, "auto",                                   \
+      "How PEs find each other {auto|pmix|symrun|tcp|singleton}: auto = symrun when "   \
+      "started by symrun, tcp when SYMHEAP_ROOT_ADDR is set, pmix when PMIX_NAMESPACE " \
+      "is set, else singleton")                                                         \
+    X(rank, "SYMHEAP_RANK", UINT, "0",                                                  \
+      "tcp bootstrap: this PE's number, 0..SYMHEAP_SIZE-1 (required)")                  \
+    X(size, "SYMHEAP_SIZE", UINT, "0",                                                  \
+      "tcp bootstrap: number of PEs in the job (required)")                             \
+    X(root_addr, "SYMHEAP_ROOT_ADDR", STRING, "",                                       \
+      "tcp bootstrap: host:port PE 0 listens on (only there) and every PE connects "    \
+      "to; [v6addr]:port for IPv6")
 
 #endif /* SYM_CONFIG_TABLE_H */

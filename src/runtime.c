@@ -17,7 +17,7 @@ struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 /* What every PE tells the others at init. */
 struct pe_card {
     int32_t pid;
-    char host[60];
+    char host[192]; /* sym_host_identity(): equal means shm can reach the PE */
 };
 
 static int cores_available(void)
@@ -127,7 +127,7 @@ static sym_status_t init_steps(void)
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = { .pid = (int32_t)getpid() };
-        gethostname(mine.host, sizeof(mine.host) - 1);
+        sym_host_identity(mine.host, sizeof(mine.host));
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     }
     int nlocal = 0;

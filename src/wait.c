@@ -41,6 +41,9 @@ static inline uint64_t now_ns(void)
 /* How a lost PE ended, for messages. */
 static void describe_death(int pe, char *buf, size_t len)
 {
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe &&
+        sym_rt.boot->ops->lost_pe(sym_rt.boot, buf, len) == pe)
+        return;
     if (sym_rt.job) {
         int ws = sym_rt.job->pe[pe].wait_status;
         if (WIFSIGNALED(ws)) {
@@ -61,6 +64,12 @@ static void describe_death(int pe, char *buf, size_t len)
  * finalized.  Returns the first lost PE or -1. */
 static int find_lost_pe(void)
 {
+    /* The bootstrap's word first: it sees peers on every host. */
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
+        int pe = sym_rt.boot->ops->lost_pe(sym_rt.boot, NULL, 0);
+        if (pe >= 0)
+            return pe;
+    }
     if (sym_rt.job) {
         for (int i = 0; i < sym_rt.npes; i++)
             if (__atomic_load_n(&sym_rt.job->pe[i].state, __ATOMIC_ACQUIRE) == SYM_PE_DEAD)
@@ -82,6 +91,10 @@ static int find_lost_pe(void)
         if (i == sym_rt.me || sym_rt.peer_pid[i] <= 0)
             continue;
         struct sym_heap_ctrl *hc = sym_rt.peer_base ? (void *)sym_rt.peer_base[i] : NULL;
+        /* A process id means something on this host only: peers whose heap
+         * is not mapped here are watched by the bootstrap. */
+        if (!hc && sym_rt.peer_base)
+            continue;
         if (hc && __atomic_load_n(&hc->state, __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
             continue;
         if (kill(sym_rt.peer_pid[i], 0) != 0 && errno == ESRCH)

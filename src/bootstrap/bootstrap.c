@@ -1,9 +1,11 @@
 /* bootstrap.c - pick the bootstrap this process was started with. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 
 #include "bootstrap.h"
+#include "internal.h"
 
 int sym_boot_random_key(char *key)
 {
@@ -20,9 +22,18 @@ int sym_boot_random_key(char *key)
     return 0;
 }
 
+/* SYMHEAP_BOOTSTRAP=auto: the most specific sign first.  symrun marks its
+ * PEs explicitly; SYMHEAP_ROOT_ADDR is only set on purpose; PMIX_NAMESPACE
+ * is set by every PMIx launcher (mpirun, prterun, srun --mpi=pmix) and
+ * inherited by whatever they start, so it comes last. */
 sym_status_t sym_boot_open(struct sym_boot **boot_p)
 {
-    if (getenv(SYM_ENV_SYMRUN_FD))
+    const char *mode = sym_rt.cfg.bootstrap.s;
+    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && getenv(SYM_ENV_SYMRUN_FD)))
         return sym_boot_symrun_open(boot_p);
+    if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && sym_rt.cfg.root_addr.s[0]))
+        return sym_boot_tcp_open(boot_p);
+    if (!strcmp(mode, "pmix") || (!strcmp(mode, "auto") && getenv("PMIX_NAMESPACE")))
+        return sym_boot_pmix_open(boot_p);
     return sym_boot_singleton_open(boot_p);
 }
