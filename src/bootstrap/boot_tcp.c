@@ -47,8 +47,9 @@
 #define TCP_MSG_MAX (16u << 20)
 #define TCP_BLOB_MAX (64u << 10)
 /* Extra time a non-root PE gives the root to report a failure it detected
- * itself (it names the culprit; the non-root PE could only say "no answer"). */
-#define TCP_ROOT_MARGIN_S 10.0
+ * itself (it names the culprit; the non-root PE could only say "no answer"):
+ * the timeout again, at most 10 s. */
+#define TCP_ROOT_MARGIN_S(t) ((t) < 10.0 ? (t) : 10.0)
 
 enum tcp_msg {
     MSG_HELLO = 1,      /* PE -> root: magic, version, rank, size */
@@ -677,7 +678,7 @@ static sym_status_t tcp_allgather(struct sym_boot *b, const void *mine, size_t l
         if (send_msg(tb, tb->conns[0].fd, MSG_GATHER, &step_be, 4, mine, len) != 0)
             return sym_error(SYM_ERR_BOOTSTRAP, "%s: PE %d cannot send to the root at %s: %s",
                              op, b->rank, tb->addr_text, strerror(errno));
-        sym_status_t st = tcp_wait_for(&w, op, tb->timeout + TCP_ROOT_MARGIN_S);
+        sym_status_t st = tcp_wait_for(&w, op, tb->timeout + TCP_ROOT_MARGIN_S(tb->timeout));
         if (st != SYM_OK)
             return st;
         pthread_mutex_lock(&tb->lock);
@@ -951,7 +952,7 @@ static sym_status_t join(struct tcp_boot *tb)
     if (b->rank != 0) {
         struct tcp_wait w = { .tb = tb, .kind = WAIT_WELCOME };
         return tcp_wait_for(&w, "sym_init (tcp bootstrap: waiting for the root's welcome)",
-                            tb->timeout + TCP_ROOT_MARGIN_S);
+                            tb->timeout + TCP_ROOT_MARGIN_S(tb->timeout));
     }
     struct tcp_wait w = { .tb = tb, .kind = WAIT_CONNECT };
     if (b->size > 1)
@@ -992,6 +993,9 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
     if (!cfg->root_addr.s[0])
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_ROOT_ADDR "
                          "(host:port where PE 0 listens)");
+    char host[256], port[16];
+    if (split_addr(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+        return resolve(cfg->root_addr.s, NULL); /* the error naming the variable */
     if (cfg->size < 1 || cfg->size > SYM_JOB_MAX_PES)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_SIZE, the "
                          "number of PEs (1..%d); got %lu", SYM_JOB_MAX_PES, cfg->size);
