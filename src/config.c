@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bootstrap/bootstrap.h"
 #include "internal.h"
 
 /* Exact integer arithmetic (no detour through double, so every byte count up
@@ -177,6 +178,13 @@ sym_status_t sym_config_load(struct sym_config *cfg)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "
                          "expected at least 64 bytes", getenv("SYMHEAP_CHUNK_SIZE"));
+    char host[256], port[16];
+    if (c.root_addr.s[0] &&
+        sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_ROOT_ADDR='%s' is not valid: "
+                         "expected host:port or [IPv6 address]:port with a port 1..65535",
+                         c.root_addr.s);
     *cfg = c;
     return SYM_OK;
 }
@@ -201,6 +209,10 @@ static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v) { snprintf(b, n
 static void format_STRING(char *b, size_t n, sym_cfg_string_t v)
 {
     /* shown in a table column: shortened, never an error */
+    if (!v.s[0]) {
+        snprintf(b, n, "-"); /* an empty column would shift the others */
+        return;
+    }
     size_t len = strnlen(v.s, sizeof(v.s));
     if (len >= n)
         len = n - 1;
@@ -216,7 +228,8 @@ void sym_config_print(FILE *out, const struct sym_config *cfg)
     do {                                                                                   \
         char value[64];                                                                    \
         format_##type(value, sizeof(value), cfg->field);                                   \
-        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, dflt, value, help,       \
+        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-",     \
+                value, help,                                                               \
                 getenv(name) ? " [set]" : "");                                             \
     } while (0);
     SYM_CONFIG_TABLE(PRINT_)

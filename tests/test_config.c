@@ -107,6 +107,10 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise" },
     { "SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree" },
     { "SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive" },
+    { "SYMHEAP_BOOTSTRAP", "mpi", SYM_ERR_CONFIG, "auto" },
+    { "SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, "" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
@@ -484,8 +488,9 @@ static const char *info_line(const char *out, const char *name, char *value, siz
         char type[32], d[64], v[64];
         if (sscanf(line + nl, "%31s %63s %63s", type, d, v) != 3)
             return NULL;
-        snprintf(value, vlen, "%s", v);
-        snprintf(dflt, dlen, "%s", d);
+        /* symheap-info shows an empty string as "-" */
+        snprintf(value, vlen, "%s", strcmp(v, "-") ? v : "");
+        snprintf(dflt, dlen, "%s", strcmp(d, "-") ? d : "");
         size_t len = next ? (size_t)(next - line) : strlen(line);
         *set = len >= 5 && memcmp(line + len - 5, "[set]", 5) == 0;
         return line;

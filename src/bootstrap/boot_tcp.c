@@ -116,8 +116,7 @@ static double mono_now(void)
 
 /* ---- address ----------------------------------------------------------- */
 
-/* Split "host:port" or "[v6]:port".  0 on success. */
-static int split_addr(const char *text, char *host, size_t hlen, char *port, size_t plen)
+int sym_boot_tcp_parse_addr(const char *text, char *host, size_t hlen, char *port, size_t plen)
 {
     const char *colon;
     const char *h = text;
@@ -150,7 +149,7 @@ static int split_addr(const char *text, char *host, size_t hlen, char *port, siz
 static sym_status_t resolve(const char *text, struct addrinfo **res_p)
 {
     char host[256], port[16];
-    if (split_addr(text, host, sizeof(host), port, sizeof(port)) != 0)
+    if (sym_boot_tcp_parse_addr(text, host, sizeof(host), port, sizeof(port)) != 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_ROOT_ADDR='%s' is not valid: "
                          "expected host:port or [IPv6 address]:port with a port 1..65535",
@@ -994,7 +993,7 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_ROOT_ADDR "
                          "(host:port where PE 0 listens)");
     char host[256], port[16];
-    if (split_addr(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+    if (sym_boot_tcp_parse_addr(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
         return resolve(cfg->root_addr.s, NULL); /* the error naming the variable */
     if (cfg->size < 1 || cfg->size > SYM_JOB_MAX_PES)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_SIZE, the "
