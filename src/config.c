@@ -128,6 +128,7 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
 #define EXPECT_BOOL "one of 1/0, yes/no, true/false, on/off"
 #define EXPECT_UINT "a non-negative integer"
 #define EXPECT_CHOICE "one of the words in "
+#define EXPECT_STRING "a name of at most 63 characters"
 
 /* One parser per type with a common shape, so the table can call them. */
 static int parse_one_SIZE(const char *t, size_t *f, const char *h) { (void)h; return sym_config_parse_size(t, f); }
@@ -135,6 +136,15 @@ static int parse_one_SECONDS(const char *t, double *f, const char *h) { (void)h;
 static int parse_one_BOOL(const char *t, bool *f, const char *h) { (void)h; return parse_bool(t, f); }
 static int parse_one_UINT(const char *t, unsigned long *f, const char *h) { (void)h; return parse_uint(t, f); }
 static int parse_one_CHOICE(const char *t, sym_cfg_choice_t *f, const char *h) { return parse_choice(t, h, f); }
+static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
+{
+    (void)h;
+    size_t n = strlen(t);
+    if (n >= sizeof(f->s))
+        return -1;
+    memcpy(f->s, t, n + 1);
+    return 0;
+}
 
 sym_status_t sym_config_load(struct sym_config *cfg)
 {
@@ -188,6 +198,7 @@ static void format_SECONDS(char *b, size_t n, double v) { snprintf(b, n, "%g", v
 static void format_BOOL(char *b, size_t n, bool v) { snprintf(b, n, "%d", v ? 1 : 0); }
 static void format_UINT(char *b, size_t n, unsigned long v) { snprintf(b, n, "%lu", v); }
 static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v) { snprintf(b, n, "%s", v.s); }
+static void format_STRING(char *b, size_t n, sym_cfg_string_t v) { snprintf(b, n, "%s", v.s); }
 
 void sym_config_print(FILE *out, const struct sym_config *cfg)
 {

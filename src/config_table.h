@@ -9,6 +9,7 @@
  *   BOOL     1/0, yes/no, true/false, on/off
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
+ *   STRING   free text of at most 63 characters
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -54,6 +55,9 @@
     X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                     \
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
-      "Scatter algorithm {auto|naive|tree}")
+      "Scatter algorithm {auto|naive|tree}")                                            \
+    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "",                                 \
+      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (empty: the "   \
+      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -25,12 +25,17 @@ typedef struct sym_cfg_choice {
     char s[16];
 } sym_cfg_choice_t;
 
+typedef struct sym_cfg_string {
+    char s[64];
+} sym_cfg_string_t;
+
 struct sym_config {
 #define SYM_CFG_FIELD_SIZE size_t
 #define SYM_CFG_FIELD_SECONDS double
 #define SYM_CFG_FIELD_BOOL bool
 #define SYM_CFG_FIELD_UINT unsigned long
 #define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
+#define SYM_CFG_FIELD_STRING sym_cfg_string_t
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_
@@ -73,6 +78,9 @@ struct sym_runtime {
     uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
     struct sym_transport *shm;
+    struct sym_transport *ofi;      /* libfabric, when some peer is not mapped */
+    bool amo_via_tp;                /* atomics on mapped heaps go through peer_tp too */
+    bool *peer_local;               /* [npes] runs on this host */
 
     struct sym_boot *boot;
     struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
@@ -129,6 +137,16 @@ static inline void *sym_direct(int pe, uint64_t off)
 {
     uint8_t *b = sym_rt.peer_base[pe];
     return b ? b + off : NULL;
+}
+
+/* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
+ * go through the peer's transport: when libfabric is forced for every peer,
+ * my own words are also updated by the provider, and CPU atomics and
+ * provider atomics on one word are not atomic with respect to each other
+ * on every provider. */
+static inline void *sym_direct_amo(int pe, uint64_t off)
+{
+    return sym_rt.amo_via_tp ? NULL : sym_direct(pe, off);
 }
 
 /* ---- waiting (wait.c) -------------------------------------------------- */
