@@ -79,12 +79,20 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     struct ofi_ctx *ctx;
     sym_status_t st;
 
-    if (m->kind == OFI_AMO_PLAIN && t->inject_size >= width) {
+    if (m->kind == OFI_AMO_PLAIN) {
         if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
             return st;
         const void *buf = width == 4 ? (const void *)&v32 : (const void *)&operand;
-        OFI_POST(t, opname, pe, "fi_inject_atomic",
-                 fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
+        if (t->inject_ok && t->inject_size >= width) {
+            OFI_POST(t, opname, pe, "fi_inject_atomic",
+                     fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
+        } else {
+            void *slot = ofi_slot(t, ctx);
+            memcpy(slot, buf, width);
+            OFI_POST(t, opname, pe, "fi_atomic",
+                     fi_atomic(t->ep, slot, 1, t->bounce_desc, t->addr[pe], raddr, key, dt,
+                               m->op, ctx));
+        }
         ofi_issued(t);
         ofi_mark_dirty(t, pe);
         return SYM_OK;
@@ -102,9 +110,7 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
         return st;
     switch (m->kind) {
-    case OFI_AMO_PLAIN:
-        OFI_POST(t, opname, pe, "fi_atomic",
-                 fi_atomic(t->ep, opnd, 1, d, t->addr[pe], raddr, key, dt, m->op, ctx));
+    case OFI_AMO_PLAIN: /* handled above */
         break;
     case OFI_AMO_FETCH:
         OFI_POST(t, opname, pe, "fi_fetch_atomic",
@@ -142,25 +148,27 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
     sym_status_t st = ofi_next_ctx(t, opname, pe, &ctx);
     if (st != SYM_OK)
         return st;
-    const bool inject = t->inject_size >= 8;
-    uint64_t *opnd = scratch(t, 3);
+    const bool inject = t->inject_ok && t->inject_size >= 8;
+    uint64_t *opnd = ofi_slot(t, ctx);
+    *opnd = value;
     if (!fenced && inject) {
         OFI_POST(t, opname, pe, "fi_inject_atomic",
                  fi_inject_atomic(t->ep, &value, 1, t->addr[pe], raddr, key, FI_UINT64, fop));
+    } else if (!fenced) {
+        OFI_POST(t, opname, pe, "fi_atomic",
+                 fi_atomic(t->ep, opnd, 1, t->bounce_desc, t->addr[pe], raddr, key, FI_UINT64,
+                           fop, ctx));
     } else {
-        *opnd = value;
-        struct fi_ioc ioc = { .addr = inject ? (void *)&value : (void *)opnd, .count = 1 };
-        void *desc = inject ? NULL : t->bounce_desc;
+        struct fi_ioc ioc = { .addr = opnd, .count = 1 };
+        void *desc = t->bounce_desc;
         struct fi_rma_ioc rioc = { .addr = raddr, .count = 1, .key = key };
         struct fi_msg_atomic msg = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1,
                                      .addr = t->addr[pe], .rma_iov = &rioc, .rma_iov_count = 1,
                                      .datatype = FI_UINT64, .op = fop, .context = ctx };
-        uint64_t flags = (fenced ? FI_FENCE : 0) | (inject ? FI_INJECT : 0);
-        OFI_POST(t, opname, pe, "fi_atomicmsg", fi_atomicmsg(t->ep, &msg, flags));
+        OFI_POST(t, opname, pe, "fi_atomicmsg",
+                 fi_atomicmsg(t->ep, &msg, FI_FENCE | FI_DELIVERY_COMPLETE));
     }
     ofi_issued(t);
     ofi_mark_dirty(t, pe);
-    if (!inject)
-        return ofi_drain(t, opname);
     return SYM_OK;
 }

@@ -84,7 +84,20 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
                          "atomics (found: %s)",
                          names);
     }
-    t->info = fi_dupinfo(pick);
+    /* Providers report ordering only when asked for it; asking up front
+     * would drop those that lack it, so ask again for the one chosen. */
+    struct fi_info *ordered = NULL, *oh = ofi_hints();
+    if (oh) {
+        oh->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+        oh->rx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+        oh->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
+        oh->domain_attr->name = strdup(pick->domain_attr->name);
+        if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, oh, &ordered) != 0)
+            ordered = NULL;
+        fi_freeinfo(oh);
+    }
+    t->info = fi_dupinfo(ordered ? ordered : pick);
+    fi_freeinfo(ordered);
     fi_freeinfo(list);
     if (!t->info)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for libfabric info");
@@ -136,6 +149,7 @@ static void read_attributes(struct ofi_transport *t)
     t->waw_ordered = (order & FI_ORDER_WAW) && i->ep_attr->max_order_waw_size >= 8;
     t->raw_ordered = (order & FI_ORDER_RAW) != 0;
     t->has_fence = (i->caps & FI_FENCE) != 0;
+    t->inject_ok = t->raw_ordered;
     t->manual_progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL;
 }
 

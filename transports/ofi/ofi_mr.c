@@ -34,10 +34,10 @@ sym_status_t ofi_register(struct ofi_transport *t)
     if (st != SYM_OK)
         return st;
     /* Page-aligned: FI_MR_ALLOCATED providers pin whole pages. */
-    if (posix_memalign((void **)&t->bounce, 4096, OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES) != 0)
+    if (posix_memalign((void **)&t->bounce, 4096, OFI_REG_BYTES) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi bounce buffer");
-    memset(t->bounce, 0, OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES);
-    return reg(t, t->bounce, OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES, FI_READ | FI_WRITE, 2,
+    memset(t->bounce, 0, OFI_REG_BYTES);
+    return reg(t, t->bounce, OFI_REG_BYTES, FI_READ | FI_WRITE, 2,
                &t->bounce_mr, &t->bounce_desc);
 }
 
@@ -47,7 +47,7 @@ void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *sta
     *staged_p = false;
     if (b >= t->heap && b < t->heap + t->heap_len && n <= (size_t)(t->heap + t->heap_len - b))
         return t->heap_desc;
-    if (b >= t->bounce && b < t->bounce + OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES)
+    if (b >= t->bounce && b < t->bounce + OFI_REG_BYTES)
         return t->bounce_desc;
     *staged_p = t->mr_local;
     return NULL;

@@ -18,6 +18,11 @@
 /* Registered staging memory for FI_MR_LOCAL providers and atomic operands. */
 #define OFI_BOUNCE_BYTES (256u * 1024u)
 #define OFI_SCRATCH_BYTES 64u
+/* Per operation context, a registered copy of a small source or operand,
+ * so the caller's buffer is free at once without FI_INJECT. */
+#define OFI_SLOT_BYTES 64u
+#define OFI_SLOTS_OFF (OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES)
+#define OFI_REG_BYTES (OFI_SLOTS_OFF + OFI_CTX_RING * OFI_SLOT_BYTES)
 
 /* What an operation context remembers, to name the PE in an error. */
 struct ofi_ctx {
@@ -42,7 +47,7 @@ struct ofi_transport {
     size_t heap_len;
     struct fid_mr *heap_mr;
     void *heap_desc;
-    uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, then the scratch words */
+    uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, scratch words, slots */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
 
@@ -60,6 +65,9 @@ struct ofi_transport {
     bool waw_ordered;    /* writes and atomics to a PE land in issue order */
     bool raw_ordered;    /* a read returns after earlier writes to that PE landed */
     bool has_fence;      /* FI_FENCE usable */
+    /* FI_INJECT completes when the data left, so a quiet must prove it
+     * landed: only where a read is ordered after writes (ofi_flush). */
+    bool inject_ok;
     bool manual_progress;
 
     uint64_t issued;     /* operations counted by cntr */
@@ -113,6 +121,11 @@ sym_status_t ofi_progress(struct sym_transport *tp);
  * ring wraps so a context is never reused while its op is in flight. */
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
                           struct ofi_ctx **ctx_p);
+/* The registered slot belonging to an operation context. */
+static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
+{
+    return t->bounce + OFI_SLOTS_OFF + (size_t)(c - t->ctx) * OFI_SLOT_BYTES;
+}
 /* Count an issued operation. */
 static inline void ofi_issued(struct ofi_transport *t)
 {

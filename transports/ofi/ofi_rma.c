@@ -34,9 +34,15 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
         struct ofi_ctx *ctx;
         if ((st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
-        if (len <= t->inject_size) {
+        if (len <= t->inject_size && t->inject_ok) {
             OFI_POST(t, op, pe, "fi_inject_write",
                      fi_inject_write(t->ep, buf, len, t->addr[pe], raddr, t->rkey[pe]));
+        } else if (len <= OFI_SLOT_BYTES) {
+            void *slot = ofi_slot(t, ctx);
+            memcpy(slot, buf, len);
+            OFI_POST(t, op, pe, "fi_write",
+                     fi_write(t->ep, slot, len, t->bounce_desc, t->addr[pe], raddr, t->rkey[pe],
+                              ctx));
         } else {
             OFI_POST(t, op, pe, "fi_write",
                      fi_write(t->ep, buf, len, desc, t->addr[pe], raddr, t->rkey[pe], ctx));
@@ -154,7 +160,7 @@ static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t of
     if ((st = ofi_signal(t, pe, sig_off, signal, op, fenced)) != SYM_OK)
         return st;
     /* src is the caller's again on return. */
-    return n > t->inject_size ? ofi_drain(t, name) : SYM_OK;
+    return n > OFI_SLOT_BYTES && n > t->inject_size ? ofi_drain(t, name) : SYM_OK;
 }
 
 sym_status_t ofi_quiet(struct sym_transport *tp)
