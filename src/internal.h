@@ -78,6 +78,9 @@ struct sym_runtime {
     uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
     struct sym_transport *shm;
+    struct sym_transport *ofi;      /* libfabric, when some peer is not mapped */
+    bool amo_via_tp;                /* atomics on mapped heaps go through peer_tp too */
+    bool *peer_local;               /* [npes] runs on this host */
 
     struct sym_boot *boot;
     struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
@@ -134,6 +137,16 @@ static inline void *sym_direct(int pe, uint64_t off)
 {
     uint8_t *b = sym_rt.peer_base[pe];
     return b ? b + off : NULL;
+}
+
+/* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
+ * go through the peer's transport: when libfabric is forced for every peer,
+ * my own words are also updated by the provider, and CPU atomics and
+ * provider atomics on one word are not atomic with respect to each other
+ * on every provider. */
+static inline void *sym_direct_amo(int pe, uint64_t off)
+{
+    return sym_rt.amo_via_tp ? NULL : sym_direct(pe, off);
 }
 
 /* ---- waiting (wait.c) -------------------------------------------------- */

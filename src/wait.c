@@ -90,6 +90,8 @@ static int find_lost_pe(void)
     for (int i = 0; i < sym_rt.npes; i++) {
         if (i == sym_rt.me || sym_rt.peer_pid[i] <= 0)
             continue;
+        if (sym_rt.peer_local && !sym_rt.peer_local[i]) /* its pid means nothing here */
+            continue;
         struct sym_heap_ctrl *hc = sym_rt.peer_base ? (void *)sym_rt.peer_base[i] : NULL;
         /* A process id means something on this host only: peers whose heap
          * is not mapped here are watched by the bootstrap. */
@@ -155,9 +157,12 @@ sym_status_t sym_job_check(const char *op, const char *waiting_for)
     return health(op, waiting_for);
 }
 
-static void progress_all(void)
+/* A target with manual data progress (tcp;ofi_rxm, shm provider) applies
+ * incoming writes only inside libfabric calls: every waiting PE drives it. */
+static inline void progress_all(void)
 {
-    /* Transports with manual progress hook in here; shm needs none. */
+    if (sym_rt.ofi)
+        sym_rt.ofi->ops->progress(sym_rt.ofi);
 }
 
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
@@ -172,6 +177,8 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     unsigned long spins = sym_rt.oversubscribed || coroutine ? 0 : sym_rt.cfg.wait_spin;
     for (unsigned long i = 0; i < spins; i++) {
         cpu_relax();
+        if (sym_rt.ofi && i % 16 == 0)
+            progress_all();
         if (w->ready(w->arg))
             return SYM_OK;
     }

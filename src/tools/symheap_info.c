@@ -5,6 +5,9 @@
 
 #include "heap_layout.h"
 #include "internal.h"
+#ifdef SYM_HAVE_OFI
+#include "ofi/ofi.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -43,7 +46,13 @@ int main(int argc, char **argv)
     }
     printf("\nTransports:\n");
     printf("  shm   POSIX shared memory (shm_open + mmap), PEs on this host: available\n");
+#ifdef SYM_HAVE_OFI
+    printf("  ofi   libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: "
+           "every peer)\n");
+    ofi_providers_print(stdout);
+#else
     printf("  ofi   libfabric: not built into this symheap\n");
+#endif
     printf("\nBootstraps: symrun (launcher control segment), singleton\n");
     return 0;
 }
