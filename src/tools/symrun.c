@@ -1,7 +1,8 @@
 /*
  * symrun - start a symheap job of N PEs on this host.
  *
- *   symrun -n N [--tag-output] [--timeout S] [--grace S] [--] prog [args...]
+ *   symrun -n N [--tag-output] [--timeout S] [--grace S] [--transport T] [--]
+ *          prog [args...]
  *
  * A thin command line over sym_launch_run() (launch/launcher.h): all the
  * supervision lives there, so the test harness exercises the same code.
@@ -36,6 +37,7 @@ struct cli {
     bool tag_output;
     double timeout_s;
     double grace_s; /* < 0: not given */
+    const char *transport; /* NULL: not given */
     char **argv;    /* the program and its arguments */
 };
 
@@ -53,6 +55,8 @@ static void usage(FILE *to)
             "  --timeout S        end the job after S seconds (default 0: no limit)\n"
             "  --grace S          once a PE has failed, kill the remaining PEs after\n"
             "                     S seconds (default 5; 0: at once)\n"
+            "  --transport T      how PEs reach each other: ofi (libfabric, even on\n"
+            "                     this host), shm or auto; sets SYMHEAP_TRANSPORT\n"
             "  -h, --help         show this help and exit\n"
             "  --version          show the version and exit\n"
             "\n"
@@ -156,6 +160,14 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         } else if (option_value(argc, argv, &i, "--timeout", true, &value)) {
             rc = value ? parse_seconds(arg, value, &cli->timeout_s)
                        : usage_error("%s needs a value", arg);
+        } else if (option_value(argc, argv, &i, "--transport", true, &value)) {
+            if (!value)
+                rc = usage_error("%s needs a value", arg);
+            else if (strcmp(value, "ofi") && strcmp(value, "shm") && strcmp(value, "auto"))
+                rc = usage_error("%.*s must be ofi, shm or auto, got '%s'", opt_len(arg), arg,
+                                 value);
+            else
+                cli->transport = value;
         } else if (option_value(argc, argv, &i, "--grace", true, &value)) {
             rc = value ? parse_seconds(arg, value, &cli->grace_s)
                        : usage_error("%s needs a value", arg);
@@ -190,6 +202,13 @@ int main(int argc, char **argv)
      * once": hand it the shortest positive delay instead. */
     if (cli.grace_s >= 0)
         opts.grace_s = cli.grace_s > 0 ? cli.grace_s : 1e-9;
+    char transport_env[64];
+    const char *env[2] = { NULL, NULL };
+    if (cli.transport) {
+        snprintf(transport_env, sizeof(transport_env), "SYMHEAP_TRANSPORT=%s", cli.transport);
+        env[0] = transport_env;
+        opts.env = env;
+    }
 
     struct sym_launch_result result;
     if (sym_launch_run(&opts, &result) != 0)
