@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Count Criterion test cases in a meson testlog.json: prints "passed failed".
+"""Count Criterion test cases in a meson testlog.json: prints "passed failed"
+(skipped cases are listed on stderr and counted in neither).
 
 Each test binary reports its cases as TAP lines; a binary that died before
 reporting (crash, timeout) counts as one failure beyond its TAP lines."""
@@ -12,7 +13,11 @@ with open(sys.argv[1]) as f:
     for line in f:
         rec = json.loads(line)
         out = rec.get("stdout") or ""
-        ok = len(re.findall(r"^ok\b", out, re.M))
+        # A skipped case ("ok - name # SKIP reason") is neither passed nor
+        # failed: say so, loudly, so a skip is never read as a pass.
+        for skip in re.findall(r"^ok\b.*# SKIP.*$", out, re.M):
+            print("SKIPPED (not counted as passed):", skip, file=sys.stderr)
+        ok = len(re.findall(r"^ok\b(?!.*# SKIP)", out, re.M))
         bad = len(re.findall(r"^not ok\b", out, re.M))
         passed += ok
         failed += bad

@@ -2,6 +2,9 @@
 #include "boot_jobs.h"
 
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -220,4 +223,19 @@ void bjob_fini(struct bjob *j)
     for (int r = 0; r < j->n; r++)
         if (j->p[r].pid)
             unlink(j->p[r].log);
+}
+
+/* A free TCP port on 127.0.0.1 (bound and released: PE 0 binds it again
+ * with SO_REUSEADDR, and nothing else on this machine takes ports from the
+ * ephemeral range on purpose). */
+int bjob_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(a);
+    cr_assert(fd >= 0 && bind(fd, (void *)&a, sizeof(a)) == 0 &&
+              getsockname(fd, (void *)&a, &len) == 0, "cannot find a free port: %s",
+              strerror(errno));
+    close(fd);
+    return ntohs(a.sin_port);
 }

@@ -54,6 +54,9 @@ void bjob_assert_output(struct bjob *j, int r, const char *needle);
 /* The output of slot r (malloc'ed). */
 char *bjob_output(struct bjob *j, int r);
 
+/* A free TCP port on 127.0.0.1. */
+int bjob_free_port(void);
+
 /* Remove the output files. */
 void bjob_fini(struct bjob *j);
 

@@ -27,21 +27,6 @@
 
 #include "boot_jobs.h"
 
-/* A free TCP port on 127.0.0.1 (bound and released: PE 0 binds it again
- * with SO_REUSEADDR, and nothing else on this machine takes ports from the
- * ephemeral range on purpose). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof(a);
-    cr_assert(fd >= 0 && bind(fd, (void *)&a, sizeof(a)) == 0 &&
-              getsockname(fd, (void *)&a, &len) == 0, "cannot find a free port: %s",
-              strerror(errno));
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 static void root_env(char *buf, size_t len, const char *host, int port)
 {
     snprintf(buf, len, "SYMHEAP_ROOT_ADDR=%s:%d", host, port);
@@ -58,7 +43,7 @@ ParameterizedTestParameters(boot_tcp, check)
 ParameterizedTest(int *npes, boot_tcp, check)
 {
     char addr[64];
-    root_env(addr, sizeof(addr), "127.0.0.1", free_port());
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
     struct bjob job;
     bjob_init(&job, *npes);
     for (int r = 0; r < *npes; r++)
@@ -79,7 +64,7 @@ ParameterizedTest(int *npes, boot_tcp, check)
 Test(boot_tcp, pe_never_connects)
 {
     char addr[64];
-    int port = free_port();
+    int port = bjob_free_port();
     root_env(addr, sizeof(addr), "127.0.0.1", port);
     struct bjob job;
     bjob_init(&job, 4);
@@ -101,7 +86,7 @@ Test(boot_tcp, pe_never_connects)
 Test(boot_tcp, root_never_listens)
 {
     char addr[64];
-    int port = free_port();
+    int port = bjob_free_port();
     root_env(addr, sizeof(addr), "127.0.0.1", port);
     struct bjob job;
     bjob_init(&job, 3);
@@ -132,7 +117,7 @@ ParameterizedTestParameters(boot_tcp, killed)
 ParameterizedTest(int *victim, boot_tcp, killed)
 {
     char addr[64], arg[16];
-    root_env(addr, sizeof(addr), "127.0.0.1", free_port());
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
     snprintf(arg, sizeof(arg), "%d", *victim);
     struct bjob job;
     bjob_init(&job, 4);
@@ -161,7 +146,7 @@ ParameterizedTest(int *victim, boot_tcp, killed)
 Test(boot_tcp, loss_relayed_by_root)
 {
     char addr[64];
-    root_env(addr, sizeof(addr), "127.0.0.1", free_port());
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
     struct bjob job;
     bjob_init(&job, 3);
     for (int r = 0; r < 3; r++)
@@ -261,7 +246,7 @@ Test(boot_tcp, inconsistent_job)
     /* PE 1 thinks the job has 3 PEs, PE 2 claims PE 1's number: the root
      * names both mistakes, and every PE fails with the root's words. */
     char addr[64];
-    root_env(addr, sizeof(addr), "127.0.0.1", free_port());
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
     struct bjob job;
     bjob_init(&job, 2);
     bjob_start(&job, 0, NULL,
