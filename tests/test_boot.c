@@ -265,3 +265,90 @@ Test(boot_tcp, inconsistent_job)
     }
     bjob_fini(&job);
 }
+
+/* ---- mpirun through PMIx ------------------------------------------------ */
+
+/* Open MPI's mpirun as root, PEs oversubscribing the two cores, its
+ * out-of-band traffic on loopback. */
+static void start_mpirun(struct bjob *job, int np, const char *const *env, const char *mode,
+                         const char *arg)
+{
+    char n[16];
+    snprintf(n, sizeof(n), "%d", np);
+    const char *pe = getenv("BOOT_PE");
+    cr_assert(pe, "BOOT_PE is not set (run the test through meson)");
+    const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
+                           "oob_tcp_if_include", "lo", "-np", n, pe, mode, arg, NULL };
+    bjob_start_argv(job, 0, argv, env);
+}
+
+static bool have_mpirun(void)
+{
+    return system("command -v mpirun >/dev/null 2>&1") == 0;
+}
+
+ParameterizedTestParameters(boot_pmix, mpirun)
+{
+    /* 0: 3 PEs over shm; 1: 2 PEs with every peer through ofi */
+    static int which[] = { 0, 1 };
+    return cr_make_param_array(int, which, 2);
+}
+
+ParameterizedTest(int *which, boot_pmix, mpirun)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    int np = *which ? 2 : 3;
+    /* mpirun passes the environment it was started with to the PEs */
+    const char *env[] = { *which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto", NULL };
+    struct bjob job;
+    bjob_init(&job, 1);
+    start_mpirun(&job, np, env, "check", NULL);
+    bjob_wait(&job, 120);
+    bjob_assert_exit(&job, 0, 0);
+    for (int r = 0; r < np; r++) {
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, np,
+                 *which ? (r ? "1 " : "0 ") : "0,1,2 ");
+        bjob_assert_output(&job, 0, want);
+    }
+    bjob_fini(&job);
+}
+
+/* mpirun's own answer to a killed PE is to end the job (Open MPI 4.1 sends
+ * no PMIx termination event): the job ends, with mpirun naming the PE,
+ * and no survivor reports anything but the loss (a survivor that saw it
+ * in time prints "lost: ... PE 2"; mpirun may end it first). */
+Test(boot_pmix, mpirun_pe_killed)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    struct bjob job;
+    bjob_init(&job, 1);
+    start_mpirun(&job, 3, NULL, "die", "2");
+    bjob_wait(&job, 120);
+    int ws = job.p[0].status;
+    cr_assert(!WIFEXITED(ws) || WEXITSTATUS(ws) != 0, "mpirun exited 0 after a PE was killed");
+    bjob_assert_output(&job, 0, "rank 2");
+    char *out = bjob_output(&job, 0);
+    cr_assert(!strstr(out, "boot_pe: PE"), "a survivor failed its checks:\n%s", out);
+    free(out);
+    bjob_fini(&job);
+}
+
+Test(boot_pmix, no_launcher)
+{
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start(&job, 0, NULL, (const char *[]){ "SYMHEAP_BOOTSTRAP=pmix", NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start(&job, 1, NULL, (const char *[]){ "PMIX_NAMESPACE=not-a-job", NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_wait(&job, 60);
+    for (int r = 0; r < 2; r++) {
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, "sym_init (pmix bootstrap): PMIx_Init failed");
+        bjob_assert_output(&job, r, "is the program started by mpirun");
+    }
+    bjob_fini(&job);
+}
