@@ -53,6 +53,13 @@ int main(int argc, char **argv)
 #else
     printf("  ofi   libfabric: not built into this symheap\n");
 #endif
-    printf("\nBootstraps: symrun (launcher control segment), singleton\n");
+    printf("\nBootstraps: symrun (launcher control segment), tcp (SYMHEAP_ROOT_ADDR "
+           "rendezvous), %s, singleton\n",
+#ifdef SYM_HAVE_PMIX
+           "pmix (mpirun, prterun, srun --mpi=pmix)"
+#else
+           "pmix: not built into this symheap"
+#endif
+    );
     return 0;
 }
