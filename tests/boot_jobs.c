@@ -186,15 +186,25 @@ static const char *tail(const char *s)
     return n > 2000 ? s + n - 2000 : s;
 }
 
+/* The tail of slot r's output in a static buffer: assertion failures end
+ * the test, so nothing may stay allocated for them. */
+static const char *output_tail(struct bjob *j, int r)
+{
+    static char buf[2048];
+    char *out = bjob_output(j, r);
+    snprintf(buf, sizeof(buf), "%s", out ? tail(out) : "(none)");
+    free(out);
+    return buf;
+}
+
 void bjob_assert_exit(struct bjob *j, int r, int code)
 {
     int ws = j->p[r].status;
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == code)
         return;
-    char *out = bjob_output(j, r);
     cr_assert_fail("slot %d ended with %s %d, expected exit %d; its output:\n%s", r,
                    WIFSIGNALED(ws) ? "signal" : "exit",
-                   WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), code, tail(out));
+                   WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), code, output_tail(j, r));
 }
 
 void bjob_assert_signal(struct bjob *j, int r, int sig)
@@ -202,20 +212,19 @@ void bjob_assert_signal(struct bjob *j, int r, int sig)
     int ws = j->p[r].status;
     if (WIFSIGNALED(ws) && WTERMSIG(ws) == sig)
         return;
-    char *out = bjob_output(j, r);
     cr_assert_fail("slot %d ended with %s %d, expected signal %d; its output:\n%s", r,
                    WIFSIGNALED(ws) ? "signal" : "exit",
-                   WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), sig, tail(out));
+                   WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), sig, output_tail(j, r));
 }
 
 void bjob_assert_output(struct bjob *j, int r, const char *needle)
 {
     char *out = bjob_output(j, r);
     bool found = out && strstr(out, needle);
+    free(out);
     if (!found)
         cr_assert_fail("slot %d did not print \"%s\"; its output:\n%s", r, needle,
-                       out ? tail(out) : "(none)");
-    free(out);
+                       output_tail(j, r));
 }
 
 void bjob_fini(struct bjob *j)
