@@ -354,3 +354,26 @@ Test(boot_pmix, no_launcher)
     }
     bjob_fini(&job);
 }
+
+Test(boot_tcp, duplicate_rank)
+{
+    /* two processes claim PE 1 (PE 2 is never started): the root says so
+     * and every process fails with its words, long before the timeout */
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, 3);
+    for (int slot = 0; slot < 3; slot++) {
+        char rank[32];
+        snprintf(rank, sizeof(rank), "SYMHEAP_RANK=%d", slot ? 1 : 0);
+        bjob_start(&job, slot, NULL,
+                   (const char *[]){ addr, rank, "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=60", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    }
+    bjob_wait(&job, 50);
+    for (int slot = 0; slot < 3; slot++) {
+        bjob_assert_exit(&job, slot, 0);
+        bjob_assert_output(&job, slot, "two PEs were started with SYMHEAP_RANK=1");
+    }
+    bjob_fini(&job);
+}

@@ -29,6 +29,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -944,8 +945,16 @@ static sym_status_t join(struct tcp_boot *tb)
                              "root at %s: %s",
                              b->rank, tb->addr_text, strerror(errno));
     }
-    if (pthread_create(&tb->thread, NULL, helper_main, tb) != 0)
-        return sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): cannot start a thread");
+    /* The helper thread takes no signals: the application's handlers run
+     * on its own threads, as they would without symheap. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&tb->thread, NULL, helper_main, tb);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): cannot start a thread: %s",
+                         strerror(rc));
     tb->thread_started = true;
 
     if (b->rank != 0) {
