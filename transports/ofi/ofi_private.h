@@ -69,6 +69,7 @@ struct ofi_transport {
      * landed: only where a read is ordered after writes (ofi_flush). */
     bool inject_ok;
     bool manual_progress;
+    int wait_fd;         /* the CQ's wait object, or -1 */
 
     uint64_t issued;     /* operations counted by cntr */
     uint64_t errors_seen;
@@ -117,6 +118,7 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
 /* ---- ofi_progress.c ---------------------------------------------------- */
 
 sym_status_t ofi_progress(struct sym_transport *tp);
+sym_status_t ofi_sleep(struct sym_transport *tp, long ns);
 /* Next operation context for an op on `pe`; drains everything when the
  * ring wraps so a context is never reused while its op is in flight. */
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,

@@ -197,5 +197,6 @@ const struct sym_transport_ops ofi_ops = {
     .fence = ofi_fence,
     .ptr = ofi_ptr,
     .progress = ofi_progress,
+    .sleep = ofi_sleep,
     .fini = ofi_fini,
 };
