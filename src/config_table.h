@@ -56,8 +56,8 @@
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
       "Scatter algorithm {auto|naive|tree}")                                            \
-    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "",                                 \
-      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (empty: the "   \
+    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                             \
+      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "    \
       "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")
 
 #endif /* SYM_CONFIG_TABLE_H */

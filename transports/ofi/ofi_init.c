@@ -74,7 +74,7 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
         char names[256];
         list_names(list, names, sizeof(names));
         fi_freeinfo(list);
-        if (want && *want)
+        if (want && *want && strcmp(want, "auto") != 0)
             return sym_error(SYM_ERR_UNAVAILABLE,
                              "sym_init: SYMHEAP_OFI_PROVIDER=%s: libfabric offers no such RDM "
                              "provider with RMA and atomics (found: %s)",

@@ -103,6 +103,7 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     }
     if (t->failed != SYM_OK)
         return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+    t->pending_kind = 0;
     return SYM_OK;
 }
 
