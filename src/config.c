@@ -178,6 +178,13 @@ sym_status_t sym_config_load(struct sym_config *cfg)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "
                          "expected at least 64 bytes", getenv("SYMHEAP_CHUNK_SIZE"));
+    /* STRING holds 255 bytes (a host name may be that long); provider
+     * names are short */
+    if (strlen(c.ofi_provider.s) > 63)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_OFI_PROVIDER='%s' is not valid: "
+                         "expected a provider name of at most 63 characters",
+                         c.ofi_provider.s);
     char host[256], port[16];
     if (c.root_addr.s[0] &&
         sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)

@@ -67,8 +67,8 @@
     X(root_addr, "SYMHEAP_ROOT_ADDR", STRING, "",                                       \
       "tcp bootstrap: host:port PE 0 listens on (only there) and every PE connects "    \
       "to; [v6addr]:port for IPv6")                                                    \
-    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "",                                 \
-      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (empty: the "   \
+    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                             \
+      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "    \
       "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")
 
 #endif /* SYM_CONFIG_TABLE_H */

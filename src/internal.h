@@ -171,6 +171,10 @@ struct sym_waiter {
  * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
 
+/* Drive transport progress once (manual-progress providers): for polling
+ * calls that do not wait, such as the test routines. */
+void sym_progress(void);
+
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait
  * would report now (a dead peer, an abort). */
 sym_status_t sym_job_check(const char *op, const char *waiting_for);

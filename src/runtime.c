@@ -192,7 +192,7 @@ static sym_status_t init_steps(void)
         st = verify_peer_heaps();
     if (st != SYM_OK)
         return st;
-    bool need_ofi = false;
+    bool need_ofi = force_ofi; /* even alone: then my own atomics go through it */
     for (int pe = 0; pe < sym_rt.npes; pe++)
         need_ofi |= !sym_rt.peer_base[pe];
     if (need_ofi && (st = open_ofi(force_ofi)) != SYM_OK)

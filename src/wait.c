@@ -165,6 +165,11 @@ static inline void progress_all(void)
         sym_rt.ofi->ops->progress(sym_rt.ofi);
 }
 
+void sym_progress(void)
+{
+    progress_all();
+}
+
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
 {
     if (w->ready(w->arg))
@@ -234,6 +239,10 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
         sleep_ns = sleep_ns ? sleep_ns * 2 : 10000;
         if (sleep_ns > 1000000)
             sleep_ns = 1000000;
+        if (sym_rt.ofi && sym_rt.ofi->ops->sleep) {
+            sym_rt.ofi->ops->sleep(sym_rt.ofi, sleep_ns);
+            continue;
+        }
         struct timespec ts = { 0, sleep_ns };
         nanosleep(&ts, NULL);
     }

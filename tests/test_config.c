@@ -93,7 +93,11 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
     { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
     { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
+#ifndef SYM_HAVE_OFI /* with libfabric it works: test_ofi */
     { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
+#endif
+    { "SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
+      SYM_ERR_CONFIG, "tcp;ofi_rxm" },
     { "SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16" },
     { "SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16" },
     { "SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K" },

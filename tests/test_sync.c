@@ -762,7 +762,8 @@ static void errors_body(int me, int n, void *arg)
     ALL_FORMS_FAIL(int32, int32_t, mailbox, SYM_CMP_EQ, SYM_ERR_NOT_SYMMETRIC, "the mailbox");
     EXPECT(sym_signal_wait_until((uint64_t *)sync_area, SYM_CMP_EQ, 0, &v),
            SYM_ERR_NOT_SYMMETRIC, "the sync area");
-    if (right != me) {
+    const char *tp = getenv("SYMHEAP_TRANSPORT");
+    if (right != me && !(tp && strcmp(tp, "ofi") == 0)) { /* ofi maps no peer */
         uint64_t *peer = sym_ptr(w, right);
         PE_ASSERT(peer, "sym_ptr of a peer's word is NULL on shared memory");
         ALL_FORMS_FAIL(uint64, uint64_t, peer, SYM_CMP_EQ, SYM_ERR_NOT_SYMMETRIC,

@@ -21,7 +21,7 @@
 
 struct sym_boot;
 
-/* Open the provider named `provider` (NULL or "": the default choice),
+/* Open the provider named `provider` (NULL, "" or "auto": the default choice),
  * register [heap, heap + heap_len) and exchange addresses with every PE
  * through `boot` (collective).  Errors: SYM_ERR_UNAVAILABLE (no fitting
  * provider, a needed atomic missing), SYM_ERR_TRANSPORT (a libfabric call

@@ -79,6 +79,8 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     struct ofi_ctx *ctx;
     sym_status_t st;
 
+    if ((st = ofi_order(t, OFI_KIND_ATOMIC, opname)) != SYM_OK)
+        return st;
     if (m->kind == OFI_AMO_PLAIN) {
         if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
             return st;
@@ -145,8 +147,10 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
     const enum fi_op fop = op == SYM_SIGNAL_ADD ? FI_SUM : FI_ATOMIC_WRITE;
     const uint64_t raddr = t->rbase[pe] + sig_off, key = t->rkey[pe];
     struct ofi_ctx *ctx;
-    sym_status_t st = ofi_next_ctx(t, opname, pe, &ctx);
-    if (st != SYM_OK)
+    sym_status_t st = SYM_OK;
+    if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, opname)) != SYM_OK)
+        return st;
+    if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
         return st;
     const bool inject = t->inject_ok && t->inject_size >= 8;
     uint64_t *opnd = ofi_slot(t, ctx);

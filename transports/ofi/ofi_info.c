@@ -38,7 +38,7 @@ static const char *const preferred[] = { "verbs;ofi_rxm", "efa", "cxi", "psm3", 
 
 struct fi_info *ofi_choose(struct fi_info *list, const char *want)
 {
-    if (want && *want) {
+    if (want && *want && strcmp(want, "auto") != 0) {
         for (struct fi_info *i = list; i; i = i->next)
             if (strcmp(i->fabric_attr->prov_name, want) == 0)
                 return i;

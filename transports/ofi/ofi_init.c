@@ -74,7 +74,7 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
         char names[256];
         list_names(list, names, sizeof(names));
         fi_freeinfo(list);
-        if (want && *want)
+        if (want && *want && strcmp(want, "auto") != 0)
             return sym_error(SYM_ERR_UNAVAILABLE,
                              "sym_init: SYMHEAP_OFI_PROVIDER=%s: libfabric offers no such RDM "
                              "provider with RMA and atomics (found: %s)",
@@ -116,9 +116,19 @@ static sym_status_t open_objects(struct ofi_transport *t)
     struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = (size_t)t->npes };
     if ((rc = fi_av_open(t->domain, &av_attr, &t->av, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_av_open", rc);
-    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 128 };
-    if ((rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) != 0)
-        return ofi_call_failed(t, "sym_init", -1, "fi_cq_open", rc);
+    /* A file descriptor to sleep on, where the provider has one: a sleeping
+     * waiter then wakes when a peer's operation arrives and serves it. */
+    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 128,
+                                  .wait_obj = FI_WAIT_FD };
+    t->wait_fd = -1;
+    if (fi_cq_open(t->domain, &cq_attr, &t->cq, NULL) == 0) {
+        if (fi_control(&t->cq->fid, FI_GETWAIT, &t->wait_fd) != 0)
+            t->wait_fd = -1;
+    } else {
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        if ((rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) != 0)
+            return ofi_call_failed(t, "sym_init", -1, "fi_cq_open", rc);
+    }
     struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
     if ((rc = fi_cntr_open(t->domain, &cntr_attr, &t->cntr, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_cntr_open", rc);
@@ -190,11 +200,11 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         return st;
     }
     sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx, inject %zu B, %s progress, "
-              "writes %sordered, reads %sordered after writes, fence %s",
+              "writes %sordered, reads %sordered after writes, fence %s, wait fd %d",
               t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
               t->inject_size, t->manual_progress ? "manual" : "auto",
               t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ",
-              t->has_fence ? "yes" : "no");
+              t->has_fence ? "yes" : "no", t->wait_fd);
     *tp_p = &t->base;
     return SYM_OK;
 }

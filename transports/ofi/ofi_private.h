@@ -69,7 +69,9 @@ struct ofi_transport {
      * landed: only where a read is ordered after writes (ofi_flush). */
     bool inject_ok;
     bool manual_progress;
+    int wait_fd;         /* the CQ's wait object, or -1 */
 
+    int pending_kind;    /* OFI_KIND_* of the operations in flight, 0: none */
     uint64_t issued;     /* operations counted by cntr */
     uint64_t errors_seen;
     sym_status_t failed; /* first transport error, sticky */
@@ -117,6 +119,7 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
 /* ---- ofi_progress.c ---------------------------------------------------- */
 
 sym_status_t ofi_progress(struct sym_transport *tp);
+sym_status_t ofi_sleep(struct sym_transport *tp, long ns);
 /* Next operation context for an op on `pe`; drains everything when the
  * ring wraps so a context is never reused while its op is in flight. */
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
@@ -125,6 +128,22 @@ sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
 static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
 {
     return t->bounce + OFI_SLOTS_OFF + (size_t)(c - t->ctx) * OFI_SLOT_BYTES;
+}
+/* Writes, atomics and reads take different paths in some providers
+ * (tcp;ofi_rxm: RMA on the TCP stream, atomics as messages), so where the
+ * provider does not promise ordering, switching kinds waits for what is in
+ * flight: a put and a later atomic to one word land in program order. */
+enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
+sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, const char *op)
+{
+    if (t->pending_kind && t->pending_kind != kind && !(t->waw_ordered && t->raw_ordered)) {
+        sym_status_t st = ofi_drain(t, op);
+        if (st != SYM_OK)
+            return st;
+    }
+    t->pending_kind = kind;
+    return SYM_OK;
 }
 /* Count an issued operation. */
 static inline void ofi_issued(struct ofi_transport *t)

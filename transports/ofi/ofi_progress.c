@@ -1,5 +1,6 @@
 /* ofi_progress.c - completion: progress, error entries, counters, draining,
  * and retrying a busy provider. */
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,7 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     }
     if (t->failed != SYM_OK)
         return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+    t->pending_kind = 0;
     return SYM_OK;
 }
 
@@ -145,4 +147,21 @@ sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct o
                          op, sym_rt.cfg.timeout, what, t->prov_name);
     sched_yield();
     return SYM_OK;
+}
+
+sym_status_t ofi_sleep(struct sym_transport *tp, long ns)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    struct timespec ts = { 0, ns };
+    if (t->wait_fd >= 0) {
+        struct fid *fids[1] = { &t->cq->fid };
+        /* fi_trywait: blocking is safe only when nothing awaits progress. */
+        if (fi_trywait(t->fabric, fids, 1) == FI_SUCCESS) {
+            struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
+            ppoll(&pfd, 1, &ts, NULL);
+        }
+    } else {
+        nanosleep(&ts, NULL);
+    }
+    return ofi_progress(tp);
 }

@@ -32,7 +32,8 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
         }
         const uint64_t raddr = t->rbase[pe] + off;
         struct ofi_ctx *ctx;
-        if ((st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
+        if ((st = ofi_order(t, OFI_KIND_WRITE, op)) != SYM_OK ||
+            (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         if (len <= t->inject_size && t->inject_ok) {
             OFI_POST(t, op, pe, "fi_inject_write",
@@ -77,7 +78,8 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
+        if ((st = ofi_order(t, OFI_KIND_READ, op)) != SYM_OK ||
+            (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         OFI_POST(t, op, pe, "fi_read",
                  fi_read(t->ep, buf, len, desc, t->addr[pe], t->rbase[pe] + off, t->rkey[pe],
@@ -197,5 +199,6 @@ const struct sym_transport_ops ofi_ops = {
     .fence = ofi_fence,
     .ptr = ofi_ptr,
     .progress = ofi_progress,
+    .sleep = ofi_sleep,
     .fini = ofi_fini,
 };
