@@ -63,7 +63,11 @@ static void spawn(struct bjob *j, int r, const char *const *argv, const char *co
 {
     cr_assert(r >= 0 && r < j->n && !j->p[r].pid, "bjob: bad slot %d", r);
     struct bjob_proc *p = &j->p[r];
-    snprintf(p->log, sizeof(p->log), "/tmp/symheap-test-boot-%d-%d.log", (int)getpid(), r);
+    char path[128];
+    snprintf(path, sizeof(path), "/tmp/symheap-test-boot-%d-%d.log", (int)getpid(), r);
+    p->log_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    cr_assert(p->log_fd >= 0, "open %s: %s", path, strerror(errno));
+    unlink(path);
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -72,11 +76,8 @@ static void spawn(struct bjob *j, int r, const char *const *argv, const char *co
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);
-        int fd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0)
-            _exit(127);
-        dup2(fd, 1);
-        dup2(fd, 2);
+        dup2(p->log_fd, 1);
+        dup2(p->log_fd, 2);
         child_env(env);
         execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
@@ -124,14 +125,11 @@ void bjob_start_tcp(struct bjob *j, int r, const char *const *prefix, const char
 
 char *bjob_output(struct bjob *j, int r)
 {
-    FILE *f = fopen(j->p[r].log, "r");
     char *buf = calloc(1, 65536);
-    if (f && buf) {
-        size_t n = fread(buf, 1, 65535, f);
-        buf[n] = '\0';
+    if (buf && j->p[r].pid) {
+        ssize_t n = pread(j->p[r].log_fd, buf, 65535, 0);
+        buf[n > 0 ? n : 0] = '\0';
     }
-    if (f)
-        fclose(f);
     return buf;
 }
 
@@ -231,7 +229,7 @@ void bjob_fini(struct bjob *j)
 {
     for (int r = 0; r < j->n; r++)
         if (j->p[r].pid)
-            unlink(j->p[r].log);
+            close(j->p[r].log_fd);
 }
 
 /* A free TCP port on 127.0.0.1 (bound and released: PE 0 binds it again

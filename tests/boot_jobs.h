@@ -22,7 +22,7 @@ struct bjob_proc {
     pid_t pid;     /* 0: not started */
     int status;    /* waitpid() status once done */
     bool done;
-    char log[128]; /* its output */
+    int log_fd;    /* its output: a file unlinked at once, so none is ever left */
 };
 
 struct bjob {
@@ -57,7 +57,7 @@ char *bjob_output(struct bjob *j, int r);
 /* A free TCP port on 127.0.0.1. */
 int bjob_free_port(void);
 
-/* Remove the output files. */
+/* Close the output files. */
 void bjob_fini(struct bjob *j);
 
 #endif
