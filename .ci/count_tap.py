@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Count Criterion test cases in a meson testlog.json: prints "passed failed".
+"""Count Criterion test cases in a meson testlog.json: prints "passed failed"
+(skipped cases are listed on stderr and counted in neither).
 
 Each test binary reports its cases as TAP lines; a binary that died before
 reporting (crash, timeout) counts as one failure beyond its TAP lines.  A
@@ -17,6 +18,8 @@ with open(sys.argv[1]) as f:
         rec = json.loads(line)
         out = rec.get("stdout") or ""
         # "ok - x  # SKIP": tests left out by --filter are not passes
+        for skip in re.findall(r"^ok\b.*# SKIP.*$", out, re.M):
+            print("SKIPPED (not counted as passed):", skip, file=sys.stderr)
         ok = len(re.findall(r"^ok\b(?!.*# SKIP)", out, re.M))
         bad = len(re.findall(r"^not ok\b", out, re.M))
         passed += ok

@@ -116,14 +116,19 @@ SYM_API const char *sym_last_error(void);
 /* ------------------------------------------------------------------------ */
 
 /* Initialise the library: read the SYMHEAP_* environment (see
- * `symheap-info`), join the job (started by `symrun`, or alone as PE 0 of 1),
- * create this PE's symmetric heap and map every peer's, and make the
+ * `symheap-info`), join the job (started by `symrun`, by a PMIx launcher
+ * such as mpirun or srun, by hand through the TCP rendezvous at
+ * SYMHEAP_ROOT_ADDR, or alone as PE 0 of 1: SYMHEAP_BOOTSTRAP), create this
+ * PE's symmetric heap and map every peer's on this host, and make the
  * executable's global and static variables symmetric (PEs running different
  * executables fail with SYM_ERR_BOOTSTRAP).  Collective over all PEs of the
  * job.
  * Errors: SYM_ERR_ALREADY_INITIALIZED, SYM_ERR_CONFIG (a malformed variable;
  * the message names it and its value), SYM_ERR_NO_MEMORY (heap cannot be
- * backed), SYM_ERR_BOOTSTRAP, SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT,
+ * backed), SYM_ERR_BOOTSTRAP (the message names the step: PMIx missing, root
+ * address busy, inconsistent SYMHEAP_SIZE...), SYM_ERR_PEER_LOST,
+ * SYM_ERR_TIMEOUT (a PE never showed up: the message names it),
+ * SYM_ERR_UNAVAILABLE (PMIx launcher but no PMIx support built in),
  * SYM_ERR_SYSTEM.  On failure nothing stays allocated and init may be retried.
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);

@@ -22,7 +22,7 @@ static inline sym_status_t amo(const char *op_name, void *dest, size_t width, sy
     if (__builtin_expect(fetches && !old_p, 0))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: output pointer for the fetched value is NULL",
                          op_name);
-    void *p = sym_direct(pe, off);
+    void *p = sym_direct_amo(pe, off);
     if (__builtin_expect(p != NULL, 1)) {
         uint64_t old = shm_amo(p, op, width, operand, compare);
         if (old_p)

@@ -27,7 +27,7 @@ sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
 
 sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value)
 {
-    uint64_t *p = sym_direct(pe, off);
+    uint64_t *p = sym_direct_amo(pe, off);
     if (p) {
         __atomic_fetch_add(p, value, __ATOMIC_RELEASE);
         return SYM_OK;
@@ -139,7 +139,7 @@ static sym_status_t central(const char *op)
     const uint64_t release = SYM_SYNC_LINE_OFF(SYM_SYNC_RELEASE_LINE);
     uint64_t before = 0;
     struct sym_transport *tp = sym_rt.peer_tp[0];
-    uint64_t *p = sym_direct(0, arrivals);
+    uint64_t *p = sym_direct_amo(0, arrivals);
     sym_status_t st = SYM_OK;
     if (p)
         before = __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bootstrap/bootstrap.h"
 #include "internal.h"
 
 /* Exact integer arithmetic (no detour through double, so every byte count up
@@ -131,6 +132,7 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
 #define EXPECT_FAULT "kill|stall:pe=P:op=OP:count=N[:seconds=S] with OP one of put, get, " \
     "atomic, wait, barrier, send, recv, broadcast, reduce, allreduce, reduce_scatter, "       \
     "all_gather, all_gatherv, all_to_all, all_to_allv, gather, scatter, team_split and N >= 1"
+#define EXPECT_STRING "at most 255 bytes"
 
 /* One parser per type with a common shape, so the table can call them. */
 static int parse_one_SIZE(const char *t, size_t *f, const char *h) { (void)h; return sym_config_parse_size(t, f); }
@@ -139,6 +141,15 @@ static int parse_one_BOOL(const char *t, bool *f, const char *h) { (void)h; retu
 static int parse_one_UINT(const char *t, unsigned long *f, const char *h) { (void)h; return parse_uint(t, f); }
 static int parse_one_CHOICE(const char *t, sym_cfg_choice_t *f, const char *h) { return parse_choice(t, h, f); }
 static int parse_one_FAULT(const char *t, struct sym_fault_spec *f, const char *h) { (void)h; return sym_fault_parse(t, f); }
+static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
+{
+    (void)h;
+    size_t n = strlen(t);
+    if (n >= sizeof(f->s))
+        return -1;
+    memcpy(f->s, t, n + 1);
+    return 0;
+}
 
 sym_status_t sym_config_load(struct sym_config *cfg)
 {
@@ -171,6 +182,20 @@ sym_status_t sym_config_load(struct sym_config *cfg)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "
                          "expected at least 64 bytes", getenv("SYMHEAP_CHUNK_SIZE"));
+    /* STRING holds 255 bytes (a host name may be that long); provider
+     * names are short */
+    if (strlen(c.ofi_provider.s) > 63)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_OFI_PROVIDER='%s' is not valid: "
+                         "expected a provider name of at most 63 characters",
+                         c.ofi_provider.s);
+    char host[256], port[16];
+    if (c.root_addr.s[0] &&
+        sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_ROOT_ADDR='%s' is not valid: "
+                         "expected host:port or [IPv6 address]:port with a port 1..65535",
+                         c.root_addr.s);
     *cfg = c;
     return SYM_OK;
 }
@@ -193,6 +218,19 @@ static void format_BOOL(char *b, size_t n, bool v) { snprintf(b, n, "%d", v ? 1 
 static void format_UINT(char *b, size_t n, unsigned long v) { snprintf(b, n, "%lu", v); }
 static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v) { snprintf(b, n, "%s", v.s); }
 static void format_FAULT(char *b, size_t n, struct sym_fault_spec v) { sym_fault_format(b, n, &v); }
+static void format_STRING(char *b, size_t n, sym_cfg_string_t v)
+{
+    /* shown in a table column: shortened, never an error */
+    if (!v.s[0]) {
+        snprintf(b, n, "-"); /* an empty column would shift the others */
+        return;
+    }
+    size_t len = strnlen(v.s, sizeof(v.s));
+    if (len >= n)
+        len = n - 1;
+    memcpy(b, v.s, len);
+    b[len] = '\0';
+}
 
 void sym_config_print(FILE *out, const struct sym_config *cfg)
 {
@@ -202,7 +240,8 @@ void sym_config_print(FILE *out, const struct sym_config *cfg)
     do {                                                                                   \
         char value[64];                                                                    \
         format_##type(value, sizeof(value), cfg->field);                                   \
-        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, dflt, value, help,       \
+        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-",     \
+                value, help,                                                               \
                 getenv(name) ? " [set]" : "");                                             \
     } while (0);
     SYM_CONFIG_TABLE(PRINT_)

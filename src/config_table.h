@@ -10,6 +10,7 @@
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
  *   FAULT    a fault-injection spec (src/fault.h), "none" (or empty) for none
+ *   STRING   free text of up to 255 bytes (empty when unset)
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -64,6 +65,20 @@
       "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "         \
       "(put get atomic wait barrier send recv or a collective: broadcast reduce "         \
       "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "    \
-      "scatter team_split); none: off")
+      "scatter team_split); none: off")                                               \
+    X(bootstrap, "SYMHEAP_BOOTSTRAP", CHOICE, "auto",                                   \
+      "How PEs find each other {auto|pmix|symrun|tcp|singleton}: auto = symrun when "   \
+      "started by symrun, tcp when SYMHEAP_ROOT_ADDR is set, pmix when PMIX_NAMESPACE " \
+      "is set, else singleton")                                                         \
+    X(rank, "SYMHEAP_RANK", UINT, "0",                                                  \
+      "tcp bootstrap: this PE's number, 0..SYMHEAP_SIZE-1 (required)")                  \
+    X(size, "SYMHEAP_SIZE", UINT, "0",                                                  \
+      "tcp bootstrap: number of PEs in the job (required)")                             \
+    X(root_addr, "SYMHEAP_ROOT_ADDR", STRING, "",                                       \
+      "tcp bootstrap: host:port PE 0 listens on (only there) and every PE connects "    \
+      "to; [v6addr]:port for IPv6")                                                    \
+    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                             \
+      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "    \
+      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")
 
 #endif /* SYM_CONFIG_TABLE_H */

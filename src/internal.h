@@ -52,6 +52,10 @@ typedef struct sym_cfg_choice {
     char s[16];
 } sym_cfg_choice_t;
 
+typedef struct sym_cfg_string {
+    char s[256];
+} sym_cfg_string_t;
+
 struct sym_config {
 #define SYM_CFG_FIELD_SIZE size_t
 #define SYM_CFG_FIELD_SECONDS double
@@ -59,6 +63,7 @@ struct sym_config {
 #define SYM_CFG_FIELD_UINT unsigned long
 #define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
 #define SYM_CFG_FIELD_FAULT struct sym_fault_spec
+#define SYM_CFG_FIELD_STRING sym_cfg_string_t
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_
@@ -106,6 +111,9 @@ struct sym_runtime {
     uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
     struct sym_transport *shm;
+    struct sym_transport *ofi;      /* libfabric, when some peer is not mapped */
+    bool amo_via_tp;                /* atomics on mapped heaps go through peer_tp too */
+    bool *peer_local;               /* [npes] runs on this host */
 
     struct sym_boot *boot;
     struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
@@ -188,6 +196,15 @@ void sym_globals_fini(void);
 sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
                              bool write);
 sym_status_t sym_globals_no_atomics(const char *op, int pe);
+/* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
+ * go through the peer's transport: when libfabric is forced for every peer,
+ * my own words are also updated by the provider, and CPU atomics and
+ * provider atomics on one word are not atomic with respect to each other
+ * on every provider. */
+static inline void *sym_direct_amo(int pe, uint64_t off)
+{
+    return sym_rt.amo_via_tp ? NULL : sym_direct(pe, off);
+}
 
 /* ---- waiting (wait.c) -------------------------------------------------- */
 
@@ -210,6 +227,10 @@ struct sym_waiter {
  * `timeout_s` (<= 0: SYMHEAP_TIMEOUT).  Errors: SYM_ERR_TIMEOUT,
  * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
+
+/* Drive transport progress once (manual-progress providers): for polling
+ * calls that do not wait, such as the test routines. */
+void sym_progress(void);
 
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait
  * would report now (a dead peer, an abort). */

@@ -237,7 +237,8 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
                                 uint64_t sig_off, uint64_t signal, sym_signal_op_t op)
 {
     uint8_t *b = sym_rt.peer_base[pe];
-    if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end) {
+    if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end &&
+        (op == SYM_SIGNAL_SET || !sym_rt.amo_via_tp)) {
         if (nbytes) /* src may be NULL for a bare signal */
             memcpy(b + off, src, nbytes);
         uint64_t *sig = (uint64_t *)(b + sig_off);
@@ -253,8 +254,11 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
 
 sym_status_t sym_quiet_internal(void)
 {
-    /* Every transport in use; today that is shm alone. */
-    return sym_rt.shm->ops->quiet(sym_rt.shm);
+    /* Every transport in use. */
+    sym_status_t st = sym_rt.shm->ops->quiet(sym_rt.shm);
+    if (st == SYM_OK && sym_rt.ofi)
+        st = sym_rt.ofi->ops->quiet(sym_rt.ofi);
+    return st;
 }
 
 SYM_API sym_status_t sym_quiet(void)
@@ -270,7 +274,10 @@ SYM_API sym_status_t sym_fence(void)
     sym_status_t st = sym_check_init("sym_fence");
     if (st != SYM_OK)
         return st;
-    return sym_rt.shm->ops->fence(sym_rt.shm);
+    st = sym_rt.shm->ops->fence(sym_rt.shm);
+    if (st == SYM_OK && sym_rt.ofi)
+        st = sym_rt.ofi->ops->fence(sym_rt.ofi);
+    return st;
 }
 
 SYM_API void *sym_ptr(const void *addr, int pe)

@@ -11,13 +11,16 @@
 #include "coll/request.h"
 #include "coll/team.h"
 #include "shm/shm.h"
+#ifdef SYM_HAVE_OFI
+#include "ofi/ofi.h"
+#endif
 
 struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 
 /* What every PE tells the others at init. */
 struct pe_card {
     int32_t pid;
-    char host[60];
+    char host[192]; /* sym_host_identity(): equal means shm can reach the PE */
     char owner[SYM_OWNER_LEN]; /* in this PE's heap object name */
 };
 
@@ -35,6 +38,8 @@ static void release_all(void)
     sym_fault_disarm();
     sym_requests_fini();
     sym_teams_fini();
+    if (sym_rt.ofi) /* before the heap it registered is unmapped */
+        sym_rt.ofi->ops->fini(sym_rt.ofi);
     sym_globals_fini();
     if (sym_rt.shm)
         sym_rt.shm->ops->fini(sym_rt.shm);
@@ -44,6 +49,7 @@ static void release_all(void)
     free(sym_rt.peer_base);
     free(sym_rt.peer_tp);
     free(sym_rt.peer_pid);
+    free(sym_rt.peer_local);
     struct sym_config cfg = sym_rt.cfg; /* keep debug logging for late messages */
     memset(&sym_rt, 0, sizeof(sym_rt));
     sym_rt.cfg = cfg;
@@ -81,15 +87,49 @@ static sym_status_t verify_peer_heaps(void)
     return SYM_OK;
 }
 
+/* Some peer is not mapped: reach it through libfabric.  Every PE decides
+ * alike (from the host names all of them exchanged), so all of them join
+ * the address exchange. */
+static sym_status_t open_ofi(bool forced)
+{
+    if (strcmp(sym_rt.cfg.transport.s, "shm") == 0) {
+        for (int pe = 0; pe < sym_rt.npes; pe++)
+            if (!sym_rt.peer_base[pe])
+                return sym_error(SYM_ERR_UNAVAILABLE,
+                                 "sym_init: PE %d runs on another host, which "
+                                 "SYMHEAP_TRANSPORT=shm cannot reach",
+                                 pe);
+    }
+#ifdef SYM_HAVE_OFI
+    sym_status_t st = ofi_transport_create(sym_rt.boot, sym_rt.base, sym_rt.heap_total,
+                                           sym_rt.cfg.ofi_provider.s, &sym_rt.ofi);
+    if (st == SYM_OK)
+        sym_debug("ofi transport on provider %s for %s", ofi_transport_provider(sym_rt.ofi),
+                  forced ? "every peer (SYMHEAP_TRANSPORT=ofi)" : "peers on other hosts");
+    return st;
+#else
+    (void)forced;
+    for (int pe = 0; pe < sym_rt.npes; pe++)
+        if (!sym_rt.peer_base[pe])
+            return sym_error(SYM_ERR_UNAVAILABLE,
+                             "sym_init: PE %d runs on another host and this symheap has no "
+                             "transport between hosts (built without libfabric)",
+                             pe);
+    return SYM_OK;
+#endif
+}
+
 static sym_status_t init_steps(void)
 {
     sym_status_t st = sym_config_load(&sym_rt.cfg);
     if (st != SYM_OK)
         return st;
+#ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
         return sym_error(SYM_ERR_UNAVAILABLE,
                          "sym_init: SYMHEAP_TRANSPORT=ofi, but this symheap has no libfabric "
                          "transport");
+#endif
     if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
@@ -114,8 +154,9 @@ static sym_status_t init_steps(void)
     struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
     bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
     const char **owners = calloc((size_t)sym_rt.npes, sizeof(*owners));
+    sym_rt.peer_local = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_local));
     if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
-        !owners) {
+        !owners || !sym_rt.peer_local) {
         free(cards);
         free(local);
         free(owners);
@@ -140,7 +181,7 @@ static sym_status_t init_steps(void)
 
         struct pe_card mine = { .pid = (int32_t)getpid() };
         memcpy(mine.owner, boot->owner, sizeof(mine.owner));
-        gethostname(mine.host, sizeof(mine.host) - 1);
+        sym_host_identity(mine.host, sizeof(mine.host));
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     }
     int nlocal = 0;
@@ -148,11 +189,17 @@ static sym_status_t init_steps(void)
         sym_rt.peer_pid[pe] = cards[pe].pid;
         local[pe] = strncmp(cards[pe].host, cards[sym_rt.me].host, sizeof(cards[pe].host)) == 0;
         nlocal += local[pe];
+        sym_rt.peer_local[pe] = local[pe];
     }
     for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
         cards[pe].owner[SYM_OWNER_LEN - 1] = '\0';
         owners[pe] = cards[pe].owner;
     }
+    /* SYMHEAP_TRANSPORT=ofi: every peer, local ones too, through libfabric;
+     * only my own heap is mapped. */
+    const bool force_ofi = strcmp(sym_rt.cfg.transport.s, "ofi") == 0;
+    for (int pe = 0; force_ofi && pe < sym_rt.npes; pe++)
+        local[pe] = pe == sym_rt.me;
     if (st == SYM_OK)
         st = shm_transport_connect(sym_rt.shm, boot, local, owners, sym_rt.peer_base);
     if (st == SYM_OK)
@@ -164,13 +211,16 @@ static sym_status_t init_steps(void)
         st = verify_peer_heaps();
     if (st != SYM_OK)
         return st;
-    for (int pe = 0; pe < sym_rt.npes; pe++) {
-        if (!sym_rt.peer_base[pe])
-            return sym_error(SYM_ERR_UNAVAILABLE,
-                             "sym_init: PE %d runs on another host and this symheap has no "
-                             "transport between hosts",
-                             pe);
-        sym_rt.peer_tp[pe] = sym_rt.shm;
+    bool need_ofi = force_ofi; /* even alone: then my own atomics go through it */
+    for (int pe = 0; pe < sym_rt.npes; pe++)
+        need_ofi |= !sym_rt.peer_base[pe];
+    if (need_ofi && (st = open_ofi(force_ofi)) != SYM_OK)
+        return st;
+    for (int pe = 0; pe < sym_rt.npes; pe++)
+        sym_rt.peer_tp[pe] = sym_rt.peer_base[pe] ? sym_rt.shm : sym_rt.ofi;
+    if (force_ofi) {
+        sym_rt.peer_tp[sym_rt.me] = sym_rt.ofi;
+        sym_rt.amo_via_tp = true;
     }
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
@@ -237,6 +287,13 @@ SYM_API sym_status_t sym_finalize(void)
     sym_status_t st2 = sym_barrier_internal("sym_finalize");
     if (st == SYM_OK)
         st = st2;
+    /* Peers with manual progress may still need my endpoint to complete
+     * their last operations: close it only once everyone drained. */
+    if (st == SYM_OK && sym_rt.ofi) {
+        st = sym_rt.ofi->ops->quiet(sym_rt.ofi);
+        if (st == SYM_OK)
+            st = sym_rt.boot->ops->barrier(sym_rt.boot, "sym_finalize");
+    }
     set_state(SYM_PE_FINALIZED);
     sym_rt.initialized = false;
     release_all();

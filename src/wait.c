@@ -41,6 +41,9 @@ static inline uint64_t now_ns(void)
 /* How a lost PE ended, for messages. */
 static void describe_death(int pe, char *buf, size_t len)
 {
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe &&
+        sym_rt.boot->ops->lost_pe(sym_rt.boot, buf, len) == pe)
+        return;
     if (sym_rt.job) {
         int ws = sym_rt.job->pe[pe].wait_status;
         if (WIFSIGNALED(ws)) {
@@ -61,6 +64,12 @@ static void describe_death(int pe, char *buf, size_t len)
  * finalized.  Returns the first lost PE or -1. */
 static int find_lost_pe(void)
 {
+    /* The bootstrap's word first: it sees peers on every host. */
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
+        int pe = sym_rt.boot->ops->lost_pe(sym_rt.boot, NULL, 0);
+        if (pe >= 0)
+            return pe;
+    }
     if (sym_rt.job) {
         for (int i = 0; i < sym_rt.npes; i++)
             if (__atomic_load_n(&sym_rt.job->pe[i].state, __ATOMIC_ACQUIRE) == SYM_PE_DEAD)
@@ -85,7 +94,13 @@ static int find_lost_pe(void)
     for (int i = 0; i < sym_rt.npes; i++) {
         if (i == sym_rt.me || sym_rt.peer_pid[i] <= 0)
             continue;
+        if (sym_rt.peer_local && !sym_rt.peer_local[i]) /* its pid means nothing here */
+            continue;
         struct sym_heap_ctrl *hc = sym_rt.peer_base ? (void *)sym_rt.peer_base[i] : NULL;
+        /* A process id means something on this host only: peers whose heap
+         * is not mapped here are watched by the bootstrap. */
+        if (!hc && sym_rt.peer_base)
+            continue;
         if (hc && __atomic_load_n(&hc->state, __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
             continue;
         if (kill(sym_rt.peer_pid[i], 0) != 0 && errno == ESRCH) {
@@ -148,9 +163,17 @@ sym_status_t sym_job_check(const char *op, const char *waiting_for)
     return health(op, waiting_for);
 }
 
-static void progress_all(void)
+/* A target with manual data progress (tcp;ofi_rxm, shm provider) applies
+ * incoming writes only inside libfabric calls: every waiting PE drives it. */
+static inline void progress_all(void)
 {
-    /* Transports with manual progress hook in here; shm needs none. */
+    if (sym_rt.ofi)
+        sym_rt.ofi->ops->progress(sym_rt.ofi);
+}
+
+void sym_progress(void)
+{
+    progress_all();
 }
 
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
@@ -165,6 +188,8 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     unsigned long spins = sym_rt.oversubscribed || coroutine ? 0 : sym_rt.cfg.wait_spin;
     for (unsigned long i = 0; i < spins; i++) {
         cpu_relax();
+        if (sym_rt.ofi && i % 16 == 0)
+            progress_all();
         if (w->ready(w->arg))
             return SYM_OK;
     }
@@ -220,6 +245,10 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
         sleep_ns = sleep_ns ? sleep_ns * 2 : 10000;
         if (sleep_ns > 1000000)
             sleep_ns = 1000000;
+        if (sym_rt.ofi && sym_rt.ofi->ops->sleep) {
+            sym_rt.ofi->ops->sleep(sym_rt.ofi, sleep_ns);
+            continue;
+        }
         struct timespec ts = { 0, sleep_ns };
         nanosleep(&ts, NULL);
     }

@@ -104,8 +104,12 @@ static inline bool included(const int *status, size_t i)
             *done_p = true;                                                                    \
             return SYM_OK;                                                                     \
         }                                                                                      \
-        if (!block) {                                                                          \
+        if (!block) { /* a polling loop must still serve and hear its peers */                \
             *done_p = ready_##name(w);                                                         \
+            if (!*done_p && sym_rt.ofi) {                                                      \
+                sym_progress();                                                                \
+                *done_p = ready_##name(w);                                                     \
+            }                                                                                  \
             return SYM_OK;                                                                     \
         }                                                                                      \
         struct sym_waiter waiter = { ready_##name, describe_##name, w, NULL };                  \

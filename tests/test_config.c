@@ -93,7 +93,11 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
     { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
     { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
+#ifndef SYM_HAVE_OFI /* with libfabric it works: test_ofi */
     { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
+#endif
+    { "SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
+      SYM_ERR_CONFIG, "tcp;ofi_rxm" },
     { "SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16" },
     { "SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16" },
     { "SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K" },
@@ -115,6 +119,10 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_FAULT", "kill:pe=-1:op=put:count=1", SYM_ERR_CONFIG, "" },
     { "SYMHEAP_FAULT", "kill:pe=0:op=put:count=1:seconds=5", SYM_ERR_CONFIG, "" },
     { "SYMHEAP_FAULT", "stall:pe=0:op=put:count=1:seconds=0", SYM_ERR_CONFIG, "" },
+    { "SYMHEAP_BOOTSTRAP", "mpi", SYM_ERR_CONFIG, "auto" },
+    { "SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, "" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
@@ -539,8 +547,9 @@ static const char *info_line(const char *out, const char *name, char *value, siz
         char type[32], d[64], v[64];
         if (sscanf(line + nl, "%31s %63s %63s", type, d, v) != 3)
             return NULL;
-        snprintf(value, vlen, "%s", v);
-        snprintf(dflt, dlen, "%s", d);
+        /* symheap-info shows an empty string as "-" */
+        snprintf(value, vlen, "%s", strcmp(v, "-") ? v : "");
+        snprintf(dflt, dlen, "%s", strcmp(d, "-") ? d : "");
         size_t len = next ? (size_t)(next - line) : strlen(line);
         *set = len >= 5 && memcmp(line + len - 5, "[set]", 5) == 0;
         return line;

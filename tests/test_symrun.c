@@ -568,6 +568,9 @@ static const struct usage_case usage_cases[] = {
       "--timeout needs a number of seconds from 0 to 1e9, got 'soon'" },
     { { "-n", "2", "--grace=-1", "@PE", "ring", NULL },
       "--grace needs a number of seconds from 0 to 1e9, got '-1'" },
+    { { "-n", "2", "--transport", "carrier", "@PE", "ring", NULL },
+      "--transport must be ofi, shm or auto, got 'carrier'" },
+    { { "-n", "2", "--transport", NULL }, "--transport needs a value" },
 };
 #define N_USAGE_CASES ((int)(sizeof(usage_cases) / sizeof(usage_cases[0])))
 
@@ -713,6 +716,33 @@ ParameterizedTest(int *npes, symrun, ring)
     struct run r;
     run_job(&r, args, NULL);
     assert_ring_ok(&r, *npes);
+    run_free(&r);
+}
+
+/* --transport sets SYMHEAP_TRANSPORT for the PEs: with ofi every peer goes
+ * through libfabric (the debug log says so), with shm none does; the ring
+ * checks the data either way. */
+ParameterizedTestParameters(symrun, transport)
+{
+    static int which[] = { 0, 1 };
+    return cr_make_param_array(int, which, 2);
+}
+
+ParameterizedTest(int *which, symrun, transport)
+{
+    const char *t = *which ? "--transport=shm" : "--transport=ofi";
+    const char *args[] = { "-n", "2", t, "@PE", "ring", NULL };
+    const char *env[] = { "SYMHEAP_DEBUG=1", NULL };
+    struct run r;
+    run_job(&r, args, env);
+    assert_exit(&r, 0); /* stderr has the debug log: not assert_ring_ok */
+    assert_contains("stdout", OUT(&r), "pe 0 of 2 ok");
+    assert_contains("stdout", OUT(&r), "pe 1 of 2 ok");
+    if (*which)
+        cr_assert(!strstr(ERR(&r), "ofi transport on provider"),
+                  "--transport=shm used ofi:\n%s", tail_of(ERR(&r)));
+    else
+        assert_contains("stderr", ERR(&r), "ofi transport on provider");
     run_free(&r);
 }
 

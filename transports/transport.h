@@ -76,6 +76,10 @@ struct sym_transport_ops {
     void *(*ptr)(struct sym_transport *tp, int pe, uint64_t off);
     /* Drive progress for providers that need the target to make calls. */
     sym_status_t (*progress)(struct sym_transport *tp);
+    /* Optional (NULL: the caller sleeps): block for up to `ns` nanoseconds
+     * or until the transport has incoming work, then drive progress.  Lets
+     * a sleeping waiter with manual-progress providers serve its peers. */
+    sym_status_t (*sleep)(struct sym_transport *tp, long ns);
     /* Release everything; the transport is unusable afterwards. */
     void (*fini)(struct sym_transport *tp);
 };

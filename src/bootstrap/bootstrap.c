@@ -1,10 +1,12 @@
 /* bootstrap.c - pick the bootstrap this process was started with. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include "bootstrap.h"
+#include "internal.h"
 
 int sym_boot_random_key(char *key)
 {
@@ -21,10 +23,22 @@ int sym_boot_random_key(char *key)
     return 0;
 }
 
+/* SYMHEAP_BOOTSTRAP=auto: the most specific sign first.  symrun marks its
+ * PEs explicitly; SYMHEAP_ROOT_ADDR is only set on purpose; PMIX_NAMESPACE
+ * is set by every PMIx launcher (mpirun, prterun, srun --mpi=pmix) and
+ * inherited by whatever they start, so it comes last. */
 sym_status_t sym_boot_open(struct sym_boot **boot_p)
 {
-    sym_status_t st = getenv(SYM_ENV_SYMRUN_FD) ? sym_boot_symrun_open(boot_p)
-                                                : sym_boot_singleton_open(boot_p);
+    const char *mode = sym_rt.cfg.bootstrap.s;
+    sym_status_t st;
+    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && getenv(SYM_ENV_SYMRUN_FD)))
+        st = sym_boot_symrun_open(boot_p);
+    else if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && sym_rt.cfg.root_addr.s[0]))
+        st = sym_boot_tcp_open(boot_p);
+    else if (!strcmp(mode, "pmix") || (!strcmp(mode, "auto") && getenv("PMIX_NAMESPACE")))
+        st = sym_boot_pmix_open(boot_p);
+    else
+        st = sym_boot_singleton_open(boot_p);
     /* A bootstrap without a launcher that takes the PEs down with it: each
      * PE owns its own objects (peers learn the owner at the allgather). */
     if (st == SYM_OK && (*boot_p)->owner[0] == '\0')

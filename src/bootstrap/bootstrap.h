@@ -4,7 +4,8 @@
  * A bootstrap runs before any heap exists: it tells the runtime its rank and
  * the job size, gives the job a key shared by all PEs (heap object names
  * derive from it), and offers an allgather of small blobs and a barrier.
- * Implementations: symrun (the launcher's control segment), singleton.
+ * Implementations: symrun (the launcher's control segment), tcp (a
+ * rendezvous at SYMHEAP_ROOT_ADDR), pmix (mpirun, prterun, srun), singleton.
  * Every wait inside goes through sym_wait_for(), so bootstrap steps time out
  * and notice dead PEs like everything else.
  */
@@ -27,6 +28,12 @@ struct sym_boot_ops {
     /* Publish this PE's life-cycle state (enum sym_job_pe_state). */
     void (*set_state)(struct sym_boot *b, int state);
     void (*fini)(struct sym_boot *b);
+    /* Optional (NULL: the bootstrap cannot tell).  The first PE this
+     * bootstrap knows to be lost (died or unreachable before finalizing), or
+     * -1; when one is returned, `how` gets the words that follow "PE n" in
+     * a message ("lost its bootstrap connection ...").  Cheap enough to be
+     * called on every health check of a wait; thread-safe. */
+    int (*lost_pe)(struct sym_boot *b, char *how, size_t len);
 };
 
 struct sym_boot {
@@ -44,6 +51,20 @@ sym_status_t sym_boot_open(struct sym_boot **boot_p);
 
 sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p);
 sym_status_t sym_boot_singleton_open(struct sym_boot **boot_p);
+sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p);
+/* SYM_ERR_UNAVAILABLE when symheap was built without PMIx. */
+sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p);
+
+/* Split SYMHEAP_ROOT_ADDR ("host:port" or "[v6]:port", port 1..65535)
+ * into host and port; 0 on success, -1 if malformed. */
+int sym_boot_tcp_parse_addr(const char *text, char *host, size_t hlen, char *port,
+                            size_t plen);
+
+/* This host's identity for locality: PEs with equal strings can share
+ * memory (shm transport); different strings mean different hosts even if
+ * the host names agree (network namespaces, containers).  Always
+ * NUL-terminated; at most len - 1 bytes. */
+void sym_host_identity(char *buf, size_t len);
 
 /* Fill `key` with SYM_JOB_KEY_LEN random hex characters and a NUL. */
 int sym_boot_random_key(char *key);

@@ -6,6 +6,9 @@
 #include "heap_layout.h"
 #include "internal.h"
 #include "launch/launcher.h"
+#ifdef SYM_HAVE_OFI
+#include "ofi/ofi.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -58,7 +61,20 @@ int main(int argc, char **argv)
     }
     printf("\nTransports:\n");
     printf("  shm   POSIX shared memory (shm_open + mmap), PEs on this host: available\n");
+#ifdef SYM_HAVE_OFI
+    printf("  ofi   libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: "
+           "every peer)\n");
+    ofi_providers_print(stdout);
+#else
     printf("  ofi   libfabric: not built into this symheap\n");
-    printf("\nBootstraps: symrun (launcher control segment), singleton\n");
+#endif
+    printf("\nBootstraps: symrun (launcher control segment), tcp (SYMHEAP_ROOT_ADDR "
+           "rendezvous), %s, singleton\n",
+#ifdef SYM_HAVE_PMIX
+           "pmix (mpirun, prterun, srun --mpi=pmix)"
+#else
+           "pmix: not built into this symheap"
+#endif
+    );
     return 0;
 }

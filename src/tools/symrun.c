@@ -1,7 +1,8 @@
 /*
  * symrun - start a symheap job of N PEs on this host.
  *
- *   symrun -n N [--tag-output] [--timeout S] [--grace S] [--] prog [args...]
+ *   symrun -n N [--tag-output] [--timeout S] [--grace S] [--transport T] [--]
+ *          prog [args...]
  *
  * A thin command line over sym_launch_run() (launch/launcher.h): all the
  * supervision lives there, so the test harness exercises the same code.
@@ -39,6 +40,13 @@ int main(int argc, char **argv)
      * once": hand it the shortest positive delay instead. */
     if (cli.grace_s >= 0)
         opts.grace_s = cli.grace_s > 0 ? cli.grace_s : 1e-9;
+    char transport_env[64];
+    const char *env[2] = { NULL, NULL };
+    if (cli.transport) {
+        snprintf(transport_env, sizeof(transport_env), "SYMHEAP_TRANSPORT=%s", cli.transport);
+        env[0] = transport_env;
+        opts.env = env;
+    }
 
     /* Objects of jobs whose launcher was killed before its PEs could
      * unlink them: nobody else would ever remove them. */

@@ -27,6 +27,8 @@ static void usage(FILE *to)
             "  --timeout S        end the job after S seconds (default 0: no limit)\n"
             "  --grace S          once a PE has failed, kill the remaining PEs after\n"
             "                     S seconds (default 5; 0: at once)\n"
+            "  --transport T      how PEs reach each other: ofi (libfabric, even on\n"
+            "                     this host), shm or auto; sets SYMHEAP_TRANSPORT\n"
             "  -h, --help         show this help and exit\n"
             "  --version          show the version and exit\n"
             "\n"
@@ -129,6 +131,14 @@ int symrun_parse_args(int argc, char **argv, struct cli *cli)
         } else if (option_value(argc, argv, &i, "--timeout", true, &value)) {
             rc = value ? parse_seconds(arg, value, &cli->timeout_s)
                        : usage_error("%s needs a value", arg);
+        } else if (option_value(argc, argv, &i, "--transport", true, &value)) {
+            if (!value)
+                rc = usage_error("%s needs a value", arg);
+            else if (strcmp(value, "ofi") && strcmp(value, "shm") && strcmp(value, "auto"))
+                rc = usage_error("%.*s must be ofi, shm or auto, got '%s'", opt_len(arg), arg,
+                                 value);
+            else
+                cli->transport = value;
         } else if (option_value(argc, argv, &i, "--grace", true, &value)) {
             rc = value ? parse_seconds(arg, value, &cli->grace_s)
                        : usage_error("%s needs a value", arg);

@@ -17,6 +17,7 @@ struct cli {
     bool tag_output;
     double timeout_s;
     double grace_s; /* < 0: not given */
+    const char *transport; /* NULL: not given */
     char **argv;    /* the program and its arguments */
 };
 

@@ -1,0 +1,55 @@
+/*
+ * host_id.c - which PEs share a host, in the sense that matters here.
+ *
+ * Two PEs may use the shm transport when they can map each other's heap
+ * objects, and must use a network transport when the network is the only
+ * thing they share.  The host name alone answers neither: every network
+ * namespace and many containers of one machine report the same name, and two
+ * machines can be given the same name by mistake.  The identity therefore
+ * joins four things:
+ *   - the host name (readable in messages),
+ *   - the kernel's boot id (distinct for every machine and every boot, so
+ *     equal host names on two machines never look local),
+ *   - the network namespace (PEs in different namespaces are different
+ *     "hosts": that is how one machine tests the multi-host paths, and how
+ *     separately networked containers behave),
+ *   - the device of /dev/shm (containers with private /dev/shm mounts share
+ *     a kernel but cannot see each other's heap objects).
+ * Whatever cannot be read is left out; equality of what remains is still
+ * never a false "remote", only possibly a false "local" on exotic systems,
+ * where SYMHEAP_TRANSPORT=ofi forces the network path.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootstrap.h"
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    if (fgets(buf, (int)len, f))
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+void sym_host_identity(char *buf, size_t len)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    char boot_id[64];
+    read_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+    char netns[64] = "";
+    ssize_t n = readlink("/proc/self/ns/net", netns, sizeof(netns) - 1);
+    netns[n > 0 ? n : 0] = '\0';
+    unsigned long long shm_dev = 0;
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0)
+        shm_dev = (unsigned long long)st.st_dev;
+    snprintf(buf, len, "%s/%s/%s/shm:%llx", host, boot_id, netns, shm_dev);
+}

@@ -1,0 +1,379 @@
+/*
+ * test_boot.c - jobs that symrun does not start: PEs started by hand with
+ * the TCP rendezvous (SYMHEAP_RANK, SYMHEAP_SIZE, SYMHEAP_ROOT_ADDR), and
+ * by mpirun through PMIx.  Each PE runs the self-checking program boot_pe
+ * ($BOOT_PE) with its own output file; the test checks every PE's exit
+ * status and what it printed.
+ *
+ * Covered: put/get/atomics/barrier/allreduce at 1..5 PEs; a PE that never
+ * shows up (and a missing root): every PE reports it, naming it, within
+ * the timeout; a killed PE (and a killed root): the survivors get
+ * SYM_ERR_PEER_LOST naming it; a busy or foreign root address, a malformed
+ * one, and inconsistent SYMHEAP_SIZE/SYMHEAP_RANK: clear errors.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot_jobs.h"
+
+static void root_env(char *buf, size_t len, const char *host, int port)
+{
+    snprintf(buf, len, "SYMHEAP_ROOT_ADDR=%s:%d", host, port);
+}
+
+/* ---- data over the rendezvous ------------------------------------------ */
+
+ParameterizedTestParameters(boot_tcp, check)
+{
+    static int counts[] = { 1, 2, 3, 5 };
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, boot_tcp, check)
+{
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, *npes);
+    for (int r = 0; r < *npes; r++)
+        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
+                       (const char *[]){ "check", NULL });
+    bjob_wait(&job, 60);
+    for (int r = 0; r < *npes; r++) {
+        bjob_assert_exit(&job, r, 0);
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of %d ok", r, *npes);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_fini(&job);
+}
+
+/* ---- PEs that never show up -------------------------------------------- */
+
+Test(boot_tcp, pe_never_connects)
+{
+    char addr[64];
+    int port = bjob_free_port();
+    root_env(addr, sizeof(addr), "127.0.0.1", port);
+    struct bjob job;
+    bjob_init(&job, 4);
+    for (int r = 0; r < 4; r++)
+        if (r != 2)
+            bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=2", NULL },
+                           (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+    bjob_wait(&job, 30);
+    char want[128];
+    snprintf(want, sizeof(want), "PE 2 never connected to 127.0.0.1:%d within 2 s", port);
+    for (int r = 0; r < 4; r++)
+        if (r != 2) {
+            bjob_assert_exit(&job, r, 0);
+            bjob_assert_output(&job, r, want);
+        }
+    bjob_fini(&job);
+}
+
+Test(boot_tcp, root_never_listens)
+{
+    char addr[64];
+    int port = bjob_free_port();
+    root_env(addr, sizeof(addr), "127.0.0.1", port);
+    struct bjob job;
+    bjob_init(&job, 3);
+    for (int r = 1; r < 3; r++)
+        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
+                       (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+    bjob_wait(&job, 30);
+    for (int r = 1; r < 3; r++) {
+        char want[160];
+        snprintf(want, sizeof(want),
+                 "PE %d never connected to the root (PE 0) at 127.0.0.1:%d within 1 s", r,
+                 port);
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_fini(&job);
+}
+
+/* ---- PEs that die ------------------------------------------------------ */
+
+ParameterizedTestParameters(boot_tcp, killed)
+{
+    /* victim: a non-root PE, then the root itself */
+    static int victims[] = { 2, 0 };
+    return cr_make_param_array(int, victims, sizeof(victims) / sizeof(victims[0]));
+}
+
+ParameterizedTest(int *victim, boot_tcp, killed)
+{
+    char addr[64], arg[16];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    snprintf(arg, sizeof(arg), "%d", *victim);
+    struct bjob job;
+    bjob_init(&job, 4);
+    for (int r = 0; r < 4; r++)
+        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
+                       (const char *[]){ "die", arg, NULL });
+    bjob_wait(&job, 60);
+    char want[32];
+    snprintf(want, sizeof(want), "lost: sym_barrier_all: PE %d ", *victim);
+    for (int r = 0; r < 4; r++) {
+        if (r == *victim) {
+            bjob_assert_signal(&job, r, SIGKILL);
+            continue;
+        }
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_fini(&job);
+}
+
+/* The PEs in this job are all on one host, where shm's own process probe
+ * could notice the death too; the loss must come from the bootstrap
+ * connections: with the shm probe out of the picture (PEs are then
+ * "remote" to each other only through ofi) that is covered by the
+ * network-namespace tests.  Here: the message says where it came from. */
+Test(boot_tcp, loss_relayed_by_root)
+{
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, 3);
+    for (int r = 0; r < 3; r++)
+        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
+                       (const char *[]){ "die", "1", NULL });
+    bjob_wait(&job, 60);
+    bjob_assert_signal(&job, 1, SIGKILL);
+    bjob_assert_exit(&job, 0, 0);
+    bjob_assert_exit(&job, 2, 0);
+    bjob_assert_output(&job, 0, "PE 1 lost its bootstrap connection without finalizing");
+    bjob_assert_output(&job, 2, "PE 1 lost its bootstrap connection without finalizing");
+    bjob_assert_output(&job, 2, "reported by the root, PE 0");
+    bjob_fini(&job);
+}
+
+/* ---- bad addresses and inconsistent settings ---------------------------- */
+
+Test(boot_tcp, busy_root_address)
+{
+    /* Another program already listens on the root address: PE 0 says so;
+     * PE 1, which reaches that program instead, hears no symheap answer. */
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(a);
+    cr_assert(lfd >= 0 && bind(lfd, (void *)&a, sizeof(a)) == 0 && listen(lfd, 8) == 0 &&
+              getsockname(lfd, (void *)&a, &len) == 0);
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", ntohs(a.sin_port));
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start_tcp(&job, 0, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start_tcp(&job, 1, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+    bjob_wait(&job, 30);
+    close(lfd);
+    bjob_assert_exit(&job, 0, 0);
+    bjob_assert_output(&job, 0, "PE 0 cannot listen on 127.0.0.1:");
+    bjob_assert_output(&job, 0, "Address already in use");
+    bjob_assert_exit(&job, 1, 0);
+    bjob_assert_output(&job, 1, "the root (PE 0) at 127.0.0.1:");
+    bjob_assert_output(&job, 1, "is SYMHEAP_ROOT_ADDR the address PE 0 listens on?");
+    bjob_fini(&job);
+}
+
+Test(boot_tcp, root_address_not_local)
+{
+    /* 192.0.2.1 is TEST-NET-1: never an address of this host */
+    struct bjob job;
+    bjob_init(&job, 1);
+    bjob_start_tcp(&job, 0, NULL,
+                   (const char *[]){ "SYMHEAP_ROOT_ADDR=192.0.2.1:5000", "SYMHEAP_SIZE=2",
+                                     "SYMHEAP_TIMEOUT=1", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_wait(&job, 30);
+    bjob_assert_exit(&job, 0, 0);
+    bjob_assert_output(&job, 0, "PE 0 cannot listen on 192.0.2.1:5000");
+    bjob_assert_output(&job, 0, "not an address of this host");
+    bjob_fini(&job);
+}
+
+Test(boot_tcp, bad_settings)
+{
+    struct {
+        const char *env[4];
+        const char *status;
+        const char *says;
+    } cases[] = {
+        { { "SYMHEAP_ROOT_ADDR=localhost", NULL }, "SYM_ERR_CONFIG",
+          "SYMHEAP_ROOT_ADDR='localhost' is not valid" },
+        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:70000", NULL }, "SYM_ERR_CONFIG",
+          "port 1..65535" },
+        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=0", NULL }, "SYM_ERR_CONFIG",
+          "needs SYMHEAP_SIZE" },
+        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=2", "SYMHEAP_RANK=2", NULL },
+          "SYM_ERR_CONFIG", "needs SYMHEAP_RANK, this PE's number 0..1; got '2'" },
+        { { "SYMHEAP_BOOTSTRAP=tcp", "SYMHEAP_SIZE=2", NULL }, "SYM_ERR_CONFIG",
+          "needs SYMHEAP_ROOT_ADDR" },
+        { { "SYMHEAP_BOOTSTRAP=mpi", NULL }, "SYM_ERR_CONFIG",
+          "{auto|pmix|symrun|tcp|singleton}" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct bjob job;
+        bjob_init(&job, 1);
+        /* SYMHEAP_RANK stays unset unless the case sets it */
+        bjob_start(&job, 0, NULL, cases[i].env,
+                   (const char *[]){ "init-fails", cases[i].status, NULL });
+        bjob_wait(&job, 30);
+        bjob_assert_exit(&job, 0, 0);
+        bjob_assert_output(&job, 0, cases[i].says);
+        bjob_fini(&job);
+    }
+}
+
+Test(boot_tcp, inconsistent_job)
+{
+    /* PE 1 thinks the job has 3 PEs, PE 2 claims PE 1's number: the root
+     * names both mistakes, and every PE fails with the root's words. */
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start(&job, 0, NULL,
+               (const char *[]){ addr, "SYMHEAP_RANK=0", "SYMHEAP_SIZE=2", "SYMHEAP_TIMEOUT=5",
+                                 NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start(&job, 1, NULL,
+               (const char *[]){ addr, "SYMHEAP_RANK=1", "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=5",
+                                 NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_wait(&job, 30);
+    for (int r = 0; r < 2; r++) {
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r,
+                           "PE 1 was started with SYMHEAP_SIZE=3, the root with SYMHEAP_SIZE=2");
+    }
+    bjob_fini(&job);
+}
+
+/* ---- mpirun through PMIx ------------------------------------------------ */
+
+/* Open MPI's mpirun as root, PEs oversubscribing the two cores, its
+ * out-of-band traffic on loopback. */
+static void start_mpirun(struct bjob *job, int np, const char *const *env, const char *mode,
+                         const char *arg)
+{
+    char n[16];
+    snprintf(n, sizeof(n), "%d", np);
+    const char *pe = getenv("BOOT_PE");
+    cr_assert(pe, "BOOT_PE is not set (run the test through meson)");
+    const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
+                           "oob_tcp_if_include", "lo", "-np", n, pe, mode, arg, NULL };
+    bjob_start_argv(job, 0, argv, env);
+}
+
+static bool have_mpirun(void)
+{
+    return system("command -v mpirun >/dev/null 2>&1") == 0;
+}
+
+ParameterizedTestParameters(boot_pmix, mpirun)
+{
+    /* 0: 3 PEs over shm; 1: 2 PEs with every peer through ofi */
+    static int which[] = { 0, 1 };
+    return cr_make_param_array(int, which, 2);
+}
+
+ParameterizedTest(int *which, boot_pmix, mpirun)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    int np = *which ? 2 : 3;
+    /* mpirun passes the environment it was started with to the PEs */
+    const char *env[] = { *which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto", NULL };
+    struct bjob job;
+    bjob_init(&job, 1);
+    start_mpirun(&job, np, env, "check", NULL);
+    bjob_wait(&job, 120);
+    bjob_assert_exit(&job, 0, 0);
+    for (int r = 0; r < np; r++) {
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, np,
+                 *which ? (r ? "1 " : "0 ") : "0,1,2 ");
+        bjob_assert_output(&job, 0, want);
+    }
+    bjob_fini(&job);
+}
+
+/* mpirun's own answer to a killed PE is to end the job (Open MPI 4.1 sends
+ * no PMIx termination event): the job ends, with mpirun naming the PE,
+ * and no survivor reports anything but the loss (a survivor that saw it
+ * in time prints "lost: ... PE 2"; mpirun may end it first). */
+Test(boot_pmix, mpirun_pe_killed)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    struct bjob job;
+    bjob_init(&job, 1);
+    start_mpirun(&job, 3, NULL, "die", "2");
+    bjob_wait(&job, 120);
+    int ws = job.p[0].status;
+    cr_assert(!WIFEXITED(ws) || WEXITSTATUS(ws) != 0, "mpirun exited 0 after a PE was killed");
+    bjob_assert_output(&job, 0, "rank 2");
+    static char copy[8192];
+    char *out = bjob_output(&job, 0);
+    snprintf(copy, sizeof(copy), "%s", out ? out : "");
+    free(out);
+    cr_assert(!strstr(copy, "boot_pe: PE"), "a survivor failed its checks:\n%s", copy);
+    bjob_fini(&job);
+}
+
+Test(boot_pmix, no_launcher)
+{
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start(&job, 0, NULL, (const char *[]){ "SYMHEAP_BOOTSTRAP=pmix", NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start(&job, 1, NULL, (const char *[]){ "PMIX_NAMESPACE=not-a-job", NULL },
+               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_wait(&job, 60);
+    for (int r = 0; r < 2; r++) {
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, "sym_init (pmix bootstrap): PMIx_Init failed");
+        bjob_assert_output(&job, r, "is the program started by mpirun");
+    }
+    bjob_fini(&job);
+}
+
+Test(boot_tcp, duplicate_rank)
+{
+    /* two processes claim PE 1 (PE 2 is never started): the root says so
+     * and every process fails with its words, long before the timeout */
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, 3);
+    for (int slot = 0; slot < 3; slot++) {
+        char rank[32];
+        snprintf(rank, sizeof(rank), "SYMHEAP_RANK=%d", slot ? 1 : 0);
+        bjob_start(&job, slot, NULL,
+                   (const char *[]){ addr, rank, "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=60", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    }
+    bjob_wait(&job, 50);
+    for (int slot = 0; slot < 3; slot++) {
+        bjob_assert_exit(&job, slot, 0);
+        bjob_assert_output(&job, slot, "two PEs were started with SYMHEAP_RANK=1");
+    }
+    bjob_fini(&job);
+}

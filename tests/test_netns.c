@@ -1,0 +1,222 @@
+/*
+ * test_netns.c - a job across "hosts": network namespaces on this machine,
+ * joined by veth pairs, each PE started by hand inside its namespace with
+ * the TCP rendezvous, the ofi transport (tcp;ofi_rxm) between namespaces
+ * and shm inside one.
+ *
+ * Topology (made by the test, removed by its fini): a hub namespace routes
+ * between spoke namespaces; spoke k has eth0 = 10.77.k.2/24, the hub's end
+ * is 10.77.k.1 and the spoke's default route.  The hub only forwards: it
+ * stands for the switch between hosts.  PE 0 runs in spoke 1 and listens on
+ * 10.77.1.2.  Namespaces share the host name, boot id and /dev/shm with
+ * each other: only the network namespace in the host identity tells them
+ * apart, which is exactly what is being tested.
+ *
+ * Needs root and `ip` (iproute2).  Where namespaces cannot be made the
+ * tests are reported as SKIPPED with the reason, never as passed.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "boot_jobs.h"
+
+#define MAX_SPOKES 3
+
+static int nspokes;
+static char ns_hub[32], ns_spoke[MAX_SPOKES][32];
+static char setup_error[1024];
+
+/* Run a command quietly; its output goes to setup_error on failure. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    char full[700];
+    snprintf(full, sizeof(full), "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    char out[256] = "";
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    int rc = pclose(p);
+    if (rc != 0)
+        snprintf(setup_error, sizeof(setup_error), "`%s` failed: %s", cmd, out);
+    return rc;
+}
+
+static void net_teardown(void)
+{
+    for (int k = 0; k < nspokes; k++)
+        if (ns_spoke[k][0])
+            sh("ip netns del %s", ns_spoke[k]);
+    if (ns_hub[0])
+        sh("ip netns del %s", ns_hub);
+    nspokes = 0;
+    ns_hub[0] = '\0';
+}
+
+/* Make the hub and `n` spokes; skips the test when that is impossible. */
+static void net_setup(int n)
+{
+    setup_error[0] = '\0';
+    if (geteuid() != 0)
+        cr_skip_test("SKIPPED: network namespaces need root (running as uid %d)",
+                     (int)geteuid());
+    if (sh("ip -V") != 0)
+        cr_skip_test("SKIPPED: the ip command (iproute2) is not available: %s", setup_error);
+    int id = (int)getpid();
+    snprintf(ns_hub, sizeof(ns_hub), "symheap-%d-hub", id);
+    bool ok = sh("ip netns add %s", ns_hub) == 0;
+    if (!ok) {
+        ns_hub[0] = '\0';
+        cr_skip_test("SKIPPED: cannot create a network namespace here: %s", setup_error);
+    }
+    ok = sh("ip -n %s link set lo up", ns_hub) == 0 &&
+         sh("ip netns exec %s sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'", ns_hub) == 0;
+    for (int k = 1; ok && k <= n; k++) {
+        snprintf(ns_spoke[k - 1], sizeof(ns_spoke[k - 1]), "symheap-%d-%d", id, k);
+        ok = sh("ip netns add %s", ns_spoke[k - 1]) == 0;
+        if (!ok) {
+            ns_spoke[k - 1][0] = '\0';
+            break;
+        }
+        nspokes = k;
+        const char *s = ns_spoke[k - 1];
+        ok = sh("ip -n %s link add h%d type veth peer name eth0 netns %s", ns_hub, k, s) == 0 &&
+             sh("ip -n %s addr add 10.77.%d.1/24 dev h%d", ns_hub, k, k) == 0 &&
+             sh("ip -n %s link set h%d up", ns_hub, k) == 0 &&
+             sh("ip -n %s addr add 10.77.%d.2/24 dev eth0", s, k) == 0 &&
+             sh("ip -n %s link set eth0 up", s) == 0 && sh("ip -n %s link set lo up", s) == 0 &&
+             sh("ip -n %s route add default via 10.77.%d.1", s, k) == 0;
+    }
+    if (!ok) {
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", setup_error);
+        net_teardown();
+        cr_skip_test("SKIPPED: cannot build the veth network between namespaces: %s", why);
+    }
+}
+
+static void fini(void)
+{
+    net_teardown();
+}
+
+/* Start PE r of job j in spoke `spoke` (1-based). */
+static void start_in(struct bjob *j, int r, int spoke, const char *groups, int port,
+                     const char *const *args)
+{
+    static char root[BJOB_MAX][64], grp[BJOB_MAX][128];
+    snprintf(root[r], sizeof(root[r]), "SYMHEAP_ROOT_ADDR=10.77.1.2:%d", port);
+    snprintf(grp[r], sizeof(grp[r]), "BOOT_PE_GROUPS=%s", groups);
+    const char *prefix[] = { "ip", "netns", "exec", ns_spoke[spoke - 1], NULL };
+    /* FI_TCP_IFACE: the spoke's link, as one would name the cluster
+     * network on a real host with several interfaces. */
+    const char *env[] = { root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30", NULL };
+    bjob_start_tcp(j, r, prefix, env, args);
+}
+
+static const char *digest_of(struct bjob *j, int r, char *buf, size_t len)
+{
+    char *out = bjob_output(j, r);
+    const char *d = out ? strstr(out, "digest:") : NULL;
+    snprintf(buf, len, "%.23s", d ? d : "(none)");
+    free(out);
+    return buf;
+}
+
+/* 4 PEs on 3 hosts: two in spoke 1 (shm between them), one in each of the
+ * others; put/get ring, atomics, barriers and allreduce over ofi between
+ * hosts, and each PE checks that only its own host's peers are mapped. */
+Test(netns, three_hosts, .fini = fini, .timeout = 240)
+{
+    net_setup(3);
+    struct bjob job;
+    bjob_init(&job, 4);
+    static const int spoke_of[] = { 1, 1, 2, 3 };
+    for (int r = 0; r < 4; r++)
+        start_in(&job, r, spoke_of[r], "1,1,2,3", 5301, (const char *[]){ "check", NULL });
+    bjob_wait(&job, 180);
+    static const char *const shm[] = { "shm:0,1 ", "shm:0,1 ", "shm:2 ", "shm:3 " };
+    for (int r = 0; r < 4; r++) {
+        bjob_assert_exit(&job, r, 0);
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of 4 ok %s", r, shm[r]);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_fini(&job);
+}
+
+/* The same job, and the PE alone on host 2 is killed after init: every
+ * survivor gets SYM_ERR_PEER_LOST naming it.  Nobody can see that process
+ * die directly (it is on another "host"): the news comes from the
+ * bootstrap connections. */
+Test(netns, host_pe_killed, .fini = fini, .timeout = 240)
+{
+    net_setup(3);
+    struct bjob job;
+    bjob_init(&job, 4);
+    static const int spoke_of[] = { 1, 1, 2, 3 };
+    for (int r = 0; r < 4; r++)
+        start_in(&job, r, spoke_of[r], "1,1,2,3", 5302, (const char *[]){ "die", "2", NULL });
+    bjob_wait(&job, 180);
+    bjob_assert_signal(&job, 2, SIGKILL);
+    for (int r = 0; r < 4; r++) {
+        if (r == 2)
+            continue;
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, "lost: sym_barrier_all: PE 2 lost its bootstrap connection");
+    }
+    bjob_fini(&job);
+}
+
+/* Mixed job: 2 PEs on each of 2 hosts.  Same-host peers are reached through
+ * shm (sym_ptr non-NULL), the others through ofi (NULL); the allreduce
+ * results are bit-identical to those of the same job on one host. */
+Test(netns, mixed_two_by_two, .fini = fini, .timeout = 240)
+{
+    net_setup(2);
+    struct bjob job;
+    bjob_init(&job, 4);
+    static const int spoke_of[] = { 1, 1, 2, 2 };
+    for (int r = 0; r < 4; r++)
+        start_in(&job, r, spoke_of[r], "1,1,2,2", 5303, (const char *[]){ "check", NULL });
+    bjob_wait(&job, 180);
+    static const char *const shm[] = { "shm:0,1 ", "shm:0,1 ", "shm:2,3 ", "shm:2,3 " };
+    for (int r = 0; r < 4; r++) {
+        bjob_assert_exit(&job, r, 0);
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of 4 ok %s", r, shm[r]);
+        bjob_assert_output(&job, r, want);
+    }
+    /* the reference: the same 4 PEs on one host, all shm */
+    struct bjob ref;
+    bjob_init(&ref, 4);
+    char addr[64];
+    snprintf(addr, sizeof(addr), "SYMHEAP_ROOT_ADDR=127.0.0.1:%d", bjob_free_port());
+    const char *env[] = { addr, NULL };
+    for (int r = 0; r < 4; r++)
+        bjob_start_tcp(&ref, r, NULL, env, (const char *[]){ "check", NULL });
+    bjob_wait(&ref, 120);
+    char a[32], b[32];
+    for (int r = 0; r < 4; r++) {
+        bjob_assert_exit(&ref, r, 0);
+        bjob_assert_output(&ref, r, "shm:0,1,2,3 ");
+        cr_assert_str_eq(digest_of(&job, r, a, sizeof(a)), digest_of(&ref, r, b, sizeof(b)),
+                         "PE %d: the mixed job's results differ from the one-host job's", r);
+    }
+    bjob_fini(&ref);
+    bjob_fini(&job);
+}

@@ -1,0 +1,39 @@
+/*
+ * ofi.h - the libfabric transport: one FI_EP_RDM endpoint per PE, the whole
+ * heap registered once, RMA and atomics addressed by (PE, heap offset).
+ *
+ * Peers are reached through one address vector filled from the bootstrap's
+ * allgather (address, key and heap base of every PE).  Completion is counted
+ * (one counter for every operation), errors are read from the completion
+ * queue with the provider's text.  Providers with manual data progress
+ * (tcp;ofi_rxm, shm) need the target to call into libfabric: the runtime's
+ * wait loop calls the `progress` op.
+ */
+#ifndef SYM_OFI_H
+#define SYM_OFI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "transport.h"
+
+struct sym_boot;
+
+/* Open the provider named `provider` (NULL, "" or "auto": the default choice),
+ * register [heap, heap + heap_len) and exchange addresses with every PE
+ * through `boot` (collective).  Errors: SYM_ERR_UNAVAILABLE (no fitting
+ * provider, a needed atomic missing), SYM_ERR_TRANSPORT (a libfabric call
+ * failed), SYM_ERR_NO_MEMORY, bootstrap errors. */
+sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
+                                  const char *provider, struct sym_transport **tp_p);
+
+/* Name of the provider an ofi transport runs on. */
+const char *ofi_transport_provider(const struct sym_transport *tp);
+
+/* Print every RDM provider libfabric offers with RMA and atomics, whether
+ * symheap can use it (and why not), and which one is the default. */
+void ofi_providers_print(FILE *out);
+
+#endif /* SYM_OFI_H */

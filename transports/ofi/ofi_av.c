@@ -1,0 +1,56 @@
+/* ofi_av.c - exchanging address, key and heap base with every PE through
+ * the bootstrap, and filling the address vector. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "ofi_private.h"
+
+/* One PE's card in the allgather: fits SYM_JOB_BLOB_MAX. */
+struct ofi_card {
+    uint64_t base;
+    uint64_t key;
+    uint32_t addrlen;
+    uint32_t pad;
+    uint8_t addr[SYM_JOB_BLOB_MAX - 24];
+};
+
+sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
+{
+    _Static_assert(sizeof(struct ofi_card) == SYM_JOB_BLOB_MAX, "card must fill one blob");
+    struct ofi_card mine;
+    memset(&mine, 0, sizeof(mine));
+    size_t len = sizeof(mine.addr);
+    int rc = fi_getname(&t->ep->fid, mine.addr, &len);
+    if (rc)
+        return ofi_call_failed(t, "sym_init", -1, "fi_getname", rc);
+    mine.addrlen = (uint32_t)len;
+    mine.key = fi_mr_key(t->heap_mr);
+    if (mine.key == FI_KEY_NOTAVAIL)
+        return sym_error(SYM_ERR_UNAVAILABLE, "sym_init: libfabric provider %s uses memory "
+                         "keys wider than 64 bits (FI_MR_RAW), which symheap does not support",
+                         t->prov_name);
+    mine.base = (t->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)t->heap : 0;
+
+    struct ofi_card *all = calloc((size_t)t->npes, sizeof(*all));
+    if (!all)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi addresses",
+                         t->npes);
+    sym_status_t st = boot->ops->allgather(boot, &mine, sizeof(mine), all);
+    for (int pe = 0; st == SYM_OK && pe < t->npes; pe++) {
+        t->rkey[pe] = all[pe].key;
+        t->rbase[pe] = all[pe].base;
+        if (all[pe].addrlen == 0 || all[pe].addrlen > sizeof(all[pe].addr)) {
+            st = sym_error(SYM_ERR_BOOTSTRAP, "sym_init: PE %d sent an ofi address of %u bytes "
+                           "(does it run the same provider, %s?)", pe, all[pe].addrlen,
+                           t->prov_name);
+            break;
+        }
+        rc = fi_av_insert(t->av, all[pe].addr, 1, &t->addr[pe], 0, NULL);
+        if (rc != 1)
+            st = ofi_call_failed(t, "sym_init", pe, "fi_av_insert", rc < 0 ? rc : -FI_EINVAL);
+    }
+    free(all);
+    return st;
+}

@@ -1,0 +1,210 @@
+/* ofi_init.c - opening the provider and the transport's life cycle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/bootstrap.h"
+#include "internal.h"
+#include "ofi_private.h"
+
+const char *ofi_transport_provider(const struct sym_transport *tp)
+{
+    return ((const struct ofi_transport *)tp)->prov_name;
+}
+
+static void ofi_release(struct ofi_transport *t)
+{
+    if (t->heap_mr)
+        fi_close(&t->heap_mr->fid);
+    if (t->bounce_mr)
+        fi_close(&t->bounce_mr->fid);
+    if (t->ep)
+        fi_close(&t->ep->fid);
+    if (t->av)
+        fi_close(&t->av->fid);
+    if (t->cq)
+        fi_close(&t->cq->fid);
+    if (t->cntr)
+        fi_close(&t->cntr->fid);
+    if (t->domain)
+        fi_close(&t->domain->fid);
+    if (t->fabric)
+        fi_close(&t->fabric->fid);
+    if (t->info)
+        fi_freeinfo(t->info);
+    free(t->bounce);
+    free(t->addr);
+    free(t->rkey);
+    free(t->rbase);
+    free(t->dirty);
+    free(t->dirty_list);
+    free(t);
+}
+
+void ofi_fini(struct sym_transport *tp)
+{
+    ofi_release(ofi_of(tp));
+}
+
+/* Names of the fitting providers, for the error when the wanted one is not. */
+static void list_names(struct fi_info *list, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (struct fi_info *i = list; i && used < len; i = i->next) {
+        if (strstr(buf, i->fabric_attr->prov_name))
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                 i->fabric_attr->prov_name);
+    }
+    if (!used)
+        snprintf(buf, len, "none");
+}
+
+static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
+{
+    struct fi_info *hints = ofi_hints(), *list = NULL;
+    if (!hints)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for libfabric hints");
+    int rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (rc != 0 && rc != -FI_ENODATA)
+        return ofi_call_failed(t, "sym_init", -1, "fi_getinfo", rc);
+    struct fi_info *pick = ofi_choose(list, want);
+    if (!pick) {
+        char names[256];
+        list_names(list, names, sizeof(names));
+        fi_freeinfo(list);
+        if (want && *want && strcmp(want, "auto") != 0)
+            return sym_error(SYM_ERR_UNAVAILABLE,
+                             "sym_init: SYMHEAP_OFI_PROVIDER=%s: libfabric offers no such RDM "
+                             "provider with RMA and atomics (found: %s)",
+                             want, names);
+        return sym_error(SYM_ERR_UNAVAILABLE,
+                         "sym_init: no usable libfabric provider with RDM endpoints, RMA and "
+                         "atomics (found: %s)",
+                         names);
+    }
+    /* Providers report ordering only when asked for it; asking up front
+     * would drop those that lack it, so ask again for the one chosen. */
+    struct fi_info *ordered = NULL, *oh = ofi_hints();
+    if (oh) {
+        oh->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+        oh->rx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+        oh->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
+        oh->domain_attr->name = strdup(pick->domain_attr->name);
+        if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, oh, &ordered) != 0)
+            ordered = NULL;
+        fi_freeinfo(oh);
+    }
+    t->info = fi_dupinfo(ordered ? ordered : pick);
+    fi_freeinfo(ordered);
+    fi_freeinfo(list);
+    if (!t->info)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for libfabric info");
+    snprintf(t->prov_name, sizeof(t->prov_name), "%s", t->info->fabric_attr->prov_name);
+    return SYM_OK;
+}
+
+static sym_status_t open_objects(struct ofi_transport *t)
+{
+    struct fi_info *i = t->info;
+    int rc;
+    if ((rc = fi_fabric(i->fabric_attr, &t->fabric, NULL)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_fabric", rc);
+    if ((rc = fi_domain(t->fabric, i, &t->domain, NULL)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_domain", rc);
+    struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = (size_t)t->npes };
+    if ((rc = fi_av_open(t->domain, &av_attr, &t->av, NULL)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_av_open", rc);
+    /* A file descriptor to sleep on, where the provider has one: a sleeping
+     * waiter then wakes when a peer's operation arrives and serves it. */
+    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 128,
+                                  .wait_obj = FI_WAIT_FD };
+    t->wait_fd = -1;
+    if (fi_cq_open(t->domain, &cq_attr, &t->cq, NULL) == 0) {
+        if (fi_control(&t->cq->fid, FI_GETWAIT, &t->wait_fd) != 0)
+            t->wait_fd = -1;
+    } else {
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        if ((rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) != 0)
+            return ofi_call_failed(t, "sym_init", -1, "fi_cq_open", rc);
+    }
+    struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
+    if ((rc = fi_cntr_open(t->domain, &cntr_attr, &t->cntr, NULL)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_cntr_open", rc);
+    if ((rc = fi_endpoint(t->domain, i, &t->ep, NULL)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_endpoint", rc);
+    /* Successes are counted, not queued; failures always reach the CQ. */
+    if ((rc = fi_ep_bind(t->ep, &t->av->fid, 0)) != 0 ||
+        (rc = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) !=
+            0 ||
+        (rc = fi_ep_bind(t->ep, &t->cntr->fid, FI_WRITE | FI_READ)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_ep_bind", rc);
+    if ((rc = fi_enable(t->ep)) != 0)
+        return ofi_call_failed(t, "sym_init", -1, "fi_enable", rc);
+    return SYM_OK;
+}
+
+static void read_attributes(struct ofi_transport *t)
+{
+    struct fi_info *i = t->info;
+    t->mr_mode = i->domain_attr->mr_mode;
+    t->mr_local = (t->mr_mode & FI_MR_LOCAL) != 0 || (i->mode & FI_LOCAL_MR) != 0;
+    t->inject_size = i->tx_attr->inject_size;
+    t->max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : SIZE_MAX;
+    /* Ordering is a property of the path: what the initiator issues in
+     * order and the target applies in order (libfabric's shm provider lists
+     * it on the receive side only). */
+    uint64_t order = i->tx_attr->msg_order | i->rx_attr->msg_order;
+    t->waw_ordered = (order & FI_ORDER_WAW) && i->ep_attr->max_order_waw_size >= 8;
+    t->raw_ordered = (order & FI_ORDER_RAW) != 0;
+    t->has_fence = (i->caps & FI_FENCE) != 0;
+    t->inject_ok = t->raw_ordered;
+    t->manual_progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL;
+}
+
+sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
+                                  const char *provider, struct sym_transport **tp_p)
+{
+    struct ofi_transport *t = calloc(1, sizeof(*t));
+    if (!t)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi transport");
+    t->base.ops = &ofi_ops;
+    t->me = boot->rank;
+    t->npes = boot->size;
+    t->heap = heap;
+    t->heap_len = heap_len;
+    size_t n = (size_t)t->npes;
+    t->addr = calloc(n, sizeof(*t->addr));
+    t->rkey = calloc(n, sizeof(*t->rkey));
+    t->rbase = calloc(n, sizeof(*t->rbase));
+    t->dirty = calloc(n, 1);
+    t->dirty_list = calloc(n, sizeof(*t->dirty_list));
+    sym_status_t st = SYM_OK;
+    if (!t->addr || !t->rkey || !t->rbase || !t->dirty || !t->dirty_list)
+        st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
+    if (st == SYM_OK)
+        st = pick_provider(t, provider);
+    if (st == SYM_OK) {
+        read_attributes(t);
+        st = open_objects(t);
+    }
+    if (st == SYM_OK)
+        st = ofi_atomics_check(t->domain, t->prov_name, true, NULL, 0);
+    if (st == SYM_OK)
+        st = ofi_register(t);
+    if (st == SYM_OK)
+        st = ofi_exchange(t, boot);
+    if (st != SYM_OK) {
+        ofi_release(t);
+        return st;
+    }
+    sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx, inject %zu B, %s progress, "
+              "writes %sordered, reads %sordered after writes, fence %s, wait fd %d",
+              t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
+              t->inject_size, t->manual_progress ? "manual" : "auto",
+              t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ",
+              t->has_fence ? "yes" : "no", t->wait_fd);
+    *tp_p = &t->base;
+    return SYM_OK;
+}

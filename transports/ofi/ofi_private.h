@@ -1,0 +1,202 @@
+/* ofi_private.h - the ofi transport's instance, shared by its files. */
+#ifndef SYM_OFI_PRIVATE_H
+#define SYM_OFI_PRIVATE_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "ofi.h"
+
+#define OFI_API_VERSION FI_VERSION(1, 9)
+/* Operation contexts in flight before the ring wraps and we drain. */
+#define OFI_CTX_RING 1024
+/* Registered staging memory for FI_MR_LOCAL providers and atomic operands. */
+#define OFI_BOUNCE_BYTES (256u * 1024u)
+#define OFI_SCRATCH_BYTES 64u
+/* Per operation context, a registered copy of a small source or operand,
+ * so the caller's buffer is free at once without FI_INJECT. */
+#define OFI_SLOT_BYTES 64u
+#define OFI_SLOTS_OFF (OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES)
+#define OFI_REG_BYTES (OFI_SLOTS_OFF + OFI_CTX_RING * OFI_SLOT_BYTES)
+
+/* What an operation context remembers, to name the PE in an error. */
+struct ofi_ctx {
+    struct fi_context2 fi; /* first: the provider's part (FI_CONTEXT modes) */
+    int pe;
+    const char *what;
+};
+
+struct ofi_transport {
+    struct sym_transport base;
+    int me;
+    int npes;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_cntr *cntr;
+    struct fid_ep *ep;
+
+    uint8_t *heap;
+    size_t heap_len;
+    struct fid_mr *heap_mr;
+    void *heap_desc;
+    uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, scratch words, slots */
+    struct fid_mr *bounce_mr;
+    void *bounce_desc;
+
+    fi_addr_t *addr;  /* [npes] */
+    uint64_t *rkey;   /* [npes] key of each PE's heap */
+    uint64_t *rbase;  /* [npes] remote address of offset 0 (0 without FI_MR_VIRT_ADDR) */
+    uint8_t *dirty;   /* [npes] written since the last flush */
+    int *dirty_list;
+    int ndirty;
+
+    uint64_t mr_mode;
+    size_t inject_size;
+    size_t max_msg;
+    bool mr_local;       /* local buffers need descriptors */
+    bool waw_ordered;    /* writes and atomics to a PE land in issue order */
+    bool raw_ordered;    /* a read returns after earlier writes to that PE landed */
+    bool has_fence;      /* FI_FENCE usable */
+    /* FI_INJECT completes when the data left, so a quiet must prove it
+     * landed: only where a read is ordered after writes (ofi_flush). */
+    bool inject_ok;
+    bool manual_progress;
+    int wait_fd;         /* the CQ's wait object, or -1 */
+
+    int pending_kind;    /* OFI_KIND_* of the operations in flight, 0: none */
+    uint64_t issued;     /* operations counted by cntr */
+    uint64_t errors_seen;
+    sym_status_t failed; /* first transport error, sticky */
+    char failed_msg[320];
+    struct ofi_ctx ctx[OFI_CTX_RING];
+    char prov_name[64];
+};
+
+extern const struct sym_transport_ops ofi_ops;
+
+static inline struct ofi_transport *ofi_of(struct sym_transport *tp)
+{
+    return (struct ofi_transport *)tp;
+}
+
+/* ---- ofi_info.c: provider choice ----------------------------------------- */
+
+/* Hints asking for what symheap needs (caller frees with fi_freeinfo). */
+struct fi_info *ofi_hints(void);
+/* Why symheap never picks this provider by default, or NULL if it may. */
+const char *ofi_default_excluded(const char *prov_name);
+/* Choose from `list`: the one named `want`, else the default preference. */
+struct fi_info *ofi_choose(struct fi_info *list, const char *want);
+
+/* ---- ofi_mr.c, ofi_av.c: set-up steps of ofi_init.c --------------------- */
+
+/* Register the heap and the bounce buffer. */
+sym_status_t ofi_register(struct ofi_transport *t);
+/* Allgather (address, key, base) and fill the address vector. */
+sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot);
+
+/* ---- ofi_atomic.c ------------------------------------------------------ */
+
+/* SYM_OK if the domain executes every (op, datatype) symheap uses, else
+ * SYM_ERR_UNAVAILABLE naming the first missing one (recorded if `record`);
+ * `missing` (optional) receives its name. */
+sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool record, char *missing,
+                               size_t len);
+sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
+                        size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p);
+/* Non-fetching 64-bit set/add of a signal word, ordered after earlier writes. */
+sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint64_t value,
+                        sym_signal_op_t op, bool fenced);
+
+/* ---- ofi_progress.c ---------------------------------------------------- */
+
+sym_status_t ofi_progress(struct sym_transport *tp);
+sym_status_t ofi_sleep(struct sym_transport *tp, long ns);
+/* Next operation context for an op on `pe`; drains everything when the
+ * ring wraps so a context is never reused while its op is in flight. */
+sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
+                          struct ofi_ctx **ctx_p);
+/* The registered slot belonging to an operation context. */
+static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
+{
+    return t->bounce + OFI_SLOTS_OFF + (size_t)(c - t->ctx) * OFI_SLOT_BYTES;
+}
+/* Writes, atomics and reads take different paths in some providers
+ * (tcp;ofi_rxm: RMA on the TCP stream, atomics as messages), so where the
+ * provider does not promise ordering, switching kinds waits for what is in
+ * flight: a put and a later atomic to one word land in program order. */
+enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
+sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, const char *op)
+{
+    if (t->pending_kind && t->pending_kind != kind && !(t->waw_ordered && t->raw_ordered)) {
+        sym_status_t st = ofi_drain(t, op);
+        if (st != SYM_OK)
+            return st;
+    }
+    t->pending_kind = kind;
+    return SYM_OK;
+}
+/* Count an issued operation. */
+static inline void ofi_issued(struct ofi_transport *t)
+{
+    t->issued++;
+}
+static inline void ofi_mark_dirty(struct ofi_transport *t, int pe)
+{
+    if (!t->dirty[pe]) {
+        t->dirty[pe] = 1;
+        t->dirty_list[t->ndirty++] = pe;
+    }
+}
+/* Wait until every operation issued so far completed (no flush). */
+sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+/* Retry state for -FI_EAGAIN: drive progress, give up at the deadline. */
+struct ofi_retry {
+    uint64_t start_ns;
+    unsigned long tries;
+};
+sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe,
+                       struct ofi_retry *r);
+/* Make every write issued so far to any PE visible at its target, and wait
+ * for everything in flight. */
+sym_status_t ofi_flush(struct ofi_transport *t, const char *op);
+/* Record a failed libfabric call as SYM_ERR_TRANSPORT. */
+sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
+                             const char *call, ssize_t rc);
+
+/* Post `call` (an expression yielding ssize_t), retrying on -FI_EAGAIN. */
+#define OFI_POST(t, op, pe, callname, call)                                      \
+    do {                                                                         \
+        struct ofi_retry r_ = { 0, 0 };                                          \
+        for (;;) {                                                               \
+            ssize_t rc_ = (call);                                                \
+            if (rc_ == 0)                                                        \
+                break;                                                           \
+            if (rc_ != -FI_EAGAIN)                                               \
+                return ofi_call_failed((t), (op), (pe), (callname), rc_);        \
+            sym_status_t st_ = ofi_again((t), (op), (pe), &r_);                  \
+            if (st_ != SYM_OK)                                                   \
+                return st_;                                                      \
+        }                                                                        \
+    } while (0)
+
+/* ---- ofi_rma.c ----------------------------------------------------------- */
+
+/* Descriptor for a local buffer, or NULL when none is needed; *staged_p is
+ * set when the buffer is unregistered and must go through the bounce buffer. */
+void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p);
+sym_status_t ofi_quiet(struct sym_transport *tp);
+
+/* ofi_init.c */
+void ofi_fini(struct sym_transport *tp);
+
+#endif /* SYM_OFI_PRIVATE_H */

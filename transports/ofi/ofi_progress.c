@@ -1,0 +1,167 @@
+/* ofi_progress.c - completion: progress, error entries, counters, draining,
+ * and retrying a busy provider. */
+#include <poll.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "ofi_private.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe, const char *call,
+                             ssize_t rc)
+{
+    char target[24] = "";
+    if (pe >= 0)
+        snprintf(target, sizeof(target), " to PE %d", pe);
+    return sym_error(SYM_ERR_TRANSPORT, "%s: libfabric %s%s failed on provider %s: %s", op, call,
+                     target, t->prov_name[0] ? t->prov_name : "(none yet)",
+                     fi_strerror((int)-rc));
+}
+
+/* Turn the CQ's error entries into one sticky transport error. */
+static void read_errors(struct ofi_transport *t)
+{
+    for (;;) {
+        struct fi_cq_err_entry err;
+        memset(&err, 0, sizeof(err));
+        ssize_t rc = fi_cq_readerr(t->cq, &err, 0);
+        if (rc != 1)
+            return;
+        t->errors_seen++;
+        if (t->failed != SYM_OK)
+            continue;
+        char text[160];
+        const char *ptext = fi_cq_strerror(t->cq, err.prov_errno, err.err_data, text,
+                                           sizeof(text));
+        const struct ofi_ctx *c = err.op_context;
+        bool ours = c >= t->ctx && c < t->ctx + OFI_CTX_RING;
+        t->failed = SYM_ERR_TRANSPORT;
+        snprintf(t->failed_msg, sizeof(t->failed_msg), "libfabric %s to PE %d failed on "
+                 "provider %s: %s (%s)", ours && c->what ? c->what : "operation",
+                 ours ? c->pe : -1, t->prov_name, fi_strerror(err.err),
+                 ptext ? ptext : "no provider detail");
+    }
+}
+
+sym_status_t ofi_progress(struct sym_transport *tp)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    struct fi_cq_entry entries[8];
+    ssize_t rc = fi_cq_read(t->cq, entries, 8);
+    if (rc == -FI_EAVAIL)
+        read_errors(t);
+    return SYM_OK;
+}
+
+/* Counted completions, successes and failures alike. */
+static uint64_t completed(struct ofi_transport *t)
+{
+    uint64_t err = fi_cntr_readerr(t->cntr);
+    if (err > t->errors_seen)
+        read_errors(t);
+    return fi_cntr_read(t->cntr) + err;
+}
+
+struct drain_wait {
+    struct ofi_transport *t;
+    uint64_t target;
+    uint64_t done;
+};
+
+static bool drain_ready(void *arg)
+{
+    struct drain_wait *w = arg;
+    ofi_progress(&w->t->base);
+    w->done = completed(w->t);
+    return w->done >= w->target || w->t->failed != SYM_OK;
+}
+
+static void drain_describe(void *arg, char *buf, size_t len)
+{
+    struct drain_wait *w = arg;
+    snprintf(buf, len, "completion of %llu outstanding libfabric operations on %s (do the "
+             "target PEs make symheap calls? %s needs them to)",
+             (unsigned long long)(w->target - w->done), w->t->prov_name, w->t->prov_name);
+}
+
+sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
+{
+    struct drain_wait w = { t, t->issued, 0 };
+    if (!drain_ready(&w)) {
+        struct sym_waiter waiter = { drain_ready, drain_describe, &w, NULL };
+        sym_status_t st = sym_wait_for(op, &waiter, 0);
+        if (st != SYM_OK)
+            return st;
+    }
+    if (t->failed != SYM_OK)
+        return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+    t->pending_kind = 0;
+    return SYM_OK;
+}
+
+sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
+                          struct ofi_ctx **ctx_p)
+{
+    if (__builtin_expect(t->failed != SYM_OK, 0))
+        return sym_error(t->failed, "%s: an earlier operation failed: %s", what, t->failed_msg);
+    if (t->issued && t->issued % OFI_CTX_RING == 0) {
+        sym_status_t st = ofi_drain(t, what);
+        if (st != SYM_OK)
+            return st;
+    }
+    struct ofi_ctx *c = &t->ctx[t->issued % OFI_CTX_RING];
+    c->pe = pe;
+    c->what = what;
+    *ctx_p = c;
+    return SYM_OK;
+}
+
+sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct ofi_retry *r)
+{
+    ofi_progress(&t->base);
+    if (t->failed != SYM_OK)
+        return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+    if (r->tries++ == 0) {
+        r->start_ns = now_ns();
+        return SYM_OK;
+    }
+    if (r->tries % 64)
+        return SYM_OK;
+    uint64_t waited = now_ns() - r->start_ns;
+    char what[96];
+    snprintf(what, sizeof(what), "libfabric to accept an operation to PE %d", pe);
+    sym_status_t st = sym_job_check(op, what);
+    if (st != SYM_OK)
+        return st;
+    if ((double)waited > sym_rt.cfg.timeout * 1e9)
+        return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s "
+                         "(provider %s kept answering -FI_EAGAIN)",
+                         op, sym_rt.cfg.timeout, what, t->prov_name);
+    sched_yield();
+    return SYM_OK;
+}
+
+sym_status_t ofi_sleep(struct sym_transport *tp, long ns)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    struct timespec ts = { 0, ns };
+    if (t->wait_fd >= 0) {
+        struct fid *fids[1] = { &t->cq->fid };
+        /* fi_trywait: blocking is safe only when nothing awaits progress. */
+        if (fi_trywait(t->fabric, fids, 1) == FI_SUCCESS) {
+            struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
+            ppoll(&pfd, 1, &ts, NULL);
+        }
+    } else {
+        nanosleep(&ts, NULL);
+    }
+    return ofi_progress(tp);
+}

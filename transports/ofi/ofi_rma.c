@@ -1,0 +1,204 @@
+/* ofi_rma.c - puts, gets, put-with-signal, quiet and fence: the ofi ops
+ * table. */
+#include <string.h>
+
+#include "internal.h"
+#include "ofi_private.h"
+
+static inline size_t min_sz(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Issue writes of [src, src + n) to (pe, off) in pieces the provider takes.
+ * Small pieces are injected (src reusable at once); with `wait`, returns
+ * only when larger pieces completed, so the caller may reuse src. */
+static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
+                                const void *src, size_t n, bool wait)
+{
+    const uint8_t *s = src;
+    bool in_flight = false;
+    sym_status_t st;
+    while (n) {
+        size_t len = min_sz(n, t->max_msg);
+        bool staged;
+        void *desc = ofi_local_desc(t, s, len, &staged);
+        const void *buf = s;
+        if (staged) {
+            len = min_sz(len, OFI_BOUNCE_BYTES);
+            memcpy(t->bounce, s, len);
+            buf = t->bounce;
+            desc = t->bounce_desc;
+        }
+        const uint64_t raddr = t->rbase[pe] + off;
+        struct ofi_ctx *ctx;
+        if ((st = ofi_order(t, OFI_KIND_WRITE, op)) != SYM_OK ||
+            (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
+            return st;
+        if (len <= t->inject_size && t->inject_ok) {
+            OFI_POST(t, op, pe, "fi_inject_write",
+                     fi_inject_write(t->ep, buf, len, t->addr[pe], raddr, t->rkey[pe]));
+        } else if (len <= OFI_SLOT_BYTES) {
+            void *slot = ofi_slot(t, ctx);
+            memcpy(slot, buf, len);
+            OFI_POST(t, op, pe, "fi_write",
+                     fi_write(t->ep, slot, len, t->bounce_desc, t->addr[pe], raddr, t->rkey[pe],
+                              ctx));
+        } else {
+            OFI_POST(t, op, pe, "fi_write",
+                     fi_write(t->ep, buf, len, desc, t->addr[pe], raddr, t->rkey[pe], ctx));
+            in_flight = true;
+        }
+        ofi_issued(t);
+        ofi_mark_dirty(t, pe);
+        if (staged && (st = ofi_drain(t, op)) != SYM_OK) /* the bounce buffer is reused */
+            return st;
+        s += len;
+        off += len;
+        n -= len;
+    }
+    if (wait && in_flight)
+        return ofi_drain(t, op);
+    return SYM_OK;
+}
+
+static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, void *dst,
+                               uint64_t off, size_t n, bool wait)
+{
+    uint8_t *d = dst;
+    sym_status_t st;
+    while (n) {
+        size_t len = min_sz(n, t->max_msg);
+        bool staged;
+        void *desc = ofi_local_desc(t, d, len, &staged);
+        void *buf = d;
+        if (staged) {
+            len = min_sz(len, OFI_BOUNCE_BYTES);
+            buf = t->bounce;
+            desc = t->bounce_desc;
+        }
+        struct ofi_ctx *ctx;
+        if ((st = ofi_order(t, OFI_KIND_READ, op)) != SYM_OK ||
+            (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
+            return st;
+        OFI_POST(t, op, pe, "fi_read",
+                 fi_read(t->ep, buf, len, desc, t->addr[pe], t->rbase[pe] + off, t->rkey[pe],
+                         ctx));
+        ofi_issued(t);
+        if (staged) {
+            if ((st = ofi_drain(t, op)) != SYM_OK)
+                return st;
+            memcpy(d, t->bounce, len);
+        }
+        d += len;
+        off += len;
+        n -= len;
+    }
+    return wait ? ofi_drain(t, op) : SYM_OK;
+}
+
+static sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                            size_t n)
+{
+    return write_range(ofi_of(tp), "sym_put", pe, off, src, n, true);
+}
+
+static sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off,
+                                const void *src, size_t n)
+{
+    return write_range(ofi_of(tp), "sym_put_nbi", pe, off, src, n, false);
+}
+
+static sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+{
+    return read_range(ofi_of(tp), "sym_get", pe, dst, off, n, true);
+}
+
+static sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
+                                size_t n)
+{
+    return read_range(ofi_of(tp), "sym_get_nbi", pe, dst, off, n, false);
+}
+
+/* A write's completion may be reported when it left (an injected write
+ * always is), not when it landed.  Where a read is ordered after writes,
+ * reading one word from every PE written since the last flush proves
+ * those writes landed. */
+sym_status_t ofi_flush(struct ofi_transport *t, const char *op)
+{
+    sym_status_t st = SYM_OK;
+    if (t->raw_ordered)
+        for (int k = 0; k < t->ndirty && st == SYM_OK; k++)
+            st = read_range(t, op, t->dirty_list[k], t->bounce + OFI_BOUNCE_BYTES + 32, 0, 8,
+                            false);
+    if (st == SYM_OK)
+        st = ofi_drain(t, op);
+    if (st == SYM_OK) {
+        for (int k = 0; k < t->ndirty; k++)
+            t->dirty[t->dirty_list[k]] = 0;
+        t->ndirty = 0;
+    }
+    return st;
+}
+
+static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off,
+                                   const void *src, size_t n, uint64_t sig_off, uint64_t signal,
+                                   sym_signal_op_t op)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    const char *name = "sym_put_signal";
+    sym_status_t st;
+    if (n && (st = write_range(t, name, pe, off, src, n, false)) != SYM_OK)
+        return st;
+    /* The signal may not overtake the data: ordered writes need nothing,
+     * else a fenced atomic, else wait until the data landed. */
+    bool fenced = false;
+    if (n && !t->waw_ordered) {
+        if (t->has_fence)
+            fenced = true;
+        else if ((st = ofi_flush(t, name)) != SYM_OK)
+            return st;
+    }
+    if ((st = ofi_signal(t, pe, sig_off, signal, op, fenced)) != SYM_OK)
+        return st;
+    /* src is the caller's again on return. */
+    return n > OFI_SLOT_BYTES && n > t->inject_size ? ofi_drain(t, name) : SYM_OK;
+}
+
+sym_status_t ofi_quiet(struct sym_transport *tp)
+{
+    return ofi_flush(ofi_of(tp), "sym_quiet");
+}
+
+static sym_status_t ofi_fence(struct sym_transport *tp)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    if (t->waw_ordered) /* puts to one PE already land in issue order */
+        return SYM_OK;
+    return ofi_flush(t, "sym_fence");
+}
+
+static void *ofi_ptr(struct sym_transport *tp, int pe, uint64_t off)
+{
+    (void)tp;
+    (void)pe;
+    (void)off;
+    return NULL;
+}
+
+const struct sym_transport_ops ofi_ops = {
+    .size = sizeof(struct sym_transport_ops),
+    .name = "ofi",
+    .put = ofi_put,
+    .get = ofi_get,
+    .put_nbi = ofi_put_nbi,
+    .get_nbi = ofi_get_nbi,
+    .put_signal = ofi_put_signal,
+    .atomic = ofi_atomic,
+    .quiet = ofi_quiet,
+    .fence = ofi_fence,
+    .ptr = ofi_ptr,
+    .progress = ofi_progress,
+    .sleep = ofi_sleep,
+    .fini = ofi_fini,
+};
