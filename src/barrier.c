@@ -200,5 +200,9 @@ SYM_API sym_status_t sym_sync_all(void)
     sym_status_t st = sym_check_init("sym_sync_all");
     if (st != SYM_OK)
         return st;
+    /* On shm every store is visible when issued; over libfabric completing
+     * them first keeps sync_all as strong as it is on one host. */
+    if (sym_rt.ofi && (st = sym_rt.ofi->ops->quiet(sym_rt.ofi)) != SYM_OK)
+        return st;
     return barrier("sym_sync_all");
 }

@@ -89,11 +89,14 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
             OFI_POST(t, opname, pe, "fi_inject_atomic",
                      fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
         } else {
-            void *slot = ofi_slot(t, ctx);
+            /* The fetching form: its completion carries the old value, so
+             * it cannot be counted before the target applied it (tcp;ofi_rxm
+             * counts a small non-fetching atomic when it is sent). */
+            uint8_t *slot = ofi_slot(t, ctx);
             memcpy(slot, buf, width);
-            OFI_POST(t, opname, pe, "fi_atomic",
-                     fi_atomic(t->ep, slot, 1, t->bounce_desc, t->addr[pe], raddr, key, dt,
-                               m->op, ctx));
+            OFI_POST(t, opname, pe, "fi_fetch_atomic",
+                     fi_fetch_atomic(t->ep, slot, 1, t->bounce_desc, slot + 8, t->bounce_desc,
+                                     t->addr[pe], raddr, key, dt, m->op, ctx));
         }
         ofi_issued(t);
         ofi_mark_dirty(t, pe);
@@ -158,10 +161,10 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
     if (!fenced && inject) {
         OFI_POST(t, opname, pe, "fi_inject_atomic",
                  fi_inject_atomic(t->ep, &value, 1, t->addr[pe], raddr, key, FI_UINT64, fop));
-    } else if (!fenced) {
-        OFI_POST(t, opname, pe, "fi_atomic",
-                 fi_atomic(t->ep, opnd, 1, t->bounce_desc, t->addr[pe], raddr, key, FI_UINT64,
-                           fop, ctx));
+    } else if (!fenced) { /* fetching, as in ofi_atomic */
+        OFI_POST(t, opname, pe, "fi_fetch_atomic",
+                 fi_fetch_atomic(t->ep, opnd, 1, t->bounce_desc, opnd + 1, t->bounce_desc,
+                                 t->addr[pe], raddr, key, FI_UINT64, fop, ctx));
     } else {
         struct fi_ioc ioc = { .addr = opnd, .count = 1 };
         void *desc = t->bounce_desc;
