@@ -21,8 +21,9 @@
  *   PIE and ASLR gave it); otherwise the call fails with
  *   SYM_ERR_NOT_SYMMETRIC and nothing is transferred.  Local buffers (src of
  *   a put, dest of a get) may be any readable/writable memory.  On one host
- *   the variables are shared memory from sym_init() to sym_finalize() (which
- *   leaves them private again, values kept); SYMHEAP_GLOBALS selects how
+ *   the variables are shared memory from sym_init() to sym_finalize() (after
+ *   which no other PE reaches them; they keep their values); SYMHEAP_GLOBALS
+ *   selects how
  *   peers reach them (see `symheap-info`).  Variables of shared libraries
  *   are not symmetric.
  * - PEs are numbered 0 .. sym_n_pes()-1; any other number is SYM_ERR_INVALID_PE.

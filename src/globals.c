@@ -18,9 +18,11 @@
  * the segment.  Objects follow the heaps' rules: O_EXCL, mode 0600, named
  * after uid and job key, unlinked as soon as every PE mapped them.
  *
- * At sym_finalize (and in a child forked by a PE) the segment becomes
- * private anonymous memory again holding the same values.
- *
+ * After sym_finalize the variables stay where they are, in the unlinked
+ * object that no other process maps any more (each peer unmaps it at its
+ * own finalize): private in effect, values kept, nothing copied.  A child
+ * forked by a PE gets a private anonymous copy (atfork handler).
+
  * Fallback, cross-memory attach (process_vm_readv/writev): used for a PE
  * whose segment could not be remapped (no room in /dev/shm, mmap refused),
  * or for every PE with SYMHEAP_GLOBALS=cma.  Puts and gets then cost a
@@ -60,7 +62,17 @@ struct globals_card {
 
 struct probe {
     uintptr_t lo, hi, bias;
+    uintptr_t anon; /* pages from here on are not file-backed (.bss) */
 };
+
+/* The segment's state outside sym_rt, which sym_finalize clears: after
+ * finalize the variables stay in the (unlinked) shared object, now mapped
+ * by this process alone, so finalize copies nothing. */
+static struct {
+    uint8_t *addr;
+    size_t len;
+    bool shared; /* a shared-memory object is mapped over the segment */
+} seg;
 
 static uintptr_t page_down(uintptr_t x)
 {
@@ -97,6 +109,7 @@ static int probe_cb(struct dl_phdr_info *info, size_t size, void *arg)
             p->lo = lo;
             p->hi = hi;
             p->bias = info->dlpi_addr;
+            p->anon = page_up(info->dlpi_addr + w->p_vaddr + w->p_filesz);
         }
     }
     return 1;
@@ -109,12 +122,13 @@ void sym_globals_probe(void)
     g->len = 0;
     if (strcmp(sym_rt.cfg.globals.s, "off") == 0)
         return;
-    struct probe p = { 0, 0, 0 };
+    struct probe p = { 0, 0, 0, 0 };
     dl_iterate_phdr(probe_cb, &p);
     if (p.hi > p.lo) {
         g->addr = (uint8_t *)p.lo;
         g->len = p.hi - p.lo;
         g->link_addr = p.lo - p.bias;
+        g->anon_off = p.anon > p.lo ? (p.anon < p.hi ? p.anon - p.lo : g->len) : 0;
     }
 }
 
@@ -138,14 +152,18 @@ static void *raw_mremap(void *old, size_t len, void *to)
  * then be lost); under AddressSanitizer the redzones between globals must be
  * read too.  The empty asm keeps the compiler from turning the loop back
  * into a memcpy call. */
-#define SYM_NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+#define SYM_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
 
+/* len is a multiple of the page size, so of 64. */
 SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t len)
 {
     uint64_t *d = (uint64_t *)dst;
     const uint64_t *s = (const uint64_t *)src;
-    for (size_t i = 0; i < len / 8; i++) {
-        d[i] = s[i];
+    for (size_t i = 0; i < len / 8; i += 8) {
+        uint64_t w0 = s[i], w1 = s[i + 1], w2 = s[i + 2], w3 = s[i + 3];
+        uint64_t w4 = s[i + 4], w5 = s[i + 5], w6 = s[i + 6], w7 = s[i + 7];
+        d[i] = w0, d[i + 1] = w1, d[i + 2] = w2, d[i + 3] = w3;
+        d[i + 4] = w4, d[i + 5] = w5, d[i + 6] = w6, d[i + 7] = w7;
         __asm__ volatile("" ::: "memory");
     }
 }
@@ -153,10 +171,10 @@ SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t le
 SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
 {
     const uint64_t *w = (const uint64_t *)p;
+    uint64_t any = 0;
     for (size_t i = 0; i < SYM_PAGE / 8; i++)
-        if (w[i])
-            return false;
-    return true;
+        any |= w[i];
+    return any == 0;
 }
 
 /* Named like the heaps (owner included), so the stale sweep and the
@@ -186,9 +204,38 @@ static int privatize(uint8_t *addr, size_t len)
 /* A child forked by a PE must not share its parent's variables. */
 static void atfork_child(void)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    if (g->remapped && privatize(g->addr, g->len) == 0)
-        g->remapped = false;
+    if (seg.shared && privatize(seg.addr, seg.len) == 0) {
+        seg.shared = false;
+        sym_rt.globals.remapped = false;
+    }
+}
+
+/* Pages of the .bss part never touched (neither present nor swapped out,
+ * says /proc/self/pagemap) read as zeros: mark them so the copy skips them
+ * without faulting each one in (page faults are what a large .bss, e.g. a
+ * sanitizer runtime's, costs).  NULL when pagemap is unavailable. */
+static uint8_t *untouched_pages(const struct sym_globals *g)
+{
+    size_t npages = g->len / SYM_PAGE, first = g->anon_off / SYM_PAGE;
+    if (first >= npages)
+        return NULL;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    uint64_t *ent = malloc((npages - first) * sizeof(*ent));
+    uint8_t *skip = calloc(npages, 1);
+    off_t at = (off_t)(((uintptr_t)g->addr / SYM_PAGE + first) * sizeof(*ent));
+    size_t want = (npages - first) * sizeof(*ent);
+    if (!ent || !skip || pread(fd, ent, want, at) != (ssize_t)want) {
+        free(skip);
+        skip = NULL;
+    } else {
+        for (size_t i = 0; i < npages - first; i++)
+            skip[first + i] = !(ent[i] >> 62); /* bit 63 present, bit 62 swapped */
+    }
+    free(ent);
+    close(fd);
+    return skip;
 }
 
 static void register_atfork(void)
@@ -218,11 +265,12 @@ static sym_status_t remap_mine(const char *key, const char *owner)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: cannot back PE %d's %zu bytes of global "
                          "variables in /dev/shm: %s", sym_rt.me, g->len, strerror(err));
     }
-    /* Untouched .bss pages read as the zero page: skipping them keeps the
-     * object from allocating memory for them. */
+    /* Zero pages need no copy: the object reads as zeros already. */
+    uint8_t *skip = untouched_pages(g);
     for (size_t o = 0; o < g->len; o += SYM_PAGE)
-        if (!page_is_zero(g->addr + o))
+        if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
             raw_copy(tmp + o, g->addr + o, SYM_PAGE);
+    free(skip);
     /* From here to the mmap below, a store to a global by another thread
      * would be lost: sym_init's documented precondition. */
     void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
@@ -237,6 +285,9 @@ static sym_status_t remap_mine(const char *key, const char *owner)
     g->fd = fd;
     g->fd_open = true;
     g->remapped = true;
+    seg.addr = g->addr;
+    seg.len = g->len;
+    seg.shared = true;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_atfork);
     return SYM_OK;
@@ -360,10 +411,11 @@ void sym_globals_fini(void)
         shm_unlink(g->name);
     if (g->fd_open)
         close(g->fd);
-    /* The peers' mappings (and my alias) go with the heap reservations. */
-    if (g->remapped && privatize(g->addr, g->len) != 0)
-        sym_debug("sym_finalize: could not make global variables private again: %s",
-                  strerror(errno));
+    /* The peers' mappings (and my alias) go with the heap reservations;
+     * the object is unlinked, so once the peers have unmapped it (at their
+     * finalize) only this process maps it: the variables stay where they
+     * are, with their values, at no cost.  A later sym_init copies them
+     * into a new object; a fork makes the child's private (atfork_child). */
     g->remapped = false;
     free(g->peer_addr);
     free(g->peer_mapped);

@@ -36,6 +36,7 @@ struct sym_job_ctrl;
 struct sym_globals {
     uint8_t *addr;        /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
     size_t len;           /* page multiple */
+    size_t anon_off;      /* from here on .bss: not file-backed */
     uint64_t link_addr;   /* link-time address, for the same-executable check */
     uint64_t off;         /* == heap_total once connected */
     uint64_t *peer_addr;  /* [npes] each PE's segment address */
