@@ -73,12 +73,13 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     struct ofi_transport *t = ofi_of(tp);
     const struct ofi_amo_map *m = &amo_map[op];
     const enum fi_datatype dt = width == 4 ? FI_UINT32 : FI_UINT64;
-    const uint64_t raddr = t->rbase[pe] + off, key = t->rkey[pe];
     uint32_t v32 = (uint32_t)operand, c32 = (uint32_t)compare;
     const char *opname = "sym_atomic";
     struct ofi_ctx *ctx;
-    sym_status_t st;
-
+    uint64_t raddr = 0, key = 0;
+    sym_status_t st = ofi_target(t, opname, pe, off, width, &raddr, &key);
+    if (st != SYM_OK)
+        return st;
     if ((st = ofi_order(t, OFI_KIND_ATOMIC, opname)) != SYM_OK)
         return st;
     if (m->kind == OFI_AMO_PLAIN) {
@@ -148,9 +149,11 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
 {
     const char *opname = "sym_put_signal";
     const enum fi_op fop = op == SYM_SIGNAL_ADD ? FI_SUM : FI_ATOMIC_WRITE;
-    const uint64_t raddr = t->rbase[pe] + sig_off, key = t->rkey[pe];
     struct ofi_ctx *ctx;
-    sym_status_t st = SYM_OK;
+    uint64_t raddr = 0, key = 0;
+    sym_status_t st = ofi_target(t, opname, pe, sig_off, 8, &raddr, &key);
+    if (st != SYM_OK)
+        return st;
     if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, opname)) != SYM_OK)
         return st;
     if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)

@@ -1,5 +1,6 @@
-/* ofi_av.c - exchanging address, key and heap base with every PE through
- * the bootstrap, and filling the address vector. */
+/* ofi_av.c - exchanging address, keys and region bases (heap and global
+ * variables) with every PE through the bootstrap, and filling the address
+ * vector. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,11 @@
 struct ofi_card {
     uint64_t base;
     uint64_t key;
+    uint64_t data_base; /* global variables, as base and key */
+    uint64_t data_key;
     uint32_t addrlen;
     uint32_t pad;
-    uint8_t addr[SYM_JOB_BLOB_MAX - 24];
+    uint8_t addr[SYM_JOB_BLOB_MAX - 40];
 };
 
 sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
@@ -27,6 +30,12 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
         return ofi_call_failed(t, "sym_init", -1, "fi_getname", rc);
     mine.addrlen = (uint32_t)len;
     mine.key = fi_mr_key(t->heap_mr);
+    if (t->data_mr) {
+        mine.data_key = fi_mr_key(t->data_mr);
+        if (mine.data_key == FI_KEY_NOTAVAIL)
+            mine.key = FI_KEY_NOTAVAIL;
+        mine.data_base = (t->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)t->data : 0;
+    }
     if (mine.key == FI_KEY_NOTAVAIL)
         return sym_error(SYM_ERR_UNAVAILABLE, "sym_init: libfabric provider %s uses memory "
                          "keys wider than 64 bits (FI_MR_RAW), which symheap does not support",
@@ -41,6 +50,8 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
     for (int pe = 0; st == SYM_OK && pe < t->npes; pe++) {
         t->rkey[pe] = all[pe].key;
         t->rbase[pe] = all[pe].base;
+        t->dkey[pe] = all[pe].data_key;
+        t->dbase[pe] = all[pe].data_base;
         if (all[pe].addrlen == 0 || all[pe].addrlen > sizeof(all[pe].addr)) {
             st = sym_error(SYM_ERR_BOOTSTRAP, "sym_init: PE %d sent an ofi address of %u bytes "
                            "(does it run the same provider, %s?)", pe, all[pe].addrlen,

@@ -17,6 +17,8 @@ static void ofi_release(struct ofi_transport *t)
         fi_close(&t->heap_mr->fid);
     if (t->bounce_mr)
         fi_close(&t->bounce_mr->fid);
+    if (t->data_mr)
+        fi_close(&t->data_mr->fid);
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->av)
@@ -35,6 +37,8 @@ static void ofi_release(struct ofi_transport *t)
     free(t->addr);
     free(t->rkey);
     free(t->rbase);
+    free(t->dkey);
+    free(t->dbase);
     free(t->dirty);
     free(t->dirty_list);
     free(t);
@@ -174,14 +178,21 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     t->npes = boot->size;
     t->heap = heap;
     t->heap_len = heap_len;
+    /* Offsets from heap_len on are the global variables (struct sym_globals). */
+    if (sym_rt.globals.addr && sym_rt.globals.len && sym_rt.globals.off == heap_len) {
+        t->data = sym_rt.globals.addr;
+        t->data_len = sym_rt.globals.len;
+    }
     size_t n = (size_t)t->npes;
     t->addr = calloc(n, sizeof(*t->addr));
     t->rkey = calloc(n, sizeof(*t->rkey));
     t->rbase = calloc(n, sizeof(*t->rbase));
+    t->dkey = calloc(n, sizeof(*t->dkey));
+    t->dbase = calloc(n, sizeof(*t->dbase));
     t->dirty = calloc(n, 1);
     t->dirty_list = calloc(n, sizeof(*t->dirty_list));
     sym_status_t st = SYM_OK;
-    if (!t->addr || !t->rkey || !t->rbase || !t->dirty || !t->dirty_list)
+    if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty || !t->dirty_list)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     if (st == SYM_OK)
         st = pick_provider(t, provider);

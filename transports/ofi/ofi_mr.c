@@ -1,5 +1,5 @@
-/* ofi_mr.c - registering the heap and the bounce buffer, whatever the
- * provider's mr_mode asks for. */
+/* ofi_mr.c - registering the heap, the global variables and the bounce
+ * buffer, whatever the provider's mr_mode asks for. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +33,14 @@ sym_status_t ofi_register(struct ofi_transport *t)
                           &t->heap_desc);
     if (st != SYM_OK)
         return st;
+    /* Connected before the transport (runtime.c): the segment is already
+     * the shared object it stays until sym_finalize. */
+    if (t->data_len) {
+        st = reg(t, t->data, t->data_len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+                 3, &t->data_mr, &t->data_desc);
+        if (st != SYM_OK)
+            return st;
+    }
     /* Page-aligned: FI_MR_ALLOCATED providers pin whole pages. */
     if (posix_memalign((void **)&t->bounce, 4096, OFI_REG_BYTES) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi bounce buffer");
@@ -47,8 +55,23 @@ void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *sta
     *staged_p = false;
     if (b >= t->heap && b < t->heap + t->heap_len && n <= (size_t)(t->heap + t->heap_len - b))
         return t->heap_desc;
+    if (t->data_len && b >= t->data && b < t->data + t->data_len &&
+        n <= (size_t)(t->data + t->data_len - b))
+        return t->data_desc;
     if (b >= t->bounce && b < t->bounce + OFI_REG_BYTES)
         return t->bounce_desc;
     *staged_p = t->mr_local;
     return NULL;
+}
+
+sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
+                              size_t n)
+{
+    if ((unsigned)pe >= (unsigned)t->npes)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: PE %d is not one of the %d PEs reached "
+                         "through libfabric", op, pe, t->npes);
+    return sym_error(SYM_ERR_INVALID_ARG,
+                     "%s: %zu bytes at offset %llu of PE %d lie outside its symmetric heap "
+                     "(%zu bytes) and its global variables (%zu bytes from offset %zu)",
+                     op, n, (unsigned long long)off, pe, t->heap_len, t->data_len, t->heap_len);
 }

@@ -50,10 +50,18 @@ struct ofi_transport {
     uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, scratch words, slots */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
+    /* The main executable's global variables (struct sym_globals): the
+     * second region, at offsets [heap_len, heap_len + data_len). */
+    uint8_t *data;
+    size_t data_len;
+    struct fid_mr *data_mr;
+    void *data_desc;
 
     fi_addr_t *addr;  /* [npes] */
     uint64_t *rkey;   /* [npes] key of each PE's heap */
     uint64_t *rbase;  /* [npes] remote address of offset 0 (0 without FI_MR_VIRT_ADDR) */
+    uint64_t *dkey;   /* [npes] key of each PE's global variables */
+    uint64_t *dbase;  /* [npes] remote address of their byte 0, as rbase */
     uint8_t *dirty;   /* [npes] written since the last flush */
     int *dirty_list;
     int ndirty;
@@ -98,10 +106,36 @@ struct fi_info *ofi_choose(struct fi_info *list, const char *want);
 
 /* ---- ofi_mr.c, ofi_av.c: set-up steps of ofi_init.c --------------------- */
 
-/* Register the heap and the bounce buffer. */
+/* Register the heap, the global variables and the bounce buffer. */
 sym_status_t ofi_register(struct ofi_transport *t);
 /* Allgather (address, key, base) and fill the address vector. */
 sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot);
+
+/* The error of ofi_target. */
+sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
+                              size_t n);
+/* Where (pe, off .. off + n) lives remotely: the heap region below
+ * heap_len, the global variables' region above.  A range that fits in
+ * neither never reaches the provider: SYM_ERR_INVALID_ARG. */
+static inline sym_status_t ofi_target(struct ofi_transport *t, const char *op, int pe,
+                                      uint64_t off, size_t n, uint64_t *raddr_p,
+                                      uint64_t *key_p)
+{
+    if ((unsigned)pe >= (unsigned)t->npes)
+        return ofi_out_of_range(t, op, pe, off, n);
+    if (off < t->heap_len && n <= t->heap_len - off) {
+        *raddr_p = t->rbase[pe] + off;
+        *key_p = t->rkey[pe];
+        return SYM_OK;
+    }
+    if (off >= t->heap_len && off - t->heap_len < t->data_len &&
+        n <= t->data_len - (off - t->heap_len)) {
+        *raddr_p = t->dbase[pe] + (off - t->heap_len);
+        *key_p = t->dkey[pe];
+        return SYM_OK;
+    }
+    return ofi_out_of_range(t, op, pe, off, n);
+}
 
 /* ---- ofi_atomic.c ------------------------------------------------------ */
 

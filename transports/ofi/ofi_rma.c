@@ -18,7 +18,10 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
 {
     const uint8_t *s = src;
     bool in_flight = false;
-    sym_status_t st;
+    uint64_t raddr = 0, key = 0;
+    sym_status_t st = ofi_target(t, op, pe, off, n, &raddr, &key);
+    if (st != SYM_OK)
+        return st;
     while (n) {
         size_t len = min_sz(n, t->max_msg);
         bool staged;
@@ -30,23 +33,21 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
             buf = t->bounce;
             desc = t->bounce_desc;
         }
-        const uint64_t raddr = t->rbase[pe] + off;
         struct ofi_ctx *ctx;
         if ((st = ofi_order(t, OFI_KIND_WRITE, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         if (len <= t->inject_size && t->inject_ok) {
             OFI_POST(t, op, pe, "fi_inject_write",
-                     fi_inject_write(t->ep, buf, len, t->addr[pe], raddr, t->rkey[pe]));
+                     fi_inject_write(t->ep, buf, len, t->addr[pe], raddr, key));
         } else if (len <= OFI_SLOT_BYTES) {
             void *slot = ofi_slot(t, ctx);
             memcpy(slot, buf, len);
             OFI_POST(t, op, pe, "fi_write",
-                     fi_write(t->ep, slot, len, t->bounce_desc, t->addr[pe], raddr, t->rkey[pe],
-                              ctx));
+                     fi_write(t->ep, slot, len, t->bounce_desc, t->addr[pe], raddr, key, ctx));
         } else {
             OFI_POST(t, op, pe, "fi_write",
-                     fi_write(t->ep, buf, len, desc, t->addr[pe], raddr, t->rkey[pe], ctx));
+                     fi_write(t->ep, buf, len, desc, t->addr[pe], raddr, key, ctx));
             in_flight = true;
         }
         ofi_issued(t);
@@ -54,7 +55,7 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
         if (staged && (st = ofi_drain(t, op)) != SYM_OK) /* the bounce buffer is reused */
             return st;
         s += len;
-        off += len;
+        raddr += len;
         n -= len;
     }
     if (wait && in_flight)
@@ -66,7 +67,10 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
                                uint64_t off, size_t n, bool wait)
 {
     uint8_t *d = dst;
-    sym_status_t st;
+    uint64_t raddr = 0, key = 0;
+    sym_status_t st = ofi_target(t, op, pe, off, n, &raddr, &key);
+    if (st != SYM_OK)
+        return st;
     while (n) {
         size_t len = min_sz(n, t->max_msg);
         bool staged;
@@ -82,8 +86,7 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         OFI_POST(t, op, pe, "fi_read",
-                 fi_read(t->ep, buf, len, desc, t->addr[pe], t->rbase[pe] + off, t->rkey[pe],
-                         ctx));
+                 fi_read(t->ep, buf, len, desc, t->addr[pe], raddr, key, ctx));
         ofi_issued(t);
         if (staged) {
             if ((st = ofi_drain(t, op)) != SYM_OK)
@@ -91,7 +94,7 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
             memcpy(d, t->bounce, len);
         }
         d += len;
-        off += len;
+        raddr += len;
         n -= len;
     }
     return wait ? ofi_drain(t, op) : SYM_OK;
@@ -147,7 +150,10 @@ static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t of
 {
     struct ofi_transport *t = ofi_of(tp);
     const char *name = "sym_put_signal";
-    sym_status_t st;
+    uint64_t sig_raddr = 0, sig_key = 0; /* checked before any data goes out */
+    sym_status_t st = ofi_target(t, name, pe, sig_off, 8, &sig_raddr, &sig_key);
+    if (st != SYM_OK)
+        return st;
     if (n && (st = write_range(t, name, pe, off, src, n, false)) != SYM_OK)
         return st;
     /* The signal may not overtake the data: ordered writes need nothing,
