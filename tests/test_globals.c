@@ -165,11 +165,20 @@ static void globals_body(int me, int n, void *arg)
     PE_OK(sym_test_int32(&g_flag, SYM_CMP_EQ, 77 + left, &ok));
     PE_ASSERT(ok, "sym_test_int32 disagrees with the wait");
 
-    /* direct pointers: a store through sym_ptr lands in the peer's variable */
+    /* direct pointers: a store through sym_ptr lands in the peer's variable;
+     * a peer's globals are mapped exactly when its heap is (not over ofi) */
+    int64_t *heap_probe = sym_malloc(sizeof(int64_t));
+    PE_ASSERT(heap_probe != NULL, "sym_malloc: %s", sym_last_error());
+    const bool mapped = sym_ptr(heap_probe, right) != NULL;
+    sym_free(heap_probe);
     int64_t *peer = sym_ptr(&g_bss[3], right);
-    PE_ASSERT(peer != NULL, "sym_ptr(global, %d) is NULL", right);
+    PE_ASSERT((peer != NULL) == mapped, "sym_ptr(global, %d) is %p, PE %d's heap is %smapped",
+              right, (void *)peer, right, mapped ? "" : "not ");
     PE_OK(sym_barrier_all());
-    *peer = -1 - me;
+    if (peer)
+        *peer = -1 - me;
+    else
+        PE_OK(sym_p64((uint64_t *)&g_bss[3], (uint64_t)(-1 - me), right));
     PE_OK(sym_barrier_all());
     PE_ASSERT(g_bss[3] == -1 - left, "store through sym_ptr: %lld", (long long)g_bss[3]);
     PE_ASSERT(sym_ptr(&g_bss[3], me) != NULL, "sym_ptr to myself");
@@ -317,7 +326,21 @@ static void cma_body(int me, int n, void *arg)
     PE_OK(sym_iget(lg, s_strided, 1, 2, 8, 8, left));
     for (size_t i = 0; i < 8; i++)
         PE_ASSERT(lg[i] == lsrc[i], "cma iget [%zu]", i);
-    if (n > 1) {
+    /* Over ofi the provider reaches the unshared segment: atomics work. */
+    uint64_t *heap_probe = sym_malloc(8);
+    PE_ASSERT(heap_probe != NULL, "sym_malloc: %s", sym_last_error());
+    const bool mapped = sym_ptr(heap_probe, right) != NULL;
+    sym_free(heap_probe);
+    if (n > 1 && !mapped) {
+        g_counter = 0;
+        PE_OK(sym_barrier_all());
+        PE_OK(sym_atomic_add64(&g_counter, 5, right));
+        PE_OK(sym_barrier_all());
+        PE_ASSERT(g_counter == 5, "atomic add on an unshared global over ofi: %llu",
+                  (unsigned long long)g_counter);
+        PE_ASSERT(sym_ptr(g_bss, right) == NULL, "sym_ptr to an unmapped peer's global");
+    }
+    if (n > 1 && mapped) {
         PE_FAILS_WITH(sym_atomic_add64(&g_counter, 1, right), SYM_ERR_UNAVAILABLE);
         PE_ASSERT(strstr(sym_last_error(), "cross-memory") != NULL, "message: %s",
                   sym_last_error());
