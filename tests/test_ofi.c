@@ -343,3 +343,191 @@ ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = 30
 {
     run_ofi(p, signal_body);
 }
+
+/* ---- global and static variables: the second registered region ---------- */
+
+#define G_N 5000 /* 40000 bytes: several pages, past inject size and slots */
+
+static uint64_t g_arr[G_N];          /* .bss */
+static uint64_t g_init[4] = { 3, 1, 4, 1 }; /* .data */
+static uint32_t g_count32;
+static uint64_t g_count64;
+static uint64_t g_sigbuf[512];
+static uint64_t g_sig;
+static uint64_t g_src[G_N];           /* a local source that is a global */
+
+static uint64_t gval(int pe, size_t i, unsigned round)
+{
+    return ((uint64_t)pe << 40) ^ ((uint64_t)round << 32) ^ (i * 2654435761u);
+}
+
+static void globals_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    const int right = (me + 1) % npes, left = (me - 1 + npes) % npes;
+    PE_ASSERT(g_init[0] == 3 && g_init[2] == 4, "initialised global lost its value");
+    /* Forced ofi: a peer's globals are not mapped, mine are. */
+    PE_ASSERT(sym_ptr(g_arr, right) == NULL || right == me, "sym_ptr to PE %d's global", right);
+    PE_ASSERT(sym_ptr(g_arr, me) != NULL, "sym_ptr to my own global is NULL");
+
+    /* puts of several sizes (inject, slot, registered, staged) and gets */
+    static const size_t counts[] = { 1, 7, 8, 9, 64, 1000, G_N };
+    for (unsigned r = 0; r < sizeof(counts) / sizeof(counts[0]); r++) {
+        size_t n = counts[r];
+        uint64_t *src = malloc(G_N * 8);
+        PE_ASSERT(src, "malloc");
+        for (size_t i = 0; i < G_N; i++)
+            src[i] = gval(me, i, r);
+        memset(g_arr, 0, sizeof(g_arr));
+        PE_OK(sym_barrier_all());
+        size_t at = (G_N - n) / 2; /* not at the start of the segment */
+        if (r % 2)
+            PE_OK(sym_put(&g_arr[at], src, n * 8, right));
+        else
+            PE_OK(sym_put_nbi(&g_arr[at], src, n * 8, right));
+        PE_OK(sym_quiet());
+        PE_OK(sym_barrier_all());
+        for (size_t i = 0; i < G_N; i++) {
+            uint64_t want = i >= at && i < at + n ? gval(left, i - at, r) : 0;
+            PE_ASSERT(g_arr[i] == want, "size %zu: g_arr[%zu] = %llx, expected %llx", n, i,
+                      (unsigned long long)g_arr[i], (unsigned long long)want);
+        }
+        memset(src, 0, G_N * 8);
+        if (r % 2)
+            PE_OK(sym_get(src, &g_arr[at], n * 8, right));
+        else {
+            PE_OK(sym_get_nbi(src, &g_arr[at], n * 8, right));
+            PE_OK(sym_quiet());
+        }
+        for (size_t i = 0; i < n; i++)
+            PE_ASSERT(src[i] == gval(me, i, r), "size %zu: get [%zu] wrong", n, i);
+        free(src);
+        PE_OK(sym_barrier_all());
+    }
+
+    /* a global as the local source of a put into the heap, and as the
+     * local destination of a get from a peer's heap */
+    uint64_t *h = sym_calloc(G_N, 8);
+    PE_ASSERT(h, "sym_calloc: %s", sym_last_error());
+    for (size_t i = 0; i < G_N; i++)
+        g_src[i] = gval(me, i, 99);
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_put(h, g_src, sizeof(g_src), right));
+    PE_OK(sym_barrier_all());
+    for (size_t i = 0; i < G_N; i++)
+        PE_ASSERT(h[i] == gval(left, i, 99), "put from a global: h[%zu] wrong", i);
+    memset(g_src, 0, sizeof(g_src));
+    PE_OK(sym_get(g_src, h, sizeof(g_src), right));
+    for (size_t i = 0; i < G_N; i++)
+        PE_ASSERT(g_src[i] == gval(me, i, 99), "get into a global: [%zu] wrong", i);
+    PE_OK(sym_barrier_all());
+    sym_free(h);
+
+    /* atomics from every PE on every PE's globals: exact totals */
+    g_count32 = 0;
+    g_count64 = 0;
+    PE_OK(sym_barrier_all());
+    for (int pe = 0; pe < npes; pe++) {
+        for (int k = 0; k <= me; k++) {
+            PE_OK(sym_atomic_add64(&g_count64, (uint64_t)(pe + 1), pe));
+            uint32_t old = 0;
+            PE_OK(sym_atomic_fetch_add32(&g_count32, 3, &old, pe));
+        }
+    }
+    PE_OK(sym_barrier_all());
+    const uint64_t arrivals = (uint64_t)npes * (npes + 1) / 2;
+    PE_ASSERT(g_count64 == arrivals * (uint64_t)(me + 1), "g_count64 = %llu, expected %llu",
+              (unsigned long long)g_count64, (unsigned long long)(arrivals * (me + 1)));
+    PE_ASSERT(g_count32 == 3 * arrivals, "g_count32 = %u, expected %llu", g_count32,
+              (unsigned long long)(3 * arrivals));
+    uint64_t seen = 0;
+    PE_OK(sym_atomic_fetch64(&seen, &g_count64, right));
+    PE_ASSERT(seen == arrivals * (uint64_t)(right + 1), "fetch64 of PE %d: %llu", right,
+              (unsigned long long)seen);
+    /* compare-and-swap on PE 0: exactly one winner */
+    PE_OK(sym_barrier_all());
+    uint64_t prev = 0;
+    PE_OK(sym_atomic_compare_swap64(&g_count64, arrivals, 1000 + (uint64_t)me, &prev, 0));
+    PE_OK(sym_barrier_all());
+    uint64_t after = 0;
+    PE_OK(sym_atomic_fetch64(&after, &g_count64, 0));
+    PE_ASSERT(after >= 1000 && after < 1000 + (uint64_t)npes, "cswap winner %llu",
+              (unsigned long long)after);
+    PE_ASSERT((prev == arrivals) == (after == 1000 + (uint64_t)me), "cswap result inconsistent");
+    uint64_t sw = 0;
+    PE_OK(sym_barrier_all());
+    PE_OK(sym_atomic_swap64(&g_init[1], 50 + (uint64_t)me, &sw, right));
+    PE_OK(sym_barrier_all());
+    PE_ASSERT(sw == 1 && g_init[1] == 50 + (uint64_t)left, "swap: old %llu, now %llu",
+              (unsigned long long)sw, (unsigned long long)g_init[1]);
+
+    /* put-with-signal: data and signal in globals, the data there first */
+    g_sig = 0;
+    PE_OK(sym_barrier_all());
+    for (unsigned round = 1; round <= 6; round++) {
+        size_t n = round % 2 ? 512 : 3; /* registered and slot-sized data */
+        uint64_t msg[512];
+        for (size_t i = 0; i < n; i++)
+            msg[i] = gval(me, i, round);
+        PE_OK(sym_put_signal(g_sigbuf, msg, n * 8, &g_sig, 1, SYM_SIGNAL_ADD, right));
+        PE_OK(sym_signal_wait_until(&g_sig, SYM_CMP_GE, round, NULL));
+        for (size_t i = 0; i < n; i++)
+            PE_ASSERT(g_sigbuf[i] == gval(left, i, round), "round %u: g_sigbuf[%zu] wrong",
+                      round, i);
+        PE_OK(sym_barrier_all()); /* read before the next round overwrites */
+    }
+    PE_ASSERT(g_sig == 6, "g_sig = %llu", (unsigned long long)g_sig);
+    PE_OK(sym_barrier_all());
+}
+
+ParameterizedTestParameters(ofi, globals_rma_amo_signal)
+{
+    static struct ofi_param params[] = { { 0, 2 }, { 1, 2 }, { 0, 3 }, { 1, 3 } };
+    return cr_make_param_array(struct ofi_param, params, 4);
+}
+
+ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal, .timeout = 300)
+{
+    run_ofi(p, globals_body);
+}
+
+/* The transport itself refuses ranges outside the heap and the globals
+ * (the API checks addresses first; this is the last line before the
+ * provider), naming the range. */
+static void bounds_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    struct sym_transport *tp = sym_rt.ofi;
+    PE_ASSERT(tp != NULL, "no ofi transport");
+    const int right = (me + 1) % npes;
+    const uint64_t end = sym_rt.heap_total + sym_rt.globals.len;
+    uint64_t word = 0;
+    PE_ASSERT(sym_rt.globals.len > 0, "no global variables registered");
+    /* the last word of the globals is in range: the check is not too strict */
+    PE_OK(tp->ops->get(tp, right, &word, end - 8, 8));
+    PE_FAILS_WITH(tp->ops->put(tp, right, end - 4, &word, 8), SYM_ERR_INVALID_ARG);
+    PE_ASSERT(strstr(sym_last_error(), "outside") != NULL, "message: %s", sym_last_error());
+    PE_FAILS_WITH(tp->ops->get(tp, right, &word, end, 8), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->put_nbi(tp, right, UINT64_MAX - 3, &word, 8), SYM_ERR_INVALID_ARG);
+    /* straddling the heap's end and the globals' start: neither region */
+    PE_FAILS_WITH(tp->ops->get_nbi(tp, right, &word, sym_rt.heap_total - 4, 8),
+                  SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->atomic(tp, right, end, SYM_AMO_ADD, 8, 1, 0, NULL),
+                  SYM_ERR_INVALID_ARG);
+    /* a bad signal word: nothing is written, not even the data */
+    PE_FAILS_WITH(tp->ops->put_signal(tp, right, sym_rt.heap_total, &word, 8, end, 1,
+                                      SYM_SIGNAL_SET),
+                  SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->put(tp, npes, 0, &word, 8), SYM_ERR_INVALID_ARG);
+    PE_OK(sym_barrier_all());
+}
+
+ParameterizedTestParameters(ofi, out_of_range_refused)
+{
+    return cr_make_param_array(struct ofi_param, params2, 2);
+}
+
+ParameterizedTest(struct ofi_param *p, ofi, out_of_range_refused)
+{
+    run_ofi(p, bounds_body);
+}
