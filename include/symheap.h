@@ -24,7 +24,10 @@
  *   the variables are shared memory from sym_init() to sym_finalize() (after
  *   which no other PE reaches them; they keep their values); SYMHEAP_GLOBALS
  *   selects how
- *   peers reach them (see `symheap-info`).  Variables of shared libraries
+ *   peers reach them (see `symheap-info`).  PEs reached through libfabric
+ *   (other hosts, or SYMHEAP_TRANSPORT=ofi) reach them as a second
+ *   registered memory region: puts, gets, atomics and signals alike, but
+ *   sym_ptr() gives no pointer.  Variables of shared libraries
  *   are not symmetric.
  * - PEs are numbered 0 .. sym_n_pes()-1; any other number is SYM_ERR_INVALID_PE.
  * - Before sym_init() (and after sym_finalize()) every function fails with
