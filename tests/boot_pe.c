@@ -5,7 +5,8 @@
  *
  *   boot_pe check          put/get ring (small and 1 MiB), atomics from every
  *                          PE on every PE, barriers, allreduce (u64 sum,
- *                          double max); prints "pe X of N ok shm:<peers>
+ *                          double max), puts, atomics and put-with-signal on
+ *                          global variables; prints "pe X of N ok shm:<peers>
  *                          digest:<hash of the allreduce results>"
  *   boot_pe die VICTIM     after a barrier VICTIM raises SIGKILL; the others
  *                          must get SYM_ERR_PEER_LOST naming it from a
@@ -204,6 +205,49 @@ static void check_allreduce(void)
     digest(ddst, sizeof(ddst));
 }
 
+/* Global variables across hosts: a put ring, every PE's atomics on every
+ * PE's counter and a put-with-signal, all on static arrays (reached over
+ * ofi on other hosts, over shm on this one). */
+#define GLOB_N 700
+static uint64_t glob_ring[GLOB_N], glob_sigbuf[64], glob_sig;
+static uint64_t glob_ctr;
+
+static uint64_t glob_val(int pe, size_t i)
+{
+    return ((uint64_t)pe << 48) ^ (i * 0x9E3779B97F4A7C15ull);
+}
+
+static void check_globals(void)
+{
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    uint64_t src[GLOB_N];
+    for (size_t i = 0; i < GLOB_N; i++)
+        src[i] = glob_val(me, i);
+    OK(sym_barrier_all());
+    OK(sym_put(glob_ring, src, sizeof(src), right));
+    for (int pe = 0; pe < npes; pe++)
+        OK(sym_atomic_add64(&glob_ctr, (uint64_t)me + 1, pe));
+    OK(sym_put_signal(glob_sigbuf, src, sizeof(glob_sigbuf), &glob_sig, 1, SYM_SIGNAL_ADD,
+                      right));
+    OK(sym_signal_wait_until(&glob_sig, SYM_CMP_GE, 1, NULL));
+    for (size_t i = 0; i < 64; i++)
+        if (glob_sigbuf[i] != glob_val(left, i))
+            broken("global put-with-signal from PE %d: word %zu wrong", left, i);
+    OK(sym_barrier_all());
+    for (size_t i = 0; i < GLOB_N; i++)
+        if (glob_ring[i] != glob_val(left, i))
+            broken("global put from PE %d: word %zu wrong", left, i);
+    if (glob_ctr != (uint64_t)npes * ((uint64_t)npes + 1) / 2)
+        broken("global counter %llu, expected %llu", (unsigned long long)glob_ctr,
+               (unsigned long long)npes * ((unsigned long long)npes + 1) / 2);
+    uint64_t got[GLOB_N];
+    OK(sym_get(got, glob_ring, sizeof(got), right)); /* right holds mine */
+    for (size_t i = 0; i < GLOB_N; i++)
+        if (got[i] != src[i])
+            broken("global get from PE %d: word %zu wrong", right, i);
+    OK(sym_barrier_all());
+}
+
 /* Which peers are reached through shared memory; checked against the
  * groups when BOOT_PE_GROUPS is set. */
 static void check_locality(char *out, size_t len)
@@ -251,6 +295,8 @@ static int mode_check(void)
     lap("atomics");
     check_allreduce();
     lap("allreduce");
+    check_globals();
+    lap("globals");
     char shm[512];
     check_locality(shm, sizeof(shm));
     OK(sym_barrier_all());
