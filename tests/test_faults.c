@@ -450,3 +450,25 @@ ParameterizedTest(struct inject_case *c, faults, injected_stall)
 {
     inject_run(c);
 }
+
+/* A PE that gets SIGTERM dies by it: nothing linked into the library (for
+ * instance provider libraries libfabric pulls in, which install handlers
+ * that exit(1)) may turn a signal death into an exit status. */
+static void dies_by_sigterm_body(int me, int n, void *arg)
+{
+    (void)arg;
+    (void)n;
+    PE_OK(sym_init());
+    if (me == 0)
+        raise(SIGTERM);
+    _exit(0);
+}
+
+Test(faults, sigterm_is_not_caught)
+{
+    struct pe_job job = { .npes = 2, .body = dies_by_sigterm_body, .raw = true };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
+                 out.exit_code[0], out.term_signal[0]);
+}

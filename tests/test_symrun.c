@@ -1096,7 +1096,8 @@ ParameterizedTest(int *which, symrun, forwards_signal)
     run_finish(&r);
     assert_exit(&r, 128 + c->sig);
     struct pid_list pids = pids_of(&r);
-    cr_assert_eq(pids.n, c->npes);
+    cr_assert_eq(pids.n, c->npes, "%d pid lines from %d PEs\nstdout:\n%s\nstderr:\n%s", pids.n,
+                 c->npes, tail_of(OUT(&r) ? OUT(&r) : ""), tail_of(ERR(&r) ? ERR(&r) : ""));
     assert_pids_gone(&pids);
     double took = r.exited_at - sent;
     if (c->hard)

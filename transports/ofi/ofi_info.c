@@ -96,6 +96,11 @@ static void print_atomics(FILE *out, struct fi_info *i)
 
 void ofi_providers_print(FILE *out)
 {
+    char why[256];
+    if (ofi_dl_load(why, sizeof(why)) != 0) {
+        fprintf(out, "  libfabric: %s\n", why);
+        return;
+    }
     struct fi_info *hints = ofi_hints(), *list = NULL;
     int rc = hints ? fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list) : -FI_ENOMEM;
     fprintf(out, "  libfabric %u.%u, RDM providers with RMA and atomics:\n",

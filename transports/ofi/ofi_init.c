@@ -170,6 +170,10 @@ static void read_attributes(struct ofi_transport *t)
 sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
                                   const char *provider, struct sym_transport **tp_p)
 {
+    char why[256];
+    if (ofi_dl_load(why, sizeof(why)) != 0)
+        return sym_error(SYM_ERR_UNAVAILABLE, "sym_init: the ofi transport needs libfabric: %s",
+                         why);
     struct ofi_transport *t = calloc(1, sizeof(*t));
     if (!t)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi transport");

@@ -2,13 +2,7 @@
 #ifndef SYM_OFI_PRIVATE_H
 #define SYM_OFI_PRIVATE_H
 
-#include <rdma/fabric.h>
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
+#include "ofi_fabric.h"
 
 #include "ofi.h"
 
