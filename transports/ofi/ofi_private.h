@@ -82,7 +82,8 @@ struct ofi_transport {
     char prov_name[64];
 };
 
-extern const struct sym_transport_ops ofi_ops;
+extern const struct sym_transport_ops ofi_ops;     /* thread-safe: ofi_lock.c */
+extern const struct sym_transport_ops ofi_raw_ops; /* the operations themselves */
 
 static inline struct ofi_transport *ofi_of(struct sym_transport *tp)
 {

@@ -192,7 +192,9 @@ static void *ofi_ptr(struct sym_transport *tp, int pe, uint64_t off)
     return NULL;
 }
 
-const struct sym_transport_ops ofi_ops = {
+/* Unlocked; the table the runtime gets (ofi_ops) takes a lock around these
+ * (ofi_lock.c). */
+const struct sym_transport_ops ofi_raw_ops = {
     .size = sizeof(struct sym_transport_ops),
     .name = "ofi",
     .put = ofi_put,

@@ -1,0 +1,125 @@
+/*
+ * ofi_lock.c - the ofi transport's ops table for the runtime: every
+ * operation under one recursive lock.
+ *
+ * SYM_THREAD_MULTIPLE lets several threads of a PE call put/get/atomics,
+ * quiet and waits at once, and the transport keeps mutable state (the
+ * context ring, issue and completion counts, the peers with writes in
+ * flight).  One lock is the simplest correct answer: an uncontended lock
+ * costs tens of nanoseconds against microseconds per network operation.
+ * Recursive, because an operation that has to wait (a full context ring,
+ * quiet) runs the library's wait loop, which drives progress and the
+ * requests of non-blocking collectives, and those come back here.  The
+ * sleep of an idle waiter blocks without the lock.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "ofi_private.h"
+
+static pthread_mutex_t ofi_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+#define LOCKED(expr)                                                                         \
+    do {                                                                                     \
+        pthread_mutex_lock(&ofi_lock);                                                       \
+        sym_status_t st_ = (expr);                                                           \
+        pthread_mutex_unlock(&ofi_lock);                                                     \
+        return st_;                                                                          \
+    } while (0)
+
+static sym_status_t put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                        size_t n)
+{
+    LOCKED(ofi_raw_ops.put(tp, pe, off, src, n));
+}
+
+static sym_status_t get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+{
+    LOCKED(ofi_raw_ops.get(tp, pe, dst, off, n));
+}
+
+static sym_status_t put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                            size_t n)
+{
+    LOCKED(ofi_raw_ops.put_nbi(tp, pe, off, src, n));
+}
+
+static sym_status_t get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
+                            size_t n)
+{
+    LOCKED(ofi_raw_ops.get_nbi(tp, pe, dst, off, n));
+}
+
+static sym_status_t put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                               size_t n, uint64_t sig_off, uint64_t signal,
+                               sym_signal_op_t op)
+{
+    LOCKED(ofi_raw_ops.put_signal(tp, pe, off, src, n, sig_off, signal, op));
+}
+
+static sym_status_t atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
+                           size_t width, uint64_t operand, uint64_t compare,
+                           uint64_t *fetched_p)
+{
+    LOCKED(ofi_raw_ops.atomic(tp, pe, off, op, width, operand, compare, fetched_p));
+}
+
+static sym_status_t quiet(struct sym_transport *tp)
+{
+    LOCKED(ofi_raw_ops.quiet(tp));
+}
+
+static sym_status_t fence(struct sym_transport *tp)
+{
+    LOCKED(ofi_raw_ops.fence(tp));
+}
+
+static sym_status_t progress(struct sym_transport *tp)
+{
+    LOCKED(ofi_raw_ops.progress(tp));
+}
+
+/* Block on the provider's wait fd (when fi_trywait allows) without the
+ * lock, then make progress under it. */
+static sym_status_t sleep_(struct sym_transport *tp, long ns)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    struct timespec ts = { 0, ns };
+    bool can_block = false;
+    if (t->wait_fd >= 0) {
+        struct fid *fids[1] = { &t->cq->fid };
+        pthread_mutex_lock(&ofi_lock);
+        can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
+        pthread_mutex_unlock(&ofi_lock);
+    }
+    if (can_block) {
+        struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
+        ppoll(&pfd, 1, &ts, NULL);
+    } else if (t->wait_fd < 0) {
+        nanosleep(&ts, NULL);
+    }
+    LOCKED(ofi_raw_ops.progress(tp));
+}
+
+static void *ptr(struct sym_transport *tp, int pe, uint64_t off)
+{
+    return ofi_raw_ops.ptr(tp, pe, off); /* no state */
+}
+
+const struct sym_transport_ops ofi_ops = {
+    .size = sizeof(struct sym_transport_ops),
+    .name = "ofi",
+    .put = put,
+    .get = get,
+    .put_nbi = put_nbi,
+    .get_nbi = get_nbi,
+    .put_signal = put_signal,
+    .atomic = atomic,
+    .quiet = quiet,
+    .fence = fence,
+    .ptr = ptr,
+    .progress = progress,
+    .sleep = sleep_,
+    .fini = ofi_fini, /* the last call: no other thread may be inside */
+};
