@@ -195,11 +195,24 @@ static const char *output_tail(struct bjob *j, int r)
     return buf;
 }
 
+/* A failing slot often only reports that another one was lost: print how
+ * every slot ended, with its output, before failing. */
+static void print_all_slots(struct bjob *j)
+{
+    for (int k = 0; k < j->n; k++) {
+        int ws = j->p[k].status;
+        fprintf(stderr, "slot %d ended with %s %d; its output:\n%s\n", k,
+                WIFSIGNALED(ws) ? "signal" : "exit",
+                WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), output_tail(j, k));
+    }
+}
+
 void bjob_assert_exit(struct bjob *j, int r, int code)
 {
     int ws = j->p[r].status;
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == code)
         return;
+    print_all_slots(j);
     cr_assert_fail("slot %d ended with %s %d, expected exit %d; its output:\n%s", r,
                    WIFSIGNALED(ws) ? "signal" : "exit",
                    WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws), code, output_tail(j, r));
