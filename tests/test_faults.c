@@ -472,3 +472,19 @@ Test(faults, sigterm_is_not_caught)
     cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
                  out.exit_code[0], out.term_signal[0]);
 }
+
+/* The same with libfabric loaded (when this build has it): the signal
+ * dispositions of the program survive loading it. */
+Test(faults, sigterm_is_not_caught_over_ofi)
+{
+#ifndef SYM_HAVE_OFI
+    cr_skip_test("SKIPPED: built without libfabric");
+#endif
+    static const char *const env[] = { "SYMHEAP_TRANSPORT=ofi",
+                                       "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", NULL };
+    struct pe_job job = { .npes = 2, .body = dies_by_sigterm_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
+                 out.exit_code[0], out.term_signal[0]);
+}

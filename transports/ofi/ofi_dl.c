@@ -1,6 +1,7 @@
 /* ofi_dl.c - libfabric loaded on first use: see ofi_fabric.h for why. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "ofi_fabric.h"
@@ -30,9 +31,20 @@ static struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[256];
 
+/* Signals whose disposition belongs to the program: provider libraries'
+ * constructors (libinfinipath) take them over when libfabric is loaded. */
+static const int kept_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
+                                    SIGBUS,  SIGILL, SIGFPE, SIGABRT, SIGPIPE };
+#define NKEPT (sizeof(kept_signals) / sizeof(kept_signals[0]))
+
 static void load(void)
 {
+    struct sigaction before[NKEPT];
+    for (size_t k = 0; k < NKEPT; k++)
+        sigaction(kept_signals[k], NULL, &before[k]);
     void *h = dlopen(OFI_DL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    for (size_t k = 0; k < NKEPT; k++)
+        sigaction(kept_signals[k], &before[k], NULL);
     if (!h) {
         snprintf(load_error, sizeof(load_error), "cannot load %s: %s", OFI_DL_SONAME,
                  dlerror());
