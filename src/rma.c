@@ -25,7 +25,8 @@ SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
         return st;
     void *d = sym_direct(pe, off);
     if (__builtin_expect(d != NULL, 1)) {
-        memcpy(d, src, nbytes);
+        if (nbytes) /* src may be NULL for 0 bytes */
+            memcpy(d, src, nbytes);
         return SYM_OK;
     }
     return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes);
@@ -40,7 +41,8 @@ SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe)
         return st;
     void *s = sym_direct(pe, off);
     if (__builtin_expect(s != NULL, 1)) {
-        memcpy(dest, s, nbytes);
+        if (nbytes) /* dest may be NULL for 0 bytes */
+            memcpy(dest, s, nbytes);
         return SYM_OK;
     }
     return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
@@ -55,7 +57,8 @@ SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int
         return st;
     void *d = sym_direct(pe, off);
     if (d) {
-        memcpy(d, src, nbytes);
+        if (nbytes)
+            memcpy(d, src, nbytes);
         return SYM_OK;
     }
     return sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, off, src, nbytes);
@@ -70,7 +73,8 @@ SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int
         return st;
     void *s = sym_direct(pe, off);
     if (s) {
-        memcpy(dest, s, nbytes);
+        if (nbytes)
+            memcpy(dest, s, nbytes);
         return SYM_OK;
     }
     return sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
