@@ -229,6 +229,15 @@ struct sym_waiter {
  * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
 
+/* How many transport operations this thread is inside (the ofi ops table
+ * counts them under its lock).  A wait inside one (a drain for delivery, a
+ * full context ring) must neither run non-blocking collectives nor yield
+ * their coroutine: the first would re-enter the transport in the middle of
+ * an operation (its staging buffer, its ordering state), the second would
+ * return to the caller still owning the transport's lock, so another
+ * thread's put would block until this one calls symheap again. */
+extern _Thread_local unsigned sym_transport_depth;
+
 /* Drive transport progress once (manual-progress providers): for polling
  * calls that do not wait, such as the test routines. */
 void sym_progress(void);

@@ -176,13 +176,17 @@ void sym_progress(void)
     progress_all();
 }
 
+_Thread_local unsigned sym_transport_depth;
+
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
 {
     if (w->ready(w->arg))
         return SYM_OK;
     /* Inside a non-blocking collective's coroutine, waiting means letting
-     * the caller run: yield instead of spinning or sleeping. */
-    const bool coroutine = sym_request_yield();
+     * the caller run: yield instead of spinning or sleeping.  Not from
+     * inside a transport operation (see sym_transport_depth). */
+    const bool nested = sym_transport_depth > 0;
+    const bool coroutine = !nested && sym_request_yield();
     if (coroutine && w->ready(w->arg))
         return SYM_OK;
     unsigned long spins = sym_rt.oversubscribed || coroutine ? 0 : sym_rt.cfg.wait_spin;
@@ -205,7 +209,7 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     long sleep_ns = 0;
     for (;;) {
         progress_all();
-        if (!coroutine)
+        if (!coroutine && !nested)
             sym_requests_progress();
         if (w->ready(w->arg))
             return SYM_OK;

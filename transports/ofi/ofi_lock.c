@@ -8,14 +8,17 @@
  * flight).  One lock is the simplest correct answer: an uncontended lock
  * costs tens of nanoseconds against microseconds per network operation.
  * Recursive, because an operation that has to wait (a full context ring,
- * quiet) runs the library's wait loop, which drives progress and the
- * requests of non-blocking collectives, and those come back here.  The
- * sleep of an idle waiter blocks without the lock.
+ * quiet) runs the library's wait loop, which drives progress through here.
+ * Each operation counts itself in sym_transport_depth, so that such a
+ * nested wait neither runs nor yields to non-blocking collectives (see
+ * internal.h).  The sleep of an idle waiter outside any operation blocks
+ * without the lock; a nested one keeps it (its operation is unfinished).
  */
 #include <poll.h>
 #include <pthread.h>
 #include <time.h>
 
+#include "internal.h"
 #include "ofi_private.h"
 
 static pthread_mutex_t ofi_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -23,7 +26,9 @@ static pthread_mutex_t ofi_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 #define LOCKED(expr)                                                                         \
     do {                                                                                     \
         pthread_mutex_lock(&ofi_lock);                                                       \
+        sym_transport_depth++;                                                               \
         sym_status_t st_ = (expr);                                                           \
+        sym_transport_depth--;                                                               \
         pthread_mutex_unlock(&ofi_lock);                                                     \
         return st_;                                                                          \
     } while (0)
