@@ -29,8 +29,8 @@ static inline sym_status_t amo(const char *op_name, void *dest, size_t width, sy
             *old_p = old;
         return SYM_OK;
     }
-    return sym_rt.peer_tp[pe]->ops->atomic(sym_rt.peer_tp[pe], pe, off, op, width, operand,
-                                           compare, old_p);
+    struct sym_transport *tp = sym_amo_tp(pe);
+    return tp->ops->atomic(tp, pe, off, op, width, operand, compare, old_p);
 }
 
 #define SYM_AMO_DEFINE_(bits)                                                                  \

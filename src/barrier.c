@@ -32,7 +32,7 @@ sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value)
         __atomic_fetch_add(p, value, __ATOMIC_RELEASE);
         return SYM_OK;
     }
-    struct sym_transport *tp = sym_rt.peer_tp[pe];
+    struct sym_transport *tp = sym_amo_tp(pe);
     return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_ADD);
 }
 
@@ -138,7 +138,7 @@ static sym_status_t central(const char *op)
     const uint64_t arrivals = SYM_SYNC_LINE_OFF(SYM_SYNC_ARRIVALS_LINE);
     const uint64_t release = SYM_SYNC_LINE_OFF(SYM_SYNC_RELEASE_LINE);
     uint64_t before = 0;
-    struct sym_transport *tp = sym_rt.peer_tp[0];
+    struct sym_transport *tp = sym_amo_tp(0);
     uint64_t *p = sym_direct_amo(0, arrivals);
     sym_status_t st = SYM_OK;
     if (p)

@@ -113,7 +113,7 @@ struct sym_runtime {
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
     struct sym_transport *shm;
     struct sym_transport *ofi;      /* libfabric, when some peer is not mapped */
-    bool amo_via_tp;                /* atomics on mapped heaps go through peer_tp too */
+    bool amo_via_tp;                /* every atomic goes through ofi (sym_amo_tp) */
     bool *peer_local;               /* [npes] runs on this host */
 
     struct sym_boot *boot;
@@ -198,13 +198,19 @@ sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, si
                              bool write);
 sym_status_t sym_globals_no_atomics(const char *op, int pe);
 /* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
- * go through the peer's transport: when libfabric is forced for every peer,
- * my own words are also updated by the provider, and CPU atomics and
- * provider atomics on one word are not atomic with respect to each other
- * on every provider. */
+ * go through sym_amo_tp(pe): when libfabric is open, words of every PE may
+ * be updated by the provider, and CPU atomics and provider atomics on one
+ * word are not atomic with respect to each other on every provider. */
 static inline void *sym_direct_amo(int pe, uint64_t off)
 {
     return sym_rt.amo_via_tp ? NULL : sym_direct(pe, off);
+}
+
+/* The transport for atomics (and adding signals) on PE pe: libfabric for
+ * every PE once it is open (see sym_direct_amo), else the peer's. */
+static inline struct sym_transport *sym_amo_tp(int pe)
+{
+    return sym_rt.amo_via_tp ? sym_rt.ofi : sym_rt.peer_tp[pe];
 }
 
 /* ---- waiting (wait.c) -------------------------------------------------- */

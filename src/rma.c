@@ -252,8 +252,9 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
             __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
         return SYM_OK;
     }
-    return sym_rt.peer_tp[pe]->ops->put_signal(sym_rt.peer_tp[pe], pe, off, src, nbytes,
-                                               sig_off, signal, op);
+    /* An adding signal is an atomic: through libfabric once it is open. */
+    struct sym_transport *tp = op == SYM_SIGNAL_ADD ? sym_amo_tp(pe) : sym_rt.peer_tp[pe];
+    return tp->ops->put_signal(tp, pe, off, src, nbytes, sig_off, signal, op);
 }
 
 sym_status_t sym_quiet_internal(void)

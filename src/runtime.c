@@ -218,10 +218,17 @@ static sym_status_t init_steps(void)
         return st;
     for (int pe = 0; pe < sym_rt.npes; pe++)
         sym_rt.peer_tp[pe] = sym_rt.peer_base[pe] ? sym_rt.shm : sym_rt.ofi;
-    if (force_ofi) {
+    if (force_ofi)
         sym_rt.peer_tp[sym_rt.me] = sym_rt.ofi;
-        sym_rt.amo_via_tp = true;
-    }
+    /* Once any word may be updated by a provider atomic (a peer on another
+     * host), every atomic goes through the provider, local ones included:
+     * CPU and NIC atomics on one word are not atomic with respect to each
+     * other (fi_atomic(3)), and a lock's ticket counter is bumped from both
+     * hosts.  The same on every PE: all have ofi, or none. */
+    sym_rt.amo_via_tp = sym_rt.ofi != NULL;
+    if (sym_rt.amo_via_tp)
+        sym_debug("atomics and adding signals to every PE, this one included, go through "
+                  "libfabric");
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)

@@ -4,7 +4,7 @@
  * through PMIx, inside network namespaces.
  *
  *   boot_pe check          put/get ring (small and 1 MiB), atomics from every
- *                          PE on every PE, barriers, allreduce (u64 sum,
+ *                          PE on every PE, contended counters, barriers, allreduce (u64 sum,
  *                          double max), puts, atomics and put-with-signal on
  *                          global variables; prints "pe X of N ok shm:<peers>
  *                          digest:<hash of the allreduce results>"
@@ -166,6 +166,37 @@ static void check_atomics(void)
     sym_free(ctr);
 }
 
+/* Contention on one word from every PE at once, same-host peers and
+ * peers on other hosts alike: a ticket counter as shmem_set_lock uses.
+ * Every ticket a PE draws is larger than its previous one, and no
+ * increment is lost, exactly.  Mixing CPU atomics (same host) with
+ * provider atomics (other hosts) on one word loses increments. */
+#define CONTEND_ROUNDS 2000
+static void check_contention(void)
+{
+    uint64_t *ticket = sym_calloc(1, sizeof(uint64_t));
+    if (!ticket)
+        broken("sym_calloc: %s", sym_last_error());
+    OK(sym_barrier_all());
+    uint64_t last = 0;
+    for (int k = 0; k < CONTEND_ROUNDS; k++) {
+        uint64_t t;
+        OK(sym_atomic_fetch_inc64(ticket, &t, 0));
+        if (k > 0 && t <= last)
+            broken("ticket %llu drawn after %llu", (unsigned long long)t,
+                   (unsigned long long)last);
+        last = t;
+        OK(sym_atomic_inc64(ticket, npes - 1));
+    }
+    OK(sym_barrier_all());
+    const uint64_t want = (uint64_t)npes * CONTEND_ROUNDS * (me == 0 && npes == 1 ? 2 : 1);
+    if ((me == 0 || me == npes - 1) && *ticket != want)
+        broken("contended counter on PE %d is %llu, expected %llu", me,
+               (unsigned long long)*ticket, (unsigned long long)want);
+    OK(sym_barrier_all());
+    sym_free(ticket);
+}
+
 /* FNV-1a over the allreduce results, printed so that jobs over different
  * transports can be compared bit for bit. */
 static uint64_t result_digest;
@@ -293,6 +324,8 @@ static int mode_check(void)
     lap("ring 1 MiB");
     check_atomics();
     lap("atomics");
+    check_contention();
+    lap("contention");
     check_allreduce();
     lap("allreduce");
     check_globals();
