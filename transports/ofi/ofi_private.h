@@ -148,7 +148,6 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
 /* ---- ofi_progress.c ---------------------------------------------------- */
 
 sym_status_t ofi_progress(struct sym_transport *tp);
-sym_status_t ofi_sleep(struct sym_transport *tp, long ns);
 /* Next operation context for an op on `pe`; drains everything when the
  * ring wraps so a context is never reused while its op is in flight. */
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
@@ -163,6 +162,7 @@ static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
  * provider does not promise ordering, switching kinds waits for what is in
  * flight: a put and a later atomic to one word land in program order. */
 enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
+/* Wait until every operation issued so far completed (no flush). */
 sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
 static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, const char *op)
 {
@@ -186,8 +186,6 @@ static inline void ofi_mark_dirty(struct ofi_transport *t, int pe)
         t->dirty_list[t->ndirty++] = pe;
     }
 }
-/* Wait until every operation issued so far completed (no flush). */
-sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
 /* Retry state for -FI_EAGAIN: drive progress, give up at the deadline. */
 struct ofi_retry {
     uint64_t start_ns;

@@ -113,9 +113,14 @@ sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
     if (__builtin_expect(t->failed != SYM_OK, 0))
         return sym_error(t->failed, "%s: an earlier operation failed: %s", what, t->failed_msg);
     if (t->issued && t->issued % OFI_CTX_RING == 0) {
+        /* The drain forgets what kind is in flight, but the caller already
+         * ordered the operation it is about to issue (ofi_order): keep its
+         * kind, or the next operation of another kind would skip its drain. */
+        const int kind = t->pending_kind;
         sym_status_t st = ofi_drain(t, what);
         if (st != SYM_OK)
             return st;
+        t->pending_kind = kind;
     }
     struct ofi_ctx *c = &t->ctx[t->issued % OFI_CTX_RING];
     c->pe = pe;
@@ -147,21 +152,4 @@ sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct o
                          op, sym_rt.cfg.timeout, what, t->prov_name);
     sched_yield();
     return SYM_OK;
-}
-
-sym_status_t ofi_sleep(struct sym_transport *tp, long ns)
-{
-    struct ofi_transport *t = ofi_of(tp);
-    struct timespec ts = { 0, ns };
-    if (t->wait_fd >= 0) {
-        struct fid *fids[1] = { &t->cq->fid };
-        /* fi_trywait: blocking is safe only when nothing awaits progress. */
-        if (fi_trywait(t->fabric, fids, 1) == FI_SUCCESS) {
-            struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
-            ppoll(&pfd, 1, &ts, NULL);
-        }
-    } else {
-        nanosleep(&ts, NULL);
-    }
-    return ofi_progress(tp);
 }

@@ -11,10 +11,12 @@ static inline size_t min_sz(size_t a, size_t b)
 }
 
 /* Issue writes of [src, src + n) to (pe, off) in pieces the provider takes.
- * Small pieces are injected (src reusable at once); with `wait`, returns
- * only when larger pieces completed, so the caller may reuse src. */
+ * Small pieces are injected or copied into slots (src reusable at once);
+ * with `wait`, returns only when pieces posted from src itself completed,
+ * so the caller may reuse src; without, *from_src_p (if not NULL) says
+ * whether any piece is still read from src. */
 static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
-                                const void *src, size_t n, bool wait)
+                                const void *src, size_t n, bool wait, bool *from_src_p)
 {
     const uint8_t *s = src;
     bool in_flight = false;
@@ -58,6 +60,8 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
         raddr += len;
         n -= len;
     }
+    if (from_src_p)
+        *from_src_p = in_flight;
     if (wait && in_flight)
         return ofi_drain(t, op);
     return SYM_OK;
@@ -103,13 +107,13 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
 static sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t n)
 {
-    return write_range(ofi_of(tp), "sym_put", pe, off, src, n, true);
+    return write_range(ofi_of(tp), "sym_put", pe, off, src, n, true, NULL);
 }
 
 static sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off,
                                 const void *src, size_t n)
 {
-    return write_range(ofi_of(tp), "sym_put_nbi", pe, off, src, n, false);
+    return write_range(ofi_of(tp), "sym_put_nbi", pe, off, src, n, false, NULL);
 }
 
 static sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
@@ -154,7 +158,8 @@ static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t of
     sym_status_t st = ofi_target(t, name, pe, sig_off, 8, &sig_raddr, &sig_key);
     if (st != SYM_OK)
         return st;
-    if (n && (st = write_range(t, name, pe, off, src, n, false)) != SYM_OK)
+    bool from_src = false;
+    if (n && (st = write_range(t, name, pe, off, src, n, false, &from_src)) != SYM_OK)
         return st;
     /* The signal may not overtake the data: ordered writes need nothing,
      * else a fenced atomic, else wait until the data landed. */
@@ -168,7 +173,7 @@ static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t of
     if ((st = ofi_signal(t, pe, sig_off, signal, op, fenced)) != SYM_OK)
         return st;
     /* src is the caller's again on return. */
-    return n > OFI_SLOT_BYTES && n > t->inject_size ? ofi_drain(t, name) : SYM_OK;
+    return from_src ? ofi_drain(t, name) : SYM_OK;
 }
 
 sym_status_t ofi_quiet(struct sym_transport *tp)
@@ -207,6 +212,6 @@ const struct sym_transport_ops ofi_raw_ops = {
     .fence = ofi_fence,
     .ptr = ofi_ptr,
     .progress = ofi_progress,
-    .sleep = ofi_sleep,
+    .sleep = NULL, /* ofi_lock.c's table sleeps on the wait fd */
     .fini = ofi_fini,
 };
