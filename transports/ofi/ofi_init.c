@@ -160,8 +160,11 @@ static void read_attributes(struct ofi_transport *t)
      * order and the target applies in order (libfabric's shm provider lists
      * it on the receive side only). */
     uint64_t order = i->tx_attr->msg_order | i->rx_attr->msg_order;
-    t->waw_ordered = (order & FI_ORDER_WAW) && i->ep_attr->max_order_waw_size >= 8;
-    t->raw_ordered = (order & FI_ORDER_RAW) != 0;
+    /* The orders cover data only up to max_order_*_size (fi_endpoint(3));
+     * flush and put_signal rely on them for writes of any size we issue. */
+    const size_t largest = t->max_msg;
+    t->waw_ordered = (order & FI_ORDER_WAW) && i->ep_attr->max_order_waw_size >= largest;
+    t->raw_ordered = (order & FI_ORDER_RAW) && i->ep_attr->max_order_raw_size >= largest;
     t->has_fence = (i->caps & FI_FENCE) != 0;
     t->inject_ok = t->raw_ordered;
     t->manual_progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL;
