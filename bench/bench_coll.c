@@ -316,8 +316,8 @@ static int strip_own_args(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--step") == 0) {
             cfg.step = atoi(v);
-            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8) {
-                fprintf(stderr, "bench_coll: --step must be 2, 4 or 8\n");
+            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8 && cfg.step != 64) {
+                fprintf(stderr, "bench_coll: --step must be 2, 4, 8 or 64\n");
                 exit(2);
             }
             i++;
@@ -330,7 +330,7 @@ static int strip_own_args(int argc, char **argv)
                    "                all_to_allv, gather, scatter, or all (default)\n"
                    "  --algo NAME   auto, naive, ring, tree, rd, pairwise, or all (default); a\n"
                    "                collective without that algorithm is skipped\n"
-                   "  --step K      size multiplier 2, 4 (default) or 8\n"
+                   "  --step K      size multiplier 2, 4 (default), 8 or 64\n"
                    "  --core        only the six core collectives (no all_to_allv, gather, "
                    "scatter)\n\n");
             argv[out++] = argv[i];

@@ -236,8 +236,8 @@ static int strip_own_args(int argc, char **argv)
             i++; /* accepted for symmetry with bench_coll; MPI chooses its own */
         } else if (strcmp(a, "--step") == 0) {
             cfg.step = atoi(v);
-            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8) {
-                fprintf(stderr, "bench_mpi_coll: --step must be 2, 4 or 8\n");
+            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8 && cfg.step != 64) {
+                fprintf(stderr, "bench_mpi_coll: --step must be 2, 4, 8 or 64\n");
                 exit(2);
             }
             i++;
@@ -249,7 +249,7 @@ static int strip_own_args(int argc, char **argv)
                        "  --coll NAME   allreduce, reduce_scatter, all_gather, all_to_all, "
                        "broadcast, reduce,\n"
                        "                all_to_allv, gather, scatter, barrier or all (default)\n"
-                       "  --step K      size multiplier 2, 4 (default) or 8\n"
+                       "  --step K      size multiplier 2, 4 (default), 8 or 64\n"
                        "  --core        only barrier and the six core collectives\n\n");
             argv[out++] = argv[i];
         }

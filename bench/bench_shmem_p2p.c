@@ -63,7 +63,8 @@ struct loc {
 static struct {
     bool rma, amo, pingpong;
     bool heap, global;
-} cfg = {true, true, true, true, true};
+    const char *global_part; /* --global-part: parts run on globals (NULL: as --part) */
+} cfg = {true, true, true, true, true, NULL};
 
 /* ---- rma ------------------------------------------------------------------ */
 
@@ -650,8 +651,11 @@ static void run_pingpong(const struct loc *L)
     static struct bench_stat st[MAX_SIZES], raw[MAX_SIZES];
     static uint64_t wrong[MAX_SIZES];
     int n = 0;
-    /* 0 = the flag alone (8 B), then payloads 8 B .. 64 KiB in steps of 8. */
-    for (size_t size = 0; size <= PP_MAX && n < MAX_SIZES; size = size ? size * 8 : 8) {
+    /* 0 = the flag alone (8 B), then payloads 8 B .. min(--max-size, 64 KiB) in
+     * steps of 8 (or of --size-step when that is larger, as in a quick run). */
+    const size_t pp_max = bench_opt.max_size < PP_MAX ? bench_opt.max_size : PP_MAX;
+    const size_t pp_step = bench_opt.size_step > 8 ? bench_opt.size_step : 8;
+    for (size_t size = 0; size <= pp_max && n < MAX_SIZES; size = size ? size * pp_step : 8) {
         p.size = size;
         p.wrong = 0;
         struct bench_meas m[2] = {
@@ -700,7 +704,14 @@ static int strip_own_args(int argc, char **argv)
     int out = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--part") == 0 || strcmp(a, "--where") == 0) {
+        if (strcmp(a, "--global-part") == 0) {
+            if (!v) {
+                fprintf(stderr, "bench_shmem_p2p: option '%s' needs a value\n", a);
+                exit(2);
+            }
+            cfg.global_part = v;
+            i++;
+        } else if (strcmp(a, "--part") == 0 || strcmp(a, "--where") == 0) {
             if (!v) {
                 fprintf(stderr, "bench_shmem_p2p: option '%s' needs a value\n", a);
                 exit(2);
@@ -726,7 +737,9 @@ static int strip_own_args(int argc, char **argv)
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
                 printf("bench_shmem_p2p options besides the harness's (below):\n"
                        "  --part LIST   rma,amo,pingpong or all (default all)\n"
-                       "  --where W     heap, global or both (default both)\n\n");
+                       "  --where W     heap, global or both (default both)\n"
+                       "  --global-part LIST  of those parts, the ones also run on global\n"
+                       "                variables (default: all of --part)\n\n");
             argv[out++] = argv[i];
         }
     }
@@ -791,13 +804,18 @@ int main(int argc, char **argv)
     if (cfg.global)
         locs[nlocs++] = &global;
     for (int l = 0; l < nlocs; l++) {
-        if (cfg.rma)
+        /* A quick run may keep globals to the parts its targets need. */
+        const char *gp = locs[l] == &global ? cfg.global_part : NULL;
+        if (cfg.rma && (!gp || has(gp, "rma") || has(gp, "all")))
             run_rma(locs[l], max);
-        if (cfg.amo)
+        if (cfg.amo && (!gp || has(gp, "amo") || has(gp, "all")))
             run_amo(locs[l]);
-        if (cfg.pingpong)
+        if (cfg.pingpong && (!gp || has(gp, "pingpong") || has(gp, "all")))
             run_pingpong(locs[l]);
     }
+    if (cfg.global && cfg.global_part)
+        bench_note("global variables: only the parts '%s' of '%s%s%s'", cfg.global_part,
+                   cfg.rma ? "rma " : "", cfg.amo ? "amo " : "", cfg.pingpong ? "pingpong" : "");
     bench_barrier();
     shmem_free(heap.put_dst);
     shmem_free(heap.bw_dst);

@@ -1063,7 +1063,7 @@ static void usage(FILE *to, const struct bench_info *info)
             "                      (default %d, at most %d); median/min/max over them\n"
             "      --min-size S    smallest size of the sweep (K/M suffixes)\n"
             "      --max-size S    largest size of the sweep\n"
-            "      --size-step K   multiply the size by K (2, 4, 8, 16; default 2)\n"
+            "      --size-step K   multiply the size by K (2, 4, 8, 16, 64; default 2)\n"
             "      --sample-ms MS  calibration target per sample (default 3)\n"
             "      --json FILE     also write every figure as JSON to FILE\n"
             "  -h, --help          show this help\n",
@@ -1143,9 +1143,9 @@ static int parse_args(int argc, char **argv, const struct bench_info *info)
             break;
         case 5: {
             long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || (v != 2 && v != 4 && v != 8 && v != 16)) {
+            if (*end || end == optarg || (v != 2 && v != 4 && v != 8 && v != 16 && v != 64)) {
                 if (loud)
-                    fprintf(stderr, "%s: --size-step needs 2, 4, 8 or 16, got '%s'\n",
+                    fprintf(stderr, "%s: --size-step needs 2, 4, 8, 16 or 64, got '%s'\n",
                             info->name, optarg);
                 return 3;
             }
