@@ -68,6 +68,12 @@ struct sym_config {
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_
+    /* Which variables the environment set (the others hold their default). */
+    struct {
+#define SYM_CFG_SET_(field, name, type, dflt, help) bool field;
+        SYM_CONFIG_TABLE(SYM_CFG_SET_)
+#undef SYM_CFG_SET_
+    } set;
 };
 
 /* Read every variable of the table from the environment (unset: default).
