@@ -317,6 +317,35 @@ ParameterizedTest(int *which, boot_pmix, mpirun)
     bjob_fini(&job);
 }
 
+/* Over tcp;ofi_rxm (manual progress) a PE's transfers may need a peer's
+ * endpoint to complete while that peer already waits in the bootstrap's
+ * barrier, as at sym_finalize (quiet, then the bootstrap barrier): that
+ * wait must drive libfabric progress.  boot-barrier-progress makes it
+ * certain (8 MiB into PE 0 while PE 0 waits); finalize-puts is the real
+ * finalize after puts, twice since who gets there first varies. */
+Test(boot_pmix, mpirun_barrier_drives_progress)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                          "SYMHEAP_TIMEOUT=20", "SYMHEAP_HEAP_SIZE=64M", NULL };
+    const char *modes[] = { "boot-barrier-progress", "finalize-puts", "finalize-puts" };
+    const char *says[] = { "progressed", "finalized after puts", "finalized after puts" };
+    for (int run = 0; run < 3; run++) {
+        struct bjob job;
+        bjob_init(&job, 1);
+        start_mpirun(&job, 3, env, modes[run], NULL);
+        bjob_wait(&job, 120);
+        bjob_assert_exit(&job, 0, 0);
+        for (int r = 0; r < 3; r++) {
+            char want[64];
+            snprintf(want, sizeof(want), "pe %d of 3 %s", r, says[run]);
+            bjob_assert_output(&job, 0, want);
+        }
+        bjob_fini(&job);
+    }
+}
+
 /* mpirun's own answer to a killed PE is to end the job (Open MPI 4.1 sends
  * no PMIx termination event): the job ends, with mpirun naming the PE,
  * and no survivor reports anything but the loss (a survivor that saw it
