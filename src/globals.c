@@ -195,19 +195,38 @@ static int privatize(uint8_t *addr, size_t len)
         return -1;
     raw_copy(tmp, addr, len);
     if (raw_mremap(tmp, len, addr) == MAP_FAILED) {
+        int err = errno;
         syscall(SYS_munmap, tmp, len);
+        errno = err;
         return -1;
     }
     return 0;
 }
 
-/* A child forked by a PE must not share its parent's variables. */
+/* A child forked by a PE must not share its parent's variables: a child
+ * that cannot get a private copy would silently write into the parent's and
+ * its peers' variables (and see theirs), so it ends at once, saying why.
+ * Only async-signal-safe calls here: the parent may have other threads. */
 static void atfork_child(void)
 {
-    if (seg.shared && privatize(seg.addr, seg.len) == 0) {
+    if (!seg.shared)
+        return;
+    if (privatize(seg.addr, seg.len) == 0) {
         seg.shared = false;
         sym_rt.globals.remapped = false;
+        return;
     }
+    int err = errno;
+    char msg[256];
+    const char *name = strerrorname_np(err);
+    int n = snprintf(msg, sizeof(msg),
+                     "symheap: a process forked by PE %d cannot get a private copy of its "
+                     "%zu bytes of global and static variables (%s): it would share them "
+                     "with the PE's job, so it exits with status 127\n",
+                     sym_rt.me, seg.len, name ? name : "unknown error");
+    if (n > 0)
+        (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    _exit(127);
 }
 
 /* Pages of the .bss part never touched (neither present nor swapped out,
