@@ -25,7 +25,7 @@
  * The root address is open to anyone who can reach it, so the root trusts
  * no connection before its hello: until then a connection may send only a
  * hello (16 bytes), must send it within SYMHEAP_TIMEOUT, and at most
- * TCP_PENDING_MAX such connections are kept (the oldest goes first).  No
+ * TCP_PENDING_MAX + size such connections are kept (the oldest goes first).  No
  * message may announce more than TCP_MSG_MAX bytes, every header is checked
  * as soon as it arrives, and a stranger is closed with the reason on
  * stderr; it never fails the job.  The helper thread never writes to a
@@ -57,8 +57,9 @@
 #define TCP_MSG_MAX (16u << 20)
 #define TCP_BLOB_MAX (64u << 10)
 #define TCP_HELLO_LEN 16u
-/* Accepted connections that have not said hello yet: beyond this many the
- * oldest is dropped (real PEs say hello right after connecting). */
+/* Accepted connections that have not said hello yet: beyond this many plus
+ * the job size the oldest is dropped (real PEs say hello right after
+ * connecting, so even a whole job connecting at once fits). */
 #define TCP_PENDING_MAX 64
 /* Bytes read from one connection per wake-up of the helper thread, which
  * holds the lock meanwhile; poll reports the rest. */
@@ -632,7 +633,7 @@ static void root_accept(struct tcp_boot *tb)
     getnameinfo((struct sockaddr *)&from, fromlen, host, sizeof(host), serv, sizeof(serv),
                 NI_NUMERICHOST | NI_NUMERICSERV);
     /* Real PEs say hello at once: make room by dropping the oldest. */
-    if (tb->npending >= TCP_PENDING_MAX)
+    if (tb->npending >= TCP_PENDING_MAX + tb->base.size)
         drop_pending(tb, 0, "too many connections without a hello (the oldest goes)");
     if (tb->npending == tb->pending_cap) {
         int cap = tb->pending_cap ? tb->pending_cap * 2 : 16;
