@@ -160,6 +160,7 @@ sym_status_t sym_config_load(struct sym_config *cfg)
         const char *env = getenv(name);                                                   \
         if (parse_one_##type(dflt, &c.field, help) != 0)                                  \
             return sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", name);     \
+        c.set.field = env != NULL;                                                        \
         if (env && parse_one_##type(env, &c.field, help) != 0)                            \
             return sym_error(SYM_ERR_CONFIG,                                              \
                              "sym_init: environment variable %s='%s' is not valid: "      \
@@ -242,7 +243,7 @@ void sym_config_print(FILE *out, const struct sym_config *cfg)
         format_##type(value, sizeof(value), cfg->field);                                   \
         fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-",     \
                 value, help,                                                               \
-                getenv(name) ? " [set]" : "");                                             \
+                cfg->set.field ? " [set]" : "");                                           \
     } while (0);
     SYM_CONFIG_TABLE(PRINT_)
 #undef PRINT_

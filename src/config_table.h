@@ -79,6 +79,13 @@
       "to; [v6addr]:port for IPv6")                                                    \
     X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                             \
       "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "    \
-      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")
+      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")                      \
+    X(symrun_fd, "SYMHEAP_SYMRUN_FD", UINT, "0",                                        \
+      "Set by symrun for the PEs it starts, not by users: descriptor of the job's "     \
+      "control segment (its presence selects the symrun bootstrap)")                    \
+    X(symrun_pe, "SYMHEAP_SYMRUN_PE", UINT, "0",                                        \
+      "Set by symrun for the PEs it starts, not by users: this PE's number")            \
+    X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                    \
+      "Set by symrun for the PEs it starts, not by users: the number of PEs")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -136,12 +136,14 @@ sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes,
     sym_fault_disarm();
     if (spec->action == SYM_FAULT_NONE)
         return SYM_OK;
-    if (spec->pe >= npes)
+    if (spec->pe >= npes) {
+        char text[128];
+        sym_fault_format(text, sizeof(text), spec);
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_FAULT='%s' names PE %d, but "
                          "the job has %d PEs (0..%d)",
-                         getenv("SYMHEAP_FAULT") ? getenv("SYMHEAP_FAULT") : "", spec->pe,
-                         npes, npes - 1);
+                         text, spec->pe, npes, npes - 1);
+    }
     if (spec->pe != me)
         return SYM_OK;
     armed.spec = *spec;

@@ -18,6 +18,14 @@
  * the segment.  Objects follow the heaps' rules: O_EXCL, mode 0600, named
  * after uid and job key, unlinked as soon as every PE mapped them.
  *
+ * The copy happens before the bootstrap starts any thread (the tcp
+ * bootstrap's helper thread, PMIx's progress thread), since a store made by
+ * another thread between the copy and the remap would be lost: the object
+ * is created unnamed then (O_TMPFILE in /dev/shm) and linked under its name
+ * (linkat, which fails like O_EXCL) once the bootstrap told the job key.
+ * Where that cannot be done (no O_TMPFILE, no /proc) the copy happens
+ * after the bootstrap as before, into an object made by shm_open.
+ *
  * After sym_finalize the variables stay where they are, in the unlinked
  * object that no other process maps any more (each peer unmaps it at its
  * own finalize): private in effect, values kept, nothing copied.  A child
@@ -30,8 +38,9 @@
  * (the kernel's copy is not atomic) and fail with SYM_ERR_UNAVAILABLE.
  *
  * Limits: only the main executable's segment (not shared libraries'); the
- * remap copies the segment, so no other thread of the process may write
- * globals while sym_init or sym_finalize runs.
+ * remap copies the segment, so no other thread of the program may write
+ * globals while sym_init runs (threads of a library started before, such
+ * as an MPI library's PMIx thread, are the program's).
  */
 #include <elf.h>
 #include <errno.h>
@@ -195,19 +204,38 @@ static int privatize(uint8_t *addr, size_t len)
         return -1;
     raw_copy(tmp, addr, len);
     if (raw_mremap(tmp, len, addr) == MAP_FAILED) {
+        int err = errno;
         syscall(SYS_munmap, tmp, len);
+        errno = err;
         return -1;
     }
     return 0;
 }
 
-/* A child forked by a PE must not share its parent's variables. */
+/* A child forked by a PE must not share its parent's variables: a child
+ * that cannot get a private copy would silently write into the parent's and
+ * its peers' variables (and see theirs), so it ends at once, saying why.
+ * Only async-signal-safe calls here: the parent may have other threads. */
 static void atfork_child(void)
 {
-    if (seg.shared && privatize(seg.addr, seg.len) == 0) {
+    if (!seg.shared)
+        return;
+    if (privatize(seg.addr, seg.len) == 0) {
         seg.shared = false;
         sym_rt.globals.remapped = false;
+        return;
     }
+    int err = errno;
+    char msg[256];
+    const char *name = strerrorname_np(err);
+    int n = snprintf(msg, sizeof(msg),
+                     "symheap: a process forked by PE %d cannot get a private copy of its "
+                     "%zu bytes of global and static variables (%s): it would share them "
+                     "with the PE's job, so it exits with status 127\n",
+                     sym_rt.me, seg.len, name ? name : "unknown error");
+    if (n > 0)
+        (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    _exit(127);
 }
 
 /* Pages of the .bss part never touched (neither present nor swapped out,
@@ -243,27 +271,21 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* Create my object, copy the segment into it and map it over the segment.
- * On failure the segment is untouched and the caller falls back to CMA. */
-static sym_status_t remap_mine(const char *key, const char *owner)
+/* Copy the segment into the shared-memory object `fd` and map the object
+ * over the segment.  0, or -1 with *what_p and the errno value in *err_p;
+ * on failure the segment is untouched. */
+static int map_over(int fd, const char **what_p, int *err_p)
 {
     struct sym_globals *g = &sym_rt.globals;
-    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
-    int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0)
-        return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
-                         "%s", g->name, sym_rt.me, strerror(errno));
-    g->created = true;
     int rc = sym_rt.cfg.heap_prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
                                       : (ftruncate(fd, (off_t)g->len) ? errno : 0);
     uint8_t *tmp = MAP_FAILED;
     if (rc == 0)
         tmp = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (tmp == MAP_FAILED) {
-        int err = rc ? rc : errno;
-        close(fd);
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: cannot back PE %d's %zu bytes of global "
-                         "variables in /dev/shm: %s", sym_rt.me, g->len, strerror(err));
+        *what_p = "back them in /dev/shm";
+        *err_p = rc ? rc : errno;
+        return -1;
     }
     /* Zero pages need no copy: the object reads as zeros already. */
     uint8_t *skip = untouched_pages(g);
@@ -271,16 +293,18 @@ static sym_status_t remap_mine(const char *key, const char *owner)
         if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
             raw_copy(tmp + o, g->addr + o, SYM_PAGE);
     free(skip);
-    /* From here to the mmap below, a store to a global by another thread
-     * would be lost: sym_init's documented precondition. */
+    /* The copy window: from the copy above to the mmap below, a store to
+     * a global by another thread would be lost.  sym_globals_prepare runs
+     * this before the bootstrap starts threads of symheap's own (the tcp
+     * bootstrap's helper, PMIx's progress thread); other threads of the
+     * program must not write globals during sym_init (documented). */
     void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
     munmap(tmp, g->len);
-    if (p == MAP_FAILED) {
-        /* MAP_FIXED failing leaves the old mapping in place. */
-        close(fd);
-        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot map PE %d's global variables over "
-                         "themselves at %p: %s", sym_rt.me, (void *)g->addr, strerror(err));
+    if (p == MAP_FAILED) { /* MAP_FIXED failing leaves the old mapping in place */
+        *what_p = "map them over themselves";
+        *err_p = err;
+        return -1;
     }
     g->fd = fd;
     g->fd_open = true;
@@ -290,6 +314,68 @@ static sym_status_t remap_mine(const char *key, const char *owner)
     seg.shared = true;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, register_atfork);
+    return 0;
+}
+
+void sym_globals_prepare(void)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    if (!g->len || strcmp(sym_rt.cfg.globals.s, "cma") == 0)
+        return;
+    int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    const char *what = "create an unnamed object in /dev/shm (O_TMPFILE)";
+    int err = errno;
+    if (fd >= 0 && map_over(fd, &what, &err) == 0) {
+        g->unnamed = true;
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    sym_debug("global variables: cannot %s before the bootstrap: %s; trying again after it",
+              what, strerror(err));
+}
+
+/* The object made by sym_globals_prepare gets its name, now that the job
+ * key is known, so that peers can open it. */
+static sym_status_t name_mine(const char *key, const char *owner)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
+    char from[64], to[160];
+    snprintf(from, sizeof(from), "/proc/self/fd/%d", g->fd);
+    snprintf(to, sizeof(to), "/dev/shm%s", g->name);
+    if (linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) != 0) {
+        /* The variables stay in the unnamed object: peers use CMA. */
+        int err = errno;
+        g->remapped = false;
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot name PE %d's global variables %s "
+                         "(linkat %s): %s", sym_rt.me, to, from, strerror(err));
+    }
+    g->created = true;
+    g->unnamed = false;
+    return SYM_OK;
+}
+
+/* Create my object, copy the segment into it and map it over the segment:
+ * when sym_globals_prepare could not.  On failure the segment is untouched
+ * and the caller falls back to CMA. */
+static sym_status_t remap_mine(const char *key, const char *owner)
+{
+    struct sym_globals *g = &sym_rt.globals;
+    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
+    int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0)
+        return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
+                         "%s", g->name, sym_rt.me, strerror(errno));
+    g->created = true;
+    const char *what;
+    int err;
+    if (map_over(fd, &what, &err) != 0) {
+        close(fd);
+        return sym_error(err == ENOSPC || err == ENOMEM ? SYM_ERR_NO_MEMORY : SYM_ERR_SYSTEM,
+                         "sym_init: cannot %s PE %d's %zu bytes of global variables: %s", what,
+                         sym_rt.me, g->len, strerror(err));
+    }
     return SYM_OK;
 }
 
@@ -340,7 +426,11 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
     bool want_remap = g->len && strcmp(sym_rt.cfg.globals.s, "cma") != 0;
-    sym_status_t rst = want_remap ? remap_mine(boot->key, owners[sym_rt.me]) : SYM_OK;
+    sym_status_t rst = SYM_OK;
+    if (want_remap && g->unnamed)
+        rst = name_mine(boot->key, owners[sym_rt.me]);
+    else if (want_remap)
+        rst = remap_mine(boot->key, owners[sym_rt.me]);
     if (rst != SYM_OK) {
         if (strcmp(sym_rt.cfg.globals.s, "remap") == 0) {
             /* Forced: the recorded error is the answer.  Peers learn of

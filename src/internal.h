@@ -42,6 +42,7 @@ struct sym_globals {
     uint64_t *peer_addr;  /* [npes] each PE's segment address */
     bool *peer_mapped;    /* [npes] mapped after that PE's heap mapping */
     bool remapped;        /* mine lives in a shared-memory object */
+    bool unnamed;         /* ... not yet linked under its name (globals.c) */
     bool created, fd_open;
     int fd;
     char name[128];
@@ -68,6 +69,12 @@ struct sym_config {
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_
+    /* Which variables the environment set (the others hold their default). */
+    struct {
+#define SYM_CFG_SET_(field, name, type, dflt, help) bool field;
+        SYM_CONFIG_TABLE(SYM_CFG_SET_)
+#undef SYM_CFG_SET_
+    } set;
 };
 
 /* Read every variable of the table from the environment (unset: default).
@@ -187,6 +194,10 @@ static inline void *sym_direct(int pe, uint64_t off)
 /* Find this PE's segment (before the heap is mapped: the shm transport
  * reserves room for peers' segments after each heap mapping). */
 void sym_globals_probe(void);
+/* After sym_globals_probe, before the bootstrap starts any thread: move my
+ * segment into an unnamed shared-memory object (named at connect).  On
+ * failure nothing changes and connect tries the late way. */
+void sym_globals_prepare(void);
 /* Collective: share my segment, map the local peers', check that every PE
  * has the same one.  After the heaps are connected. */
 sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,

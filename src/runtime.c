@@ -130,6 +130,9 @@ static sym_status_t init_steps(void)
                          "sym_init: SYMHEAP_TRANSPORT=ofi, but this symheap has no libfabric "
                          "transport");
 #endif
+    /* Globals first: their copy must not race with the bootstrap's threads. */
+    sym_globals_probe();
+    sym_globals_prepare();
     if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
@@ -146,7 +149,6 @@ static sym_status_t init_steps(void)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large",
                          sym_rt.cfg.heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
-    sym_globals_probe();
 
     sym_rt.peer_base = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_base));
     sym_rt.peer_tp = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_tp));

@@ -14,6 +14,17 @@
  *   boot_pe init-fails STATUS
  *                          sym_init must fail with STATUS (e.g.
  *                          SYM_ERR_TIMEOUT); prints "init failed: <message>"
+ *   boot_pe finalize-puts  the put ring, then every PE puts 1 MiB into every
+ *                          other PE (non-blocking) and finalizes at once:
+ *                          finalize must complete them without stalling;
+ *                          prints "pe X of N finalized after puts"
+ *   boot_pe boot-barrier-progress
+ *                          (SYMHEAP_TRANSPORT=ofi) every PE but 0 puts
+ *                          8 MiB into PE 0 and completes it (transport
+ *                          quiet) while PE 0 already waits in the
+ *                          bootstrap's barrier, which must drive the
+ *                          transport's progress meanwhile; PE 0 then checks
+ *                          the data; prints "pe X of N progressed"
  *
  * Environment read by the program (not by symheap):
  *   BOOT_PE_GROUPS=g0,g1,...  the "host" of every PE; check verifies that
@@ -34,6 +45,9 @@
 #include <unistd.h>
 
 #include <symheap.h>
+
+#include "bootstrap/bootstrap.h" /* boot-barrier-progress: the bootstrap itself */
+#include "internal.h"
 
 #define BROKEN 10
 
@@ -378,6 +392,60 @@ static int mode_die(int victim)
     return 0;
 }
 
+static int mode_finalize_puts(void)
+{
+    init_or_die();
+    check_ring(1000);
+    const size_t bytes = (size_t)1 << 20;
+    uint8_t *dst = sym_malloc(bytes * (size_t)npes);
+    uint8_t *src = malloc(bytes);
+    if (!dst || !src)
+        broken("allocating %zu bytes: %s", bytes * (size_t)npes, sym_last_error());
+    memset(src, 0x40 + me, bytes);
+    OK(sym_barrier_all());
+    for (int k = 1; k < npes; k++) /* each PE its own slot on every peer */
+        OK(sym_put_nbi(dst + (size_t)me * bytes, src, bytes, (me + k) % npes));
+    OK(sym_finalize());
+    free(src);
+    printf("pe %d of %d finalized after puts\n", me, npes);
+    return 0;
+}
+
+static int mode_boot_barrier_progress(void)
+{
+    init_or_die();
+    if (!sym_rt.ofi)
+        broken("boot-barrier-progress needs SYMHEAP_TRANSPORT=ofi");
+    const size_t bytes = (size_t)8 << 20; /* more than loopback's socket buffers */
+    uint8_t *dst = sym_malloc(bytes * (size_t)npes);
+    uint8_t *src = malloc(bytes);
+    if (!dst || !src)
+        broken("allocating %zu bytes: %s", bytes * (size_t)npes, sym_last_error());
+    memset(dst, 0, bytes * (size_t)npes);
+    for (size_t i = 0; i < bytes; i++)
+        src[i] = (uint8_t)(me * 29 + i * 7 + (i >> 12));
+    OK(sym_barrier_all());
+    if (me != 0) {
+        OK(sym_put_nbi(dst + (size_t)me * bytes, src, bytes, 0));
+        /* completing it needs PE 0's endpoint, and PE 0 is in the barrier */
+        OK(sym_rt.ofi->ops->quiet(sym_rt.ofi));
+    }
+    OK(sym_rt.boot->ops->barrier(sym_rt.boot, "boot_pe (bootstrap barrier)"));
+    for (int pe = 1; me == 0 && pe < npes; pe++)
+        for (size_t i = 0; i < bytes; i++) {
+            uint8_t want = (uint8_t)(pe * 29 + i * 7 + (i >> 12));
+            if (dst[(size_t)pe * bytes + i] != want)
+                broken("byte %zu from PE %d is %#x, expected %#x", i, pe,
+                       dst[(size_t)pe * bytes + i], want);
+        }
+    OK(sym_barrier_all());
+    sym_free(dst);
+    free(src);
+    OK(sym_finalize());
+    printf("pe %d of %d progressed\n", me, npes);
+    return 0;
+}
+
 static int mode_init_fails(const char *want)
 {
     sym_status_t st = sym_init();
@@ -395,8 +463,12 @@ int main(int argc, char **argv)
         return mode_check();
     if (argc == 3 && !strcmp(argv[1], "die"))
         return mode_die(atoi(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "boot-barrier-progress"))
+        return mode_boot_barrier_progress();
+    if (argc == 2 && !strcmp(argv[1], "finalize-puts"))
+        return mode_finalize_puts();
     if (argc == 3 && !strcmp(argv[1], "init-fails"))
         return mode_init_fails(argv[2]);
-    fprintf(stderr, "usage: boot_pe check | die VICTIM | init-fails STATUS\n");
+    fprintf(stderr, "usage: boot_pe check | die VICTIM | init-fails STATUS | finalize-puts | boot-barrier-progress\n");
     return 2;
 }

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot_jobs.h"
@@ -315,6 +317,35 @@ ParameterizedTest(int *which, boot_pmix, mpirun)
     bjob_fini(&job);
 }
 
+/* Over tcp;ofi_rxm (manual progress) a PE's transfers may need a peer's
+ * endpoint to complete while that peer already waits in the bootstrap's
+ * barrier, as at sym_finalize (quiet, then the bootstrap barrier): that
+ * wait must drive libfabric progress.  boot-barrier-progress makes it
+ * certain (8 MiB into PE 0 while PE 0 waits); finalize-puts is the real
+ * finalize after puts (where who gets there first varies). */
+Test(boot_pmix, mpirun_barrier_drives_progress)
+{
+    if (!have_mpirun())
+        cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                          "SYMHEAP_TIMEOUT=20", "SYMHEAP_HEAP_SIZE=64M", NULL };
+    const char *modes[] = { "boot-barrier-progress", "finalize-puts" };
+    const char *says[] = { "progressed", "finalized after puts" };
+    for (int run = 0; run < 2; run++) {
+        struct bjob job;
+        bjob_init(&job, 1);
+        start_mpirun(&job, 3, env, modes[run], NULL);
+        bjob_wait(&job, 120);
+        bjob_assert_exit(&job, 0, 0);
+        for (int r = 0; r < 3; r++) {
+            char want[64];
+            snprintf(want, sizeof(want), "pe %d of 3 %s", r, says[run]);
+            bjob_assert_output(&job, 0, want);
+        }
+        bjob_fini(&job);
+    }
+}
+
 /* mpirun's own answer to a killed PE is to end the job (Open MPI 4.1 sends
  * no PMIx termination event): the job ends, with mpirun naming the PE,
  * and no survivor reports anything but the loss (a survivor that saw it
@@ -375,5 +406,120 @@ Test(boot_tcp, duplicate_rank)
         bjob_assert_exit(&job, slot, 0);
         bjob_assert_output(&job, slot, "two PEs were started with SYMHEAP_RANK=1");
     }
+    bjob_fini(&job);
+}
+
+/* ---- strangers at the root address ------------------------------------- */
+
+/* Connect to 127.0.0.1:port, retrying until `deadline_s` (the root may not
+ * listen yet).  Blocking socket, or -1. */
+static int stranger_connect(int port, double deadline_s)
+{
+    for (int tries = 0; tries < (int)(deadline_s * 20); tries++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        if (fd >= 0 && connect(fd, (void *)&a, sizeof(a)) == 0)
+            return fd;
+        if (fd >= 0)
+            close(fd);
+        struct timespec ts = { 0, 50000000 };
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
+/* Send `len` junk bytes after `hdr` (8 bytes, or NULL); true if the root
+ * took them all, false once it refused the connection. */
+static bool stranger_send(int fd, const uint32_t *hdr, size_t len)
+{
+    struct timeval tv = { 30, 0 }; /* never wait forever on a stuck root */
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (hdr && send(fd, hdr, 8, MSG_NOSIGNAL) != 8)
+        return false;
+    static char junk[65536];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = (char)(i * 131 + 7);
+    while (len) {
+        ssize_t n = send(fd, junk, len < sizeof(junk) ? len : sizeof(junk), MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* True when the root closes the connection within 30 s. */
+static bool stranger_closed(int fd)
+{
+    struct timeval tv = { 30, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char buf[256];
+    for (;;) {
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            return n == 0 || errno == ECONNRESET;
+    }
+}
+
+Test(boot_tcp, strangers_at_root)
+{
+    /* Before the PEs 1 and 2 start, a stranger connects to the root again
+     * and again: an oversized "hello" of 16 MiB, junk, a header announcing
+     * 4 GiB, then more connections that say nothing than the root keeps
+     * pending.  Each is closed, the root says why, and the job then starts
+     * and passes its checks. */
+    int port = bjob_free_port();
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", port);
+    const char *env[] = { addr, "SYMHEAP_TIMEOUT=60", NULL };
+    struct bjob job;
+    bjob_init(&job, 3);
+    bjob_start_tcp(&job, 0, NULL, env, (const char *[]){ "check", NULL });
+
+    int fd = stranger_connect(port, 30);
+    cr_assert(fd >= 0, "the root never listened on port %d", port);
+    uint32_t big_hello[2] = { htonl(1), htonl(16u << 20) };
+    bool took = stranger_send(fd, big_hello, 16u << 20);
+    close(fd);
+    cr_expect(!took, "the root read a 16 MiB 'hello' from a connection that never said hello");
+
+    fd = stranger_connect(port, 5);
+    cr_assert(fd >= 0, "the root stopped accepting");
+    stranger_send(fd, NULL, 65536);
+    cr_expect(stranger_closed(fd), "the root kept a connection that sent junk");
+    close(fd);
+
+    fd = stranger_connect(port, 5);
+    cr_assert(fd >= 0, "the root stopped accepting");
+    uint32_t huge[2] = { htonl(4), htonl(0xffffffffu) };
+    stranger_send(fd, huge, 0);
+    cr_expect(stranger_closed(fd), "the root kept a connection announcing 4 GiB");
+    close(fd);
+
+    enum { IDLE = 70 };
+    int idle[IDLE];
+    for (int i = 0; i < IDLE; i++) {
+        idle[i] = stranger_connect(port, 5);
+        cr_assert(idle[i] >= 0, "the root stopped accepting after %d silent connections", i);
+    }
+    cr_expect(stranger_closed(idle[0]), "the root kept more silent connections than it should");
+
+    for (int r = 1; r < 3; r++)
+        bjob_start_tcp(&job, r, NULL, env, (const char *[]){ "check", NULL });
+    bjob_wait(&job, 90);
+    for (int i = 0; i < IDLE; i++)
+        close(idle[i]);
+    for (int r = 0; r < 3; r++) {
+        bjob_assert_exit(&job, r, 0);
+        char want[64];
+        snprintf(want, sizeof(want), "pe %d of 3 ok", r);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_assert_output(&job, 0, "closed a connection from 127.0.0.1");
+    bjob_assert_output(&job, 0, "its first message is not a symheap hello");
+    bjob_assert_output(&job, 0, "too many connections without a hello");
     bjob_fini(&job);
 }

@@ -126,11 +126,23 @@ static const struct env_case bad_env[] = {
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
+/* The launcher's own variables: the launcher sets them last, over a job's
+ * environment, so their malformed values are tried inside a PE
+ * (launcher_env_malformed below). */
+static const struct env_case bad_launcher_env[] = {
+    { "SYMHEAP_SYMRUN_FD", "three", SYM_ERR_CONFIG, NULL },
+    { "SYMHEAP_SYMRUN_PE", "-1", SYM_ERR_CONFIG, NULL },
+    { "SYMHEAP_SYMRUN_NPES", "4x", SYM_ERR_CONFIG, NULL },
+};
+#define NBAD_LAUNCHER (sizeof(bad_launcher_env) / sizeof(bad_launcher_env[0]))
+
 /* A variable added to the table must get a malformed case here too. */
 Test(config, every_variable_has_a_malformed_case)
 {
     for (size_t v = 0; v < NVARS; v++) {
         bool found = false;
+        for (size_t i = 0; i < NBAD_LAUNCHER; i++)
+            found |= !strcmp(bad_launcher_env[i].var, table_names[v]);
         for (size_t i = 0; i < NBAD; i++)
             found |= !strcmp(bad_env[i].var, table_names[v]) &&
                      bad_env[i].expect == SYM_ERR_CONFIG;
@@ -200,6 +212,59 @@ ParameterizedTest(int *i, config, malformed_env_fails_init)
     const char *env[] = { entry, NULL };
     struct pe_job job = { .npes = 1, .body = bad_env_body, .arg = (void *)c, .raw = true,
                           .env = env, .job_timeout_s = 60 };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* Raw PE: each launcher variable malformed, then consistent-looking but
+ * wrong (PE >= NPES, unset), then restored: sym_init fails naming it each
+ * time and works at the end. */
+static void launcher_env_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)arg;
+    char saved[NBAD_LAUNCHER][32];
+    for (size_t i = 0; i < NBAD_LAUNCHER; i++) {
+        const char *v = getenv(bad_launcher_env[i].var);
+        PE_ASSERT(v, "%s is not set in a PE", bad_launcher_env[i].var);
+        snprintf(saved[i], sizeof(saved[i]), "%s", v);
+    }
+    for (size_t i = 0; i < NBAD_LAUNCHER; i++) {
+        const struct env_case *c = &bad_launcher_env[i];
+        PE_ASSERT(setenv(c->var, c->value, 1) == 0, "setenv");
+        sym_status_t st = sym_init();
+        PE_ASSERT(st == c->expect, "sym_init with %s='%s' returned %s (%s)", c->var, c->value,
+                  sym_status_name(st), sym_last_error());
+        PE_ASSERT(strstr(sym_last_error(), c->var) && strstr(sym_last_error(), c->value),
+                  "message '%s' does not name %s and '%s'", sym_last_error(), c->var,
+                  c->value);
+        PE_ASSERT(!sym_initialized(), "initialized with %s='%s'", c->var, c->value);
+        PE_ASSERT(setenv(c->var, saved[i], 1) == 0, "setenv");
+    }
+    char big[32];
+    snprintf(big, sizeof(big), "%d", npes);
+    PE_ASSERT(setenv("SYMHEAP_SYMRUN_PE", big, 1) == 0, "setenv");
+    PE_FAILS_WITH(sym_init(), SYM_ERR_BOOTSTRAP);
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_SYMRUN_PE=") &&
+              strstr(sym_last_error(), big), "message '%s' does not name the PE number",
+              sym_last_error());
+    PE_ASSERT(setenv("SYMHEAP_SYMRUN_PE", saved[1], 1) == 0, "setenv");
+    PE_ASSERT(unsetenv("SYMHEAP_SYMRUN_NPES") == 0, "unsetenv");
+    PE_ASSERT(setenv("SYMHEAP_BOOTSTRAP", "symrun", 1) == 0, "setenv");
+    PE_FAILS_WITH(sym_init(), SYM_ERR_BOOTSTRAP);
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_SYMRUN_NPES=(unset)"),
+              "message '%s' does not say SYMHEAP_SYMRUN_NPES is unset", sym_last_error());
+    PE_ASSERT(setenv("SYMHEAP_SYMRUN_NPES", saved[2], 1) == 0, "setenv");
+    PE_OK(sym_init());
+    PE_ASSERT(sym_n_pes() == npes, "%d PEs", sym_n_pes());
+    PE_OK(sym_finalize());
+}
+
+Test(config, launcher_env_malformed)
+{
+    struct pe_job job = { .npes = 2, .body = launcher_env_body, .raw = true,
+                          .job_timeout_s = 60 };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

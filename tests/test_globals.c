@@ -7,6 +7,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,6 +222,62 @@ static void fork_body(int me, int n, void *arg)
 Test(globals, fork_child_is_private)
 {
     run_pes(2, fork_body, NULL);
+}
+
+/* A child that cannot get its private copy (no address space left for it:
+ * RLIMIT_AS at the parent's current size) must not run on sharing the
+ * parent's variables: it exits at once with status 127, saying why. */
+static void fork_nomem_body(int me, int n, void *arg)
+{
+    (void)arg;
+    (void)n;
+    g_bss[0] = 200 + me;
+    PE_OK(sym_barrier_all());
+    int pfd[2];
+    PE_ASSERT(pipe(pfd) == 0, "pipe");
+    fflush(NULL);
+    int saved_err = dup(STDERR_FILENO);
+    PE_ASSERT(saved_err >= 0 && dup2(pfd[1], STDERR_FILENO) == STDERR_FILENO, "dup2");
+    struct rlimit old;
+    PE_ASSERT(getrlimit(RLIMIT_AS, &old) == 0, "getrlimit");
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    PE_ASSERT(f && fscanf(f, "%lu", &pages) == 1, "statm");
+    fclose(f);
+    struct rlimit tight = { (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE), old.rlim_max };
+    PE_ASSERT(setrlimit(RLIMIT_AS, &tight) == 0, "setrlimit");
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* reached only if the library let the child go on */
+        g_bss[0] = -9;
+        _exit(0);
+    }
+    setrlimit(RLIMIT_AS, &old);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_err);
+    close(pfd[1]);
+    PE_ASSERT(pid > 0, "fork");
+    char text[1024];
+    size_t got = 0;
+    ssize_t k;
+    while (got < sizeof(text) - 1 && (k = read(pfd[0], text + got, sizeof(text) - 1 - got)) > 0)
+        got += (size_t)k;
+    text[got] = '\0';
+    close(pfd[0]);
+    int ws = 0;
+    PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
+    PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 127,
+              "a child without a private copy of the globals went on (status 0x%x); it said "
+              "'%s'", ws, text);
+    PE_ASSERT(strstr(text, "cannot get a private copy") && strstr(text, "ENOMEM"),
+              "the child's message does not say why: '%s'", text);
+    PE_ASSERT(g_bss[0] == 200 + me, "the child wrote into the parent's variables");
+    PE_OK(sym_barrier_all());
+}
+
+Test(globals, fork_child_without_private_copy_exits)
+{
+    run_pes(2, fork_nomem_body, NULL);
 }
 
 ParameterizedTestParameters(globals, rma_amo_signal_wait)

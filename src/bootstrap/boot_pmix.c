@@ -97,22 +97,82 @@ static sym_status_t pmix_failed(const char *step, const char *call, pmix_status_
                                             : "");
 }
 
+/* One fence in flight.  PMIx calls fence_done on its progress thread, maybe
+ * after the caller gave up waiting (timeout, lost PE): the state is shared,
+ * and whichever of the two lets go last frees it. */
+struct fence_op {
+    pmix_info_t info[2]; /* must stay valid until the callback */
+    int done;            /* atomic: the callback ran */
+    pmix_status_t status;
+    int refs;            /* atomic: caller + callback */
+    const char *step;
+};
+
+static void fence_release(struct fence_op *f)
+{
+    if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    PMIX_INFO_DESTRUCT(&f->info[0]);
+    PMIX_INFO_DESTRUCT(&f->info[1]);
+    free(f);
+}
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    struct fence_op *f = cbdata;
+    f->status = status;
+    __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
+    fence_release(f);
+}
+
+static bool fence_ready(void *arg)
+{
+    return __atomic_load_n(&((struct fence_op *)arg)->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void fence_describe(void *arg, char *buf, size_t len)
+{
+    snprintf(buf, len, "every PE to reach the PMIx fence of %s",
+             ((struct fence_op *)arg)->step);
+}
+
 /* Fence over the whole namespace, collecting what was put, bounded by
- * SYMHEAP_TIMEOUT. */
+ * SYMHEAP_TIMEOUT.  Non-blocking plus sym_wait_for, not PMIx_Fence: the
+ * waiting PE must keep driving transport progress (at sym_finalize a peer's
+ * last libfabric operations may need this PE's endpoint to complete before
+ * that peer can reach the fence), and watch for lost PEs. */
 static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
 {
     pmix_proc_t all;
     PMIX_LOAD_PROCID(&all, pb->me.nspace, PMIX_RANK_WILDCARD);
-    pmix_info_t info[2];
+    struct fence_op *f = calloc(1, sizeof(*f));
+    if (!f)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init (pmix bootstrap, %s): out of memory",
+                         step);
     bool yes = true;
-    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &pb->timeout_s, PMIX_INT);
-    PMIX_INFO_LOAD(&info[1], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Fence(&all, 1, info, collect ? 2 : 1);
-    PMIX_INFO_DESTRUCT(&info[0]);
-    PMIX_INFO_DESTRUCT(&info[1]);
-    if (rc != PMIX_SUCCESS)
-        return pmix_failed(step, "PMIx_Fence", rc);
-    return SYM_OK;
+    PMIX_INFO_LOAD(&f->info[0], PMIX_TIMEOUT, &pb->timeout_s, PMIX_INT);
+    PMIX_INFO_LOAD(&f->info[1], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    f->refs = 2;
+    f->step = step;
+    pmix_status_t rc = PMIx_Fence_nb(&all, 1, f->info, collect ? 2 : 1, fence_done, f);
+    if (rc != PMIX_SUCCESS) { /* the callback will not run */
+        f->refs = 1;
+        fence_release(f);
+        /* done at once (a job of one PE, say) */
+        return rc == PMIX_OPERATION_SUCCEEDED ? SYM_OK : pmix_failed(step, "PMIx_Fence_nb", rc);
+    }
+    /* PMIx's own timeout should answer first: it knows more. */
+    struct sym_waiter w = { fence_ready, fence_describe, f, NULL };
+    char op[128];
+    if (strncmp(step, "sym_", 4) == 0)
+        snprintf(op, sizeof(op), "%s (pmix bootstrap)", step);
+    else
+        snprintf(op, sizeof(op), "sym_init (pmix bootstrap, %s)", step);
+    sym_status_t st = sym_wait_for(op, &w, pb->timeout_s + 5.0);
+    if (st == SYM_OK && f->status != PMIX_SUCCESS)
+        st = pmix_failed(step, "PMIx_Fence_nb", f->status);
+    fence_release(f);
+    return st;
 }
 
 static sym_status_t put_commit(const char *step, const char *key, pmix_value_t *v)

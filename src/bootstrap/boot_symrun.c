@@ -19,18 +19,13 @@ struct symrun_boot {
     uint64_t barriers; /* bootstrap barriers entered so far */
 };
 
-static int env_int(const char *name, long lo, long hi, long *out)
+/* One launcher variable for a message: its value, or "(unset)". */
+static const char *launcher_var(char *buf, size_t len, bool set, unsigned long v)
 {
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
+    if (!set)
+        return "(unset)";
+    snprintf(buf, len, "%lu", v);
+    return buf;
 }
 
 struct boot_wait {
@@ -70,7 +65,9 @@ static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_
                                      void *all)
 {
     if (len > SYM_JOB_BLOB_MAX)
-        return sym_error(SYM_ERR_INTERNAL, "bootstrap allgather of %zu bytes (max %d)", len,
+        return sym_error(SYM_ERR_INTERNAL,
+                         "sym_init (symrun bootstrap allgather): a blob of %zu bytes is more "
+                         "than the %d the launcher's control segment holds", len,
                          SYM_JOB_BLOB_MAX);
     struct sym_job_pe *slot = &b->job->pe[b->rank];
     memcpy(slot->blob, mine, len);
@@ -112,14 +109,24 @@ static const struct sym_boot_ops symrun_ops = {
 
 sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
 {
-    long fd, pe, npes;
-    if (env_int(SYM_ENV_SYMRUN_FD, 0, INT_MAX, &fd) || env_int(SYM_ENV_SYMRUN_NPES, 1, SYM_JOB_MAX_PES, &npes) ||
-        env_int(SYM_ENV_SYMRUN_PE, 0, SYM_JOB_MAX_PES - 1, &pe) || pe >= npes)
+    /* Set by the launcher (config_table.h); parsed, not trusted. */
+    const struct sym_config *cfg = &sym_rt.cfg;
+    if (!cfg->set.symrun_fd || !cfg->set.symrun_pe || !cfg->set.symrun_npes ||
+        cfg->symrun_fd > INT_MAX || cfg->symrun_npes < 1 ||
+        cfg->symrun_npes > SYM_JOB_MAX_PES || cfg->symrun_pe >= cfg->symrun_npes) {
+        char a[24], b[24], c[24];
         return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: inconsistent launcher environment %s='%s' %s='%s' %s='%s'",
-                         SYM_ENV_SYMRUN_FD, getenv(SYM_ENV_SYMRUN_FD) ?: "",
-                         SYM_ENV_SYMRUN_PE, getenv(SYM_ENV_SYMRUN_PE) ?: "",
-                         SYM_ENV_SYMRUN_NPES, getenv(SYM_ENV_SYMRUN_NPES) ?: "");
+                         "sym_init: inconsistent launcher environment %s=%s %s=%s %s=%s "
+                         "(symrun sets all three: PE 0..NPES-1 of 1..%d PEs)",
+                         SYM_ENV_SYMRUN_FD,
+                         launcher_var(a, sizeof(a), cfg->set.symrun_fd, cfg->symrun_fd),
+                         SYM_ENV_SYMRUN_PE,
+                         launcher_var(b, sizeof(b), cfg->set.symrun_pe, cfg->symrun_pe),
+                         SYM_ENV_SYMRUN_NPES,
+                         launcher_var(c, sizeof(c), cfg->set.symrun_npes, cfg->symrun_npes),
+                         SYM_JOB_MAX_PES);
+    }
+    long fd = (long)cfg->symrun_fd, pe = (long)cfg->symrun_pe, npes = (long)cfg->symrun_npes;
     size_t len = sym_job_ctrl_size((uint32_t)npes);
     struct stat st;
     if (fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len ||

@@ -21,6 +21,15 @@
  *
  * Wire format: every message is a header {type, length} of two 32-bit
  * big-endian words, then `length` payload bytes.
+ *
+ * The root address is open to anyone who can reach it, so the root trusts
+ * no connection before its hello: until then a connection may send only a
+ * hello (16 bytes), must send it within SYMHEAP_TIMEOUT, and at most
+ * TCP_PENDING_MAX + size such connections are kept (the oldest goes first).  No
+ * message may announce more than TCP_MSG_MAX bytes, every header is checked
+ * as soon as it arrives, and a stranger is closed with the reason on
+ * stderr; it never fails the job.  The helper thread never writes to a
+ * socket while it holds the lock that waiters poll (it queues).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +56,16 @@
 /* Largest message accepted: an allgather result of 4096 PEs x 4 KiB. */
 #define TCP_MSG_MAX (16u << 20)
 #define TCP_BLOB_MAX (64u << 10)
+#define TCP_HELLO_LEN 16u
+/* Accepted connections that have not said hello yet: beyond this many plus
+ * the job size the oldest is dropped (real PEs say hello right after
+ * connecting, so even a whole job connecting at once fits). */
+#define TCP_PENDING_MAX 64
+/* Bytes read from one connection per wake-up of the helper thread, which
+ * holds the lock meanwhile; poll reports the rest. */
+#define TCP_READ_BUDGET (1u << 20)
+/* Dropped stray connections reported on stderr (then only counted). */
+#define TCP_STRAY_LOG_MAX 10
 /* Extra time a non-root PE gives the root to report a failure it detected
  * itself (it names the culprit; the non-root PE could only say "no answer"):
  * the timeout again, at most 10 s. */
@@ -70,6 +89,18 @@ struct conn {
     bool bye;      /* a BYE arrived: EOF is an orderly exit */
     uint8_t *in;   /* partial input */
     size_t in_len, in_cap;
+    double since;  /* root: when it was accepted */
+    char peer[64]; /* root: the address it came from, for messages */
+};
+
+/* A message the helper thread sends once it has released the lock. */
+struct out_msg {
+    struct out_msg *next;
+    int fd;
+    bool owns_fd; /* shut down and close fd once sent (a refused connection) */
+    uint32_t type;
+    size_t len;
+    uint8_t data[];
 };
 
 struct slot {
@@ -100,6 +131,9 @@ struct tcp_boot {
     uint8_t *result;          /* PE: last GATHER_ALL payload (after the step word) */
     size_t result_len;
     uint32_t result_step;
+
+    struct out_msg *out_head, *out_tail; /* helper: to send without the lock */
+    int strays;               /* root: stray connections dropped so far */
 
     bool welcomed;            /* PE: the key arrived */
     int lost;                 /* first lost PE or -1 */
@@ -218,6 +252,53 @@ static void send_error(struct tcp_boot *tb, int fd, sym_status_t st, const char 
     send_msg(tb, fd, MSG_ERROR, &code, sizeof(code), text, strlen(text));
 }
 
+/* Queue a message for the helper thread to send after it released the
+ * lock (lock held): a write may block up to the timeout, and every waiter
+ * polls state under that lock.  With owns_fd, fd is the queue's: shut down
+ * and closed once the message is sent. */
+static void queue_msg(struct tcp_boot *tb, int fd, bool owns_fd, uint32_t type, const void *a,
+                      size_t alen, const void *b, size_t blen)
+{
+    struct out_msg *m = malloc(sizeof(*m) + alen + blen);
+    if (!m) { /* best effort, like a failed send */
+        if (owns_fd) {
+            shutdown(fd, SHUT_RDWR);
+            close(fd);
+        }
+        return;
+    }
+    *m = (struct out_msg){ .fd = fd, .owns_fd = owns_fd, .type = type, .len = alen + blen };
+    if (alen)
+        memcpy(m->data, a, alen);
+    if (blen)
+        memcpy(m->data + alen, b, blen);
+    if (tb->out_tail)
+        tb->out_tail->next = m;
+    else
+        tb->out_head = m;
+    tb->out_tail = m;
+}
+
+/* Helper thread, lock not held: send what was queued, in order. */
+static void flush_queue(struct tcp_boot *tb, bool send)
+{
+    pthread_mutex_lock(&tb->lock);
+    struct out_msg *m = tb->out_head;
+    tb->out_head = tb->out_tail = NULL;
+    pthread_mutex_unlock(&tb->lock);
+    while (m) {
+        struct out_msg *next = m->next;
+        if (send)
+            send_msg(tb, m->fd, m->type, m->data, m->len, NULL, 0);
+        if (m->owns_fd) {
+            shutdown(m->fd, SHUT_RDWR);
+            close(m->fd);
+        }
+        free(m);
+        m = next;
+    }
+}
+
 /* Root: tell every connected PE that the job failed, with the root's text. */
 static void root_fail_all(struct tcp_boot *tb, sym_status_t st, const char *text)
 {
@@ -261,6 +342,18 @@ static uint32_t get32(const uint8_t *p)
     return ntohl(v);
 }
 
+/* Root: a connection that is no PE of this job is closed, saying why on
+ * stderr (the first few; a flood is only counted).  Lock held. */
+static void stray_log(struct tcp_boot *tb, const struct conn *c, const char *why)
+{
+    int n = ++tb->strays;
+    if (n > TCP_STRAY_LOG_MAX)
+        return;
+    fprintf(stderr, "symheap: PE 0 (tcp bootstrap at %s): closed a connection from %s: %s%s\n",
+            tb->addr_text, c->peer[0] ? c->peer : "?", why,
+            n == TCP_STRAY_LOG_MAX ? " (further ones are not reported)" : "");
+}
+
 /* Root: does another accepted connection already claim `rank`? */
 static bool rank_pending(const struct tcp_boot *tb, const struct conn *c, int rank)
 {
@@ -276,8 +369,10 @@ static bool root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, cons
                         uint32_t len)
 {
     if (c->rank < 0) {
-        if (type != MSG_HELLO || len != 16 || get32(p) != TCP_MAGIC)
-            return false; /* not a symheap PE: a stray connection, ignore it */
+        if (type != MSG_HELLO || len != TCP_HELLO_LEN || get32(p) != TCP_MAGIC) {
+            stray_log(tb, c, "its first message is not a symheap hello");
+            return false;
+        }
         uint32_t version = get32(p + 4), rank = get32(p + 8), size = get32(p + 12);
         char why[256] = "";
         if (version != TCP_VERSION)
@@ -294,7 +389,12 @@ static bool root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, cons
         if (why[0]) {
             set_fatal(tb, SYM_ERR_BOOTSTRAP, "sym_init (tcp bootstrap at %s): %s",
                       tb->addr_text, why);
-            send_error(tb, c->fd, SYM_ERR_BOOTSTRAP, tb->fatal_msg);
+            /* the reply is sent after the lock is released, then the
+             * connection closed: the queue takes the descriptor */
+            uint32_t code = htonl((uint32_t)(int32_t)SYM_ERR_BOOTSTRAP);
+            queue_msg(tb, c->fd, true, MSG_ERROR, &code, sizeof(code), tb->fatal_msg,
+                      strlen(tb->fatal_msg));
+            c->fd = -1;
             return false;
         }
         c->rank = (int)rank;
@@ -326,6 +426,28 @@ static bool root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, cons
     }
 }
 
+/* A status the root may send: one of the SYM_ERR_* codes. */
+static bool status_is_error(int32_t st)
+{
+    switch (st) {
+#define SYM_STATUS_CASE_(name, value, text) case value:
+        SYM_STATUS_LIST(SYM_STATUS_CASE_)
+#undef SYM_STATUS_CASE_
+        return st != SYM_OK;
+    default:
+        return false;
+    }
+}
+
+/* Non-root: the root sent something malformed; the job cannot go on
+ * without it.  Lock held.  Returns false (drop the connection). */
+static bool root_garbage(struct tcp_boot *tb, const char *what)
+{
+    set_fatal(tb, SYM_ERR_BOOTSTRAP, "sym_init (tcp bootstrap): the root (PE 0) at %s sent "
+              "%s (a different symheap version, or not a symheap root?)", tb->addr_text, what);
+    return false;
+}
+
 /* Non-root: a message from the root.  Lock held. */
 static bool pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint32_t len)
 {
@@ -337,13 +459,15 @@ static bool pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint
         tb->base.key[SYM_JOB_KEY_LEN] = '\0';
         tb->welcomed = true;
         return true;
-    case MSG_ERROR:
-        if (len >= 4) {
-            int32_t st = (int32_t)get32(p);
-            set_fatal(tb, st < 0 ? (sym_status_t)st : SYM_ERR_BOOTSTRAP, "%.*s",
-                      (int)(len - 4), (const char *)p + 4);
-        }
+    case MSG_ERROR: {
+        if (len < 4)
+            return root_garbage(tb, "an error message without a status");
+        int32_t st = (int32_t)get32(p);
+        if (!status_is_error(st))
+            return root_garbage(tb, "an error message with an unknown status");
+        set_fatal(tb, (sym_status_t)st, "%.*s", (int)(len - 4), (const char *)p + 4);
         return true;
+    }
     case MSG_GATHER_ALL: {
         if (len < 4)
             return false;
@@ -358,14 +482,14 @@ static bool pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint
         tb->result_step = get32(p);
         return true;
     }
-    case MSG_LOST:
-        if (len == 4) {
-            char how[160];
-            snprintf(how, sizeof(how), "lost its bootstrap connection without finalizing "
-                     "(died or unreachable; reported by the root, PE 0)");
-            mark_lost(tb, (int)get32(p), how);
-        }
+    case MSG_LOST: {
+        uint32_t pe = len == 4 ? get32(p) : UINT32_MAX;
+        if (pe == 0 || pe >= (uint32_t)tb->base.size || pe == (uint32_t)tb->base.rank)
+            return root_garbage(tb, "a loss report naming no other PE of the job");
+        mark_lost(tb, (int)pe, "lost its bootstrap connection without finalizing (died or "
+                               "unreachable; reported by the root, PE 0)");
         return true;
+    }
     case MSG_BYE:
         tb->conns[0].bye = true;
         return true;
@@ -379,8 +503,9 @@ static bool pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint
 static void conn_closed(struct tcp_boot *tb, struct conn *c)
 {
     c->open = false;
-    shutdown(c->fd, SHUT_RDWR);
-    if (c->rank < 0) { /* never a PE of the job: nobody else holds its number */
+    if (c->fd >= 0) /* -1: handed to the send queue (root_handle) */
+        shutdown(c->fd, SHUT_RDWR);
+    if (c->rank < 0 && c->fd >= 0) { /* never a PE of the job: nobody else holds its number */
         close(c->fd);
         c->fd = -1;
     }
@@ -402,60 +527,114 @@ static void conn_closed(struct tcp_boot *tb, struct conn *c)
     uint32_t pe = htonl((uint32_t)c->rank);
     for (int r = 1; r < tb->base.size; r++)
         if (tb->conns[r].open)
-            send_msg(tb, tb->conns[r].fd, MSG_LOST, &pe, sizeof(pe), NULL, 0);
+            queue_msg(tb, tb->conns[r].fd, false, MSG_LOST, &pe, sizeof(pe), NULL, 0);
 }
 
-/* Read what is available on `c` and handle every complete message.
- * Lock held.  False when the connection is gone. */
+/* Handle every complete message buffered on `c`, checking each header as
+ * soon as it is in: a connection that has not said hello may send nothing
+ * but a hello, and nothing may announce more than TCP_MSG_MAX.  Lock held.
+ * False when the connection must be dropped. */
+static bool conn_parse(struct tcp_boot *tb, struct conn *c)
+{
+    size_t at = 0;
+    bool ok = true;
+    while (ok && c->in_len - at >= 8) {
+        uint32_t type = get32(c->in + at), len = get32(c->in + at + 4);
+        if (tb->base.rank == 0 && c->rank < 0 && (type != MSG_HELLO || len != TCP_HELLO_LEN)) {
+            stray_log(tb, c, "its first message is not a symheap hello");
+            return false;
+        }
+        if (len > TCP_MSG_MAX) {
+            if (tb->base.rank != 0)
+                return root_garbage(tb, "a message longer than the bootstrap's maximum");
+            char why[96];
+            snprintf(why, sizeof(why), "PE %d announced a message of %u bytes (at most %u)",
+                     c->rank, len, TCP_MSG_MAX);
+            stray_log(tb, c, why);
+            return false;
+        }
+        if (c->in_len - at - 8 < len)
+            break;
+        ok = tb->base.rank == 0 ? root_handle(tb, c, type, c->in + at + 8, len)
+                                : pe_handle(tb, type, c->in + at + 8, len);
+        at += 8 + len;
+    }
+    if (!ok)
+        return false;
+    memmove(c->in, c->in + at, c->in_len - at);
+    c->in_len -= at;
+    return true;
+}
+
+/* Read what is available on `c` (up to TCP_READ_BUDGET bytes) and handle
+ * every complete message after each read, so the buffer never holds more
+ * than one message: 8 + TCP_HELLO_LEN bytes before the hello, 8 +
+ * TCP_MSG_MAX after.  Lock held.  False when the connection is gone. */
 static bool conn_read(struct tcp_boot *tb, struct conn *c)
 {
-    bool eof = false;
-    for (;;) {
-        if (c->in_cap - c->in_len < 4096) {
-            size_t cap = c->in_cap ? c->in_cap * 2 : 8192;
+    size_t budget = TCP_READ_BUDGET;
+    while (budget) {
+        size_t limit = c->rank < 0 ? 8 + TCP_HELLO_LEN : 8 + (size_t)TCP_MSG_MAX;
+        if (c->in_len >= limit) /* cannot happen: conn_parse consumed or refused it */
+            return false;
+        if (c->in_cap < limit && c->in_cap - c->in_len < 4096) {
+            size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+            if (cap > limit)
+                cap = limit;
             uint8_t *in = realloc(c->in, cap);
             if (!in)
                 return false;
             c->in = in;
             c->in_cap = cap;
         }
-        ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+        size_t room = (c->in_cap < limit ? c->in_cap : limit) - c->in_len;
+        if (room > budget)
+            room = budget;
+        ssize_t n = recv(c->fd, c->in + c->in_len, room, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        /* End (or reset): still handle what came before it, a BYE say. */
+            return true;
         if (n <= 0) {
-            eof = true;
-            break;
+            /* End (or reset): what came before it, a BYE say, was handled. */
+            return false;
         }
         c->in_len += (size_t)n;
-    }
-    size_t at = 0;
-    while (c->in_len - at >= 8) {
-        uint32_t type = get32(c->in + at), len = get32(c->in + at + 4);
-        if (len > TCP_MSG_MAX)
+        budget -= (size_t)n;
+        if (!conn_parse(tb, c))
             return false;
-        if (c->in_len - at - 8 < len)
-            break;
-        bool ok = tb->base.rank == 0 ? root_handle(tb, c, type, c->in + at + 8, len)
-                                     : pe_handle(tb, type, c->in + at + 8, len);
-        if (!ok)
-            return false;
-        at += 8 + len;
     }
-    memmove(c->in, c->in + at, c->in_len - at);
-    c->in_len -= at;
-    return !eof;
+    return true;
+}
+
+/* Root: drop pending connection i (lock held). */
+static void drop_pending(struct tcp_boot *tb, int i, const char *why)
+{
+    struct conn *c = &tb->pending[i];
+    if (why)
+        stray_log(tb, c, why);
+    conn_closed(tb, c);
+    memmove(&tb->pending[i], &tb->pending[i + 1],
+            (size_t)(tb->npending - i - 1) * sizeof(*c));
+    tb->npending--;
 }
 
 static void root_accept(struct tcp_boot *tb)
 {
-    int fd = accept4(tb->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    struct sockaddr_storage from;
+    socklen_t fromlen = sizeof(from);
+    int fd = accept4(tb->listen_fd, (struct sockaddr *)&from, &fromlen,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0)
         return;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
+    getnameinfo((struct sockaddr *)&from, fromlen, host, sizeof(host), serv, sizeof(serv),
+                NI_NUMERICHOST | NI_NUMERICSERV);
+    /* Real PEs say hello at once: make room by dropping the oldest. */
+    if (tb->npending >= TCP_PENDING_MAX + tb->base.size)
+        drop_pending(tb, 0, "too many connections without a hello (the oldest goes)");
     if (tb->npending == tb->pending_cap) {
         int cap = tb->pending_cap ? tb->pending_cap * 2 : 16;
         struct conn *p = realloc(tb->pending, (size_t)cap * sizeof(*p));
@@ -466,7 +645,9 @@ static void root_accept(struct tcp_boot *tb)
         tb->pending = p;
         tb->pending_cap = cap;
     }
-    tb->pending[tb->npending++] = (struct conn){ .fd = fd, .open = true, .rank = -1 };
+    struct conn *c = &tb->pending[tb->npending++];
+    *c = (struct conn){ .fd = fd, .open = true, .rank = -1, .since = mono_now() };
+    snprintf(c->peer, sizeof(c->peer), "%s port %s", host, serv);
 }
 
 static void *helper_main(void *arg)
@@ -505,9 +686,15 @@ static void *helper_main(void *arg)
             pfd[k] = (struct pollfd){ .fd = tb->pending[i].fd, .events = POLLIN };
             who[k++] = &tb->pending[i];
         }
+        /* Wake up when the oldest pending connection's time is up. */
+        int ms = -1;
+        if (tb->npending) {
+            double left = tb->pending[0].since + tb->timeout - mono_now();
+            ms = left <= 0 ? 0 : left > 1000.0 ? 1000000 : (int)(left * 1000) + 1;
+        }
         pthread_mutex_unlock(&tb->lock);
 
-        if (poll(pfd, (nfds_t)k, -1) < 0 && errno != EINTR)
+        if (poll(pfd, (nfds_t)k, ms) < 0 && errno != EINTR)
             break;
         if (pfd[0].revents)
             break;
@@ -535,15 +722,25 @@ static void *helper_main(void *arg)
                 tb->pending[kept++] = *c;
         }
         tb->npending = kept;
+        /* A PE says hello right after connecting: one that has not within
+         * the timeout is no PE (in accept order: the oldest first). */
+        double now = mono_now();
+        while (tb->npending && tb->pending[0].since + tb->timeout <= now)
+            drop_pending(tb, 0, "no symheap hello within SYMHEAP_TIMEOUT");
         if (accept_ready)
             root_accept(tb);
-        /* Everyone is here: accept nothing more on the root address. */
+        /* Everyone is here: accept nothing more on the root address, and
+         * whatever is still pending is no PE of this job. */
         if (tb->listen_fd >= 0 && tb->connected == tb->base.size - 1) {
             close(tb->listen_fd);
             tb->listen_fd = -1;
         }
+        while (tb->listen_fd < 0 && tb->npending)
+            drop_pending(tb, 0, "every PE of the job is already connected");
         pthread_mutex_unlock(&tb->lock);
+        flush_queue(tb, true);
     }
+    flush_queue(tb, false);
     free(pfd);
     free(who);
     return NULL;
@@ -669,8 +866,8 @@ static sym_status_t tcp_allgather(struct sym_boot *b, const void *mine, size_t l
     struct tcp_boot *tb = (struct tcp_boot *)b;
     const char *op = "sym_init (tcp bootstrap allgather)";
     if (len > TCP_BLOB_MAX)
-        return sym_error(SYM_ERR_INTERNAL, "bootstrap allgather of %zu bytes (max %u)", len,
-                         TCP_BLOB_MAX);
+        return sym_error(SYM_ERR_INTERNAL, "%s: a blob of %zu bytes is more than the %u the "
+                         "tcp bootstrap carries", op, len, TCP_BLOB_MAX);
     uint32_t step = ++tb->step;
     struct tcp_wait w = { .tb = tb, .kind = WAIT_ALLGATHER, .step = step };
     uint32_t step_be = htonl(step);
@@ -1007,10 +1204,13 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
     if (cfg->size < 1 || cfg->size > SYM_JOB_MAX_PES)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_SIZE, the "
                          "number of PEs (1..%d); got %lu", SYM_JOB_MAX_PES, cfg->size);
-    if (!getenv("SYMHEAP_RANK") || cfg->rank >= cfg->size)
+    if (!cfg->set.rank || cfg->rank >= cfg->size) {
+        char got[32] = "(unset)";
+        if (cfg->set.rank)
+            snprintf(got, sizeof(got), "%lu", cfg->rank);
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_RANK, this "
-                         "PE's number 0..%lu; got '%s'", cfg->size - 1,
-                         getenv("SYMHEAP_RANK") ?: "(unset)");
+                         "PE's number 0..%lu; got '%s'", cfg->size - 1, got);
+    }
     struct tcp_boot *tb = calloc(1, sizeof(*tb));
     if (!tb)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the bootstrap");

@@ -31,7 +31,7 @@ sym_status_t sym_boot_open(struct sym_boot **boot_p)
 {
     const char *mode = sym_rt.cfg.bootstrap.s;
     sym_status_t st;
-    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && getenv(SYM_ENV_SYMRUN_FD)))
+    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && sym_rt.cfg.set.symrun_fd))
         st = sym_boot_symrun_open(boot_p);
     else if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && sym_rt.cfg.root_addr.s[0]))
         st = sym_boot_tcp_open(boot_p);

@@ -15,12 +15,17 @@ struct symshmem_team {
     sym_team_t t;               /* native team, SYM_TEAM_INVALID when unset */
     shmem_team_config_t config;
     bool predefined;            /* world/shared: never freed by the user */
+    struct symshmem_ctx *ctxs;  /* contexts made from this team (teams.c's lock) */
 };
 
 struct symshmem_ctx {
-    shmem_team_t team;
+    shmem_team_t team;          /* NULL once its team was destroyed */
     long options;
     bool live;
+    /* In its team's list, or in the list of contexts whose team was
+     * destroyed: those stay allocated so a later use is a clear error, not
+     * a read of freed memory (teams.c). */
+    struct symshmem_ctx *next, **prev_next;
 };
 
 /* Print "<routine>: <detail of the last native error>" with the PE and end

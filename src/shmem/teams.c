@@ -1,6 +1,15 @@
 /*
  * teams.c - OpenSHMEM teams, contexts and memory ordering.
+ *
+ * Contexts and teams: OpenSHMEM 1.5 says shmem_team_destroy destroys the
+ * shareable contexts made from the team, and that using a private context
+ * of a destroyed team is undefined.  Here both kinds are "orphaned" by the
+ * destroy: marked dead and kept allocated (in a list, so never leaked), so
+ * that a later shmem_ctx_* call on one ends the job with a message saying
+ * what happened instead of reading freed memory; shmem_ctx_destroy frees an
+ * orphan like any other context.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "shmem_internal.h"
@@ -8,6 +17,44 @@
 struct symshmem_team symshmem_team_world_ = {.predefined = true};
 struct symshmem_team symshmem_team_shared_ = {.predefined = true};
 struct symshmem_ctx symshmem_ctx_default_ = {.team = &symshmem_team_world_, .live = true};
+
+/* Context lists (struct symshmem_team.ctxs, orphans) change under this
+ * lock: threads may create and destroy contexts and teams concurrently.
+ * The communication path never takes it. */
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct symshmem_ctx *orphans; /* contexts whose team was destroyed */
+
+static void ctx_link(struct symshmem_ctx **head, struct symshmem_ctx *c)
+{
+    c->next = *head;
+    if (c->next)
+        c->next->prev_next = &c->next;
+    c->prev_next = head;
+    *head = c;
+}
+
+static void ctx_unlink(struct symshmem_ctx *c)
+{
+    if (!c->prev_next)
+        return;
+    *c->prev_next = c->next;
+    if (c->next)
+        c->next->prev_next = c->prev_next;
+    c->next = NULL;
+    c->prev_next = NULL;
+}
+
+/* The team is going away: its contexts become orphans (ctx_lock held). */
+static void orphan_contexts(struct symshmem_team *team)
+{
+    while (team->ctxs) {
+        struct symshmem_ctx *c = team->ctxs;
+        ctx_unlink(c);
+        c->live = false;
+        c->team = NULL;
+        ctx_link(&orphans, c);
+    }
+}
 
 /* SHMEM_TEAM_SHARED: the PEs whose heaps this PE maps (those on its host).
  * Every PE publishes the lowest such PE (its host's leader); each distinct
@@ -70,6 +117,11 @@ sym_status_t symshmem_teams_init(void)
 
 void symshmem_teams_fini(void)
 {
+    /* shmem_finalize destroys every team, so every context. */
+    pthread_mutex_lock(&ctx_lock);
+    orphan_contexts(&symshmem_team_world_);
+    orphan_contexts(&symshmem_team_shared_);
+    pthread_mutex_unlock(&ctx_lock);
     if (symshmem_team_shared_.t != SYM_TEAM_INVALID)
         sym_team_destroy(symshmem_team_shared_.t);
     symshmem_team_shared_.t = SYM_TEAM_INVALID;
@@ -152,6 +204,13 @@ void shmem_team_destroy(shmem_team_t team)
 {
     if (!team || team->predefined)
         return;
+    pthread_mutex_lock(&ctx_lock);
+    bool had_contexts = team->ctxs != NULL;
+    orphan_contexts(team);
+    pthread_mutex_unlock(&ctx_lock);
+    /* Destroying a context completes its operations. */
+    if (had_contexts)
+        symshmem_check("shmem_team_destroy", sym_quiet());
     symshmem_check("shmem_team_destroy", sym_team_destroy(team->t));
     team->t = SYM_TEAM_INVALID;
     free(team);
@@ -172,6 +231,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     c->team = team;
     c->options = options;
     c->live = true;
+    pthread_mutex_lock(&ctx_lock);
+    ctx_link(&team->ctxs, c);
+    pthread_mutex_unlock(&ctx_lock);
     *ctx = c;
     return 0;
 }
@@ -185,8 +247,13 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT)
         return;
-    /* Destroying a context completes its operations. */
-    symshmem_check("shmem_ctx_destroy", sym_quiet());
+    /* Destroying a context completes its operations (an orphan's were
+     * completed when its team was destroyed). */
+    if (ctx->live)
+        symshmem_check("shmem_ctx_destroy", sym_quiet());
+    pthread_mutex_lock(&ctx_lock);
+    ctx_unlink(ctx);
+    pthread_mutex_unlock(&ctx_lock);
     ctx->live = false;
     free(ctx);
 }
@@ -195,7 +262,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
     if (!team)
         return -1;
-    if (!ctx) {
+    if (!ctx || !ctx->team) { /* invalid, or its team was destroyed */
         *team = SHMEM_TEAM_INVALID;
         return -1;
     }
@@ -205,6 +272,9 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 
 int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
 {
+    if (ctx && !ctx->team)
+        symshmem_failf(routine, "context %p was destroyed with its team (shmem_team_destroy "
+                       "destroys the contexts made from the team)", (void *)ctx);
     if (!ctx || !ctx->live)
         symshmem_failf(routine, "invalid context %p", (void *)ctx);
     if (ctx->team == SHMEM_TEAM_WORLD)

@@ -9,6 +9,7 @@
  *   timeout  every PE waits (shmem_long_wait_until) on a word nobody sets:
  *            the first to reach SYMHEAP_TIMEOUT ends the job
  *   badctx   shmem_ctx_long_p on SHMEM_CTX_INVALID
+ *   deadctx  shmem_ctx_long_p on a context whose team was destroyed
  */
 #include "check.h"
 
@@ -32,6 +33,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "PE %d: the wait did not time out\n", me);
         return 3;
     }
+    /* every PE makes the team (collective); PE 0 makes the mistake */
+    shmem_ctx_t dead = SHMEM_CTX_INVALID;
+    if (argc > 1 && strcmp(argv[1], "deadctx") == 0) {
+        shmem_team_t t2 = SHMEM_TEAM_INVALID;
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &t2) == 0);
+        CHECK(shmem_team_create_ctx(t2, 0, &dead) == 0);
+        shmem_team_destroy(t2);
+    }
     if (argc > 1 && me == 0) {
         long stack[4] = {0};
         int istack[4] = {0};
@@ -41,6 +50,8 @@ int main(int argc, char **argv)
             shmem_int_get(istack, istack + 1, 1, 0);
         else if (strcmp(argv[1], "badctx") == 0)
             shmem_ctx_long_p(SHMEM_CTX_INVALID, sym, 1, 0);
+        else if (strcmp(argv[1], "deadctx") == 0)
+            shmem_ctx_long_p(dead, sym, 1, 0);
         fprintf(stderr, "PE 0: the mistake '%s' was not reported\n", argv[1]);
         return 3; /* not via global_exit: a distinct status */
     }

@@ -2,7 +2,8 @@
  * shmem_teams.c - teams and contexts: SHMEM_TEAM_WORLD and
  * SHMEM_TEAM_SHARED, my_pe/n_pes, get_config, translate_pe,
  * split_strided, split_2d (for several x ranges), destroy; ctx_create,
- * team_create_ctx, ctx_get_team, ctx_destroy; invalid arguments return
+ * team_create_ctx, ctx_get_team, ctx_destroy; destroying a team destroys
+ * its contexts (their handles then name no team); invalid arguments return
  * non-zero and the job goes on.
  */
 #include "check.h"
@@ -126,6 +127,29 @@ int main(void)
     if (me == 0)
         CHECK(box[1] == npes);
     shmem_free(box);
+
+    /* destroying a team destroys its contexts, shareable and private: their
+     * operations are complete and they belong to no team any more, and
+     * shmem_ctx_destroy still releases them (shmem_errors deadctx: using
+     * one ends the job with a message) */
+    shmem_team_t dup = SHMEM_TEAM_INVALID;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &dup) == 0 &&
+          dup != SHMEM_TEAM_INVALID);
+    shmem_ctx_t shared_ctx, private_ctx;
+    CHECK(shmem_team_create_ctx(dup, 0, &shared_ctx) == 0);
+    CHECK(shmem_team_create_ctx(dup, SHMEM_CTX_PRIVATE, &private_ctx) == 0);
+    long *cell = shmem_calloc(1, sizeof(long));
+    shmem_ctx_long_p(shared_ctx, cell, 100 + me, (me + 1) % npes);
+    shmem_team_destroy(dup);
+    shmem_team_t gone = SHMEM_TEAM_WORLD;
+    CHECK(shmem_ctx_get_team(shared_ctx, &gone) != 0 && gone == SHMEM_TEAM_INVALID);
+    gone = SHMEM_TEAM_WORLD;
+    CHECK(shmem_ctx_get_team(private_ctx, &gone) != 0 && gone == SHMEM_TEAM_INVALID);
+    shmem_ctx_destroy(private_ctx);
+    shmem_ctx_destroy(shared_ctx);
+    shmem_barrier_all();
+    CHECKF(*cell == 100 + (me + npes - 1) % npes, "cell %ld", *cell);
+    shmem_free(cell);
 
     /* invalid arguments: non-zero status, the job continues */
     shmem_team_t bad = SHMEM_TEAM_WORLD;
