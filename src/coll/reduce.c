@@ -9,14 +9,15 @@
 sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
                               sym_datatype_t dt, sym_op_t op, int root)
 {
-    const int n = c->team->size, me = c->team->rank;
+    const int me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
     if (me != root) {
         sym_status_t st = sym_msg_send(c, root, src, bytes);
         return st == SYM_OK ? sym_chan_flush(c, root) : st;
     }
     uint8_t *mine = NULL;
-    if (dst == src && n > 1 && bytes && !(mine = malloc(ck)))
+    /* in place, members from 2 on write dst before reading their own term */
+    if (dst == src && me >= 2 && bytes && !(mine = malloc(ck)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     const size_t nch = sym_msg_chunks(c, bytes);
     sym_status_t st = SYM_OK;
