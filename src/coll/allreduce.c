@@ -179,6 +179,8 @@ static sym_algorithm_t allreduce_auto(int n, size_t bytes)
 {
     if (n <= 2)
         return bytes <= 262144 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
+    if (sym_coll_crowded()) /* 4/8 PEs on 2 cores: naive best to 16 KiB, rd at 64 KiB */
+        return bytes <= 16384 ? SYM_ALGO_NAIVE : bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
     return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
 }
 

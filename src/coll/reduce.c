@@ -129,7 +129,7 @@ static const sym_reduce_fn reduce_algorithms[] = {
 
 static sym_algorithm_t reduce_auto(int n, size_t bytes)
 {
-    if (n <= 2)
+    if (n <= 2 || sym_coll_crowded()) /* crowded: ring/tree 1.3-2.5x slower from 256 KiB */
         return SYM_ALGO_NAIVE;
     return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
 }
