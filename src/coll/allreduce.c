@@ -19,7 +19,7 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
-        const uint8_t *own = (const uint8_t *)src + i * ck;
+        const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL; /* NULL+0 is UB */
         for (int r = 0; r < n && st == SYM_OK; r++)
             if (r != me)
                 st = sym_msg_send_chunk(c, r, src, bytes, i);
