@@ -37,7 +37,7 @@
     X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                     \
       "Split teams that can exist at once per PE (1..64); each gets an equal share of " \
       "half the mailbox region")                                                        \
-    X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "64K",                                    \
+    X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                   \
       "Largest piece a collective moves through a mailbox slot at a time")              \
     X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                   \
       "Team barrier algorithm {auto|naive|tree|rd}")                                    \

@@ -106,7 +106,9 @@ static void forged_header_body(int me, int npes, void *arg)
         h.len = 1u << 20;
         const uint64_t link = 0; /* from member 0, slot 0 */
         PE_OK(sym_put_off(1, ch->slot_off + link * ch->slot_stride, &h, sizeof(h)));
-        PE_OK(sym_flag_set(1, ch->full_off + link * SYM_LINE, 1));
+        /* the slot's full flag is the last word of its header line */
+        PE_OK(sym_flag_set(1, ch->slot_off + link * ch->slot_stride +
+                                  offsetof(struct sym_chunk_hdr, full), 1));
     } else {
         char buf[16];
         size_t got = 0;

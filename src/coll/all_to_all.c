@@ -111,7 +111,7 @@ static const sym_all_to_allv_fn all_to_all_algorithms[] = {
  * competing for the same caches. */
 static sym_algorithm_t all_to_all_auto(int n, size_t block_bytes)
 {
-    if (n <= 2 || block_bytes <= 8192)
+    if (n <= 2 || block_bytes <= 8192 || sym_coll_crowded()) /* crowded: naive everywhere */
         return SYM_ALGO_NAIVE;
     return SYM_ALGO_PAIRWISE;
 }

@@ -13,18 +13,19 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
     const size_t nch = sym_msg_chunks(c, bytes);
     uint8_t *mine = NULL;
-    if (dst == src && n > 1 && bytes && !(mine = malloc(ck)))
+    /* in place, members from 2 on write dst before reading their own term */
+    if (dst == src && me >= 2 && bytes && !(mine = malloc(ck)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
-        const uint8_t *own = (const uint8_t *)src + i * ck;
+        const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL; /* NULL+0 is UB */
         for (int r = 0; r < n && st == SYM_OK; r++)
             if (r != me)
                 st = sym_msg_send_chunk(c, r, src, bytes, i);
         if (st != SYM_OK)
             break;
-        if (mine) { /* in place: keep my term before d is overwritten */
+        if (mine) {
             memcpy(mine, own, len);
             own = mine;
         }
@@ -38,17 +39,21 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
  * for chunk column j, all 2(n-1) steps run before column j+1, and a step
  * only waits for its own column's data, so columns overlap on the wire.
  * Block b is finished by PE b-1... and then copied, so all PEs hold the
- * same bits. */
+ * same bits.  src is never copied into dst first: the first step sends
+ * from src and every block is combined as dst = src op incoming, once,
+ * before dst ever holds it (at 2 PEs this cuts the bytes moved per PE by a
+ * third). */
 sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const int right = (me + 1) % n, left = (me - 1 + n) % n;
     const size_t es = sym_datatype_size(dt);
-    if (dst != src && count)
-        memcpy(dst, src, count * es);
-    if (n == 1)
+    if (n == 1) {
+        if (dst != src && count)
+            memcpy(dst, src, count * es);
         return SYM_OK;
+    }
     size_t max_chunks = 0;
     for (int b = 0; b < n; b++) {
         size_t k = sym_msg_chunks(c, sym_block_count(count, n, b) * es);
@@ -56,6 +61,7 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
             max_chunks = k;
     }
     uint8_t *base = dst;
+    const uint8_t *in = src;
     for (size_t j = 0; j < max_chunks; j++) {
         for (int step = 0; step < 2 * (n - 1); step++) {
             const bool scatter = step < n - 1;
@@ -66,13 +72,18 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
             const int rb = scatter ? ((me - s - 1) % n + n) % n : ((me - s) % n + n) % n;
             const size_t sbytes = sym_block_count(count, n, sb) * es;
             const size_t rbytes = sym_block_count(count, n, rb) * es;
-            uint8_t *sptr = base + sym_block_start(count, n, sb) * es;
-            uint8_t *rptr = base + sym_block_start(count, n, rb) * es;
+            /* only step 0 sends a block dst does not hold yet (our own) */
+            const size_t so = sym_block_start(count, n, sb) * es;
+            const size_t ro = sym_block_start(count, n, rb) * es;
+            const uint8_t *sptr = !count ? NULL : (step == 0 ? in : base) + so;
+            uint8_t *rptr = count ? base + ro : NULL;
+            const uint8_t *rsrc = count ? in + ro : NULL;
             sym_status_t st = SYM_OK;
             if (j < sym_msg_chunks(c, sbytes))
                 st = sym_msg_send_chunk(c, right, sptr, sbytes, j);
             if (st == SYM_OK && j < sym_msg_chunks(c, rbytes))
-                st = scatter ? sym_msg_recv_reduce_chunk(c, left, rptr, rbytes, j, dt, op, es)
+                st = scatter ? sym_msg_recv_reduce3_chunk(c, left, rptr, rsrc, rbytes, j, dt, op,
+                                                          es)
                              : sym_msg_recv_chunk(c, left, rptr, rbytes, j);
             if (st != SYM_OK)
                 return st;
@@ -81,14 +92,16 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
     return SYM_OK;
 }
 
-/* Exchange chunk i of the whole vector with `partner` and combine, lower
- * rank's term first so both partners compute the same bits. */
-static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, size_t bytes,
-                                sym_datatype_t dt, sym_op_t op, size_t es)
+/* Exchange the whole vector with `partner` chunk by chunk and combine,
+ * lower rank's term first so both partners compute the same bits.  Our
+ * term is read from `from` (src in the first round, saving a copy of src
+ * into d; d itself later) and the result written to d. */
+static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, const uint8_t *from,
+                                size_t bytes, sym_datatype_t dt, sym_op_t op, size_t es)
 {
     const size_t ck = c->team->chan.chunk, nch = sym_msg_chunks(c, bytes);
     for (size_t i = 0; i < nch; i++) {
-        sym_status_t st = sym_msg_send_chunk(c, partner, d, bytes, i);
+        sym_status_t st = sym_msg_send_chunk(c, partner, from, bytes, i);
         const void *theirs;
         size_t len;
         uint64_t total;
@@ -96,11 +109,12 @@ static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, siz
             st = sym_chan_recv(c, partner, &theirs, &len, &total);
         if (st != SYM_OK)
             return st;
-        uint8_t *mine = d + i * ck;
+        uint8_t *mine = len ? d + i * ck : NULL;
+        const uint8_t *own = len ? from + i * ck : NULL;
         if (c->team->rank < partner)
-            sym_reduce_apply3(dt, op, mine, mine, theirs, len / es);
+            sym_reduce_apply3(dt, op, mine, own, theirs, len / es);
         else
-            sym_reduce_apply3(dt, op, mine, theirs, mine, len / es);
+            sym_reduce_apply3(dt, op, mine, theirs, own, len / es);
         if ((st = sym_chan_release(c, partner)) != SYM_OK)
             return st;
     }
@@ -109,29 +123,33 @@ static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, siz
 
 /* Recursive doubling over the largest power of two p2 <= n; PEs p2..n-1
  * first fold their vector into PE r - p2 and get the result back at the
- * end. */
+ * end.  The first combination reads src, so src is never copied to dst. */
 sym_status_t sym_allreduce_rd(struct sym_coll *c, void *dst, const void *src, size_t count,
                               sym_datatype_t dt, sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es;
-    if (dst != src && bytes)
-        memcpy(dst, src, bytes);
     int p2 = 1;
     while (p2 * 2 <= n)
         p2 *= 2;
     sym_status_t st = SYM_OK;
     if (me >= p2) {
-        st = sym_msg_send(c, me - p2, dst, bytes);
+        st = sym_msg_send(c, me - p2, src, bytes);
         return st == SYM_OK ? sym_msg_recv(c, me - p2, dst, bytes) : st;
     }
+    const uint8_t *cur = src; /* where our partial result is */
     if (me + p2 < n) {
         const size_t nch = sym_msg_chunks(c, bytes);
         for (size_t i = 0; i < nch && st == SYM_OK; i++)
-            st = sym_msg_recv_reduce_chunk(c, me + p2, dst, bytes, i, dt, op, es);
+            st = sym_msg_recv_reduce3_chunk(c, me + p2, dst, src, bytes, i, dt, op, es);
+        cur = dst;
     }
-    for (int mask = 1; mask < p2 && st == SYM_OK; mask <<= 1)
-        st = rd_exchange(c, me ^ mask, dst, bytes, dt, op, es);
+    for (int mask = 1; mask < p2 && st == SYM_OK; mask <<= 1) {
+        st = rd_exchange(c, me ^ mask, dst, cur, bytes, dt, op, es);
+        cur = dst;
+    }
+    if (st == SYM_OK && cur != (const uint8_t *)dst && bytes)
+        memcpy(dst, src, bytes); /* a team of one */
     if (st == SYM_OK && me + p2 < n)
         st = sym_msg_send(c, me + p2, dst, bytes);
     return st;
@@ -161,6 +179,8 @@ static sym_algorithm_t allreduce_auto(int n, size_t bytes)
 {
     if (n <= 2)
         return bytes <= 262144 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
+    if (sym_coll_crowded()) /* 4/8 PEs on 2 cores: naive best to 16 KiB, rd at 64 KiB */
+        return bytes <= 16384 ? SYM_ALGO_NAIVE : bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
     return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
 }
 

@@ -16,13 +16,14 @@
 #define SLOTS_PER_LINK 2
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
+_Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
 
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
                            const int *pe_of, size_t max_chunk, const char *what)
 {
     memset(ch, 0, sizeof(*ch));
     const uint64_t k = SLOTS_PER_LINK, links = (uint64_t)n * k;
-    uint64_t fixed = 2 * SYM_LINE + POISON_MSG_BYTES + 2 * links * SYM_LINE;
+    uint64_t fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
     uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
     uint64_t chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
     if (chunk > max_chunk)
@@ -47,8 +48,7 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->poison_off = area_off;
     ch->call_off = area_off + SYM_LINE;
     ch->msg_off = ch->call_off + SYM_LINE;
-    ch->full_off = ch->msg_off + POISON_MSG_BYTES;
-    ch->free_off = ch->full_off + links * SYM_LINE;
+    ch->free_off = ch->msg_off + POISON_MSG_BYTES;
     ch->slot_off = ch->free_off + links * SYM_LINE;
     ch->slot_stride = HDR_BYTES + chunk;
     return SYM_OK;
@@ -61,25 +61,28 @@ void sym_chan_fini(struct sym_chan *ch)
     memset(ch, 0, sizeof(*ch));
 }
 
-void sym_chan_clear_local(struct sym_chan *ch)
+static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    /* flags and the poison word only: slot payloads need no clearing */
-    memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
+    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
 }
 
 static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    return ch->full_off + ((uint64_t)src * (uint64_t)ch->k + slot) * SYM_LINE;
+    return slot_off(ch, src, slot) + offsetof(struct sym_chunk_hdr, full);
+}
+
+void sym_chan_clear_local(struct sym_chan *ch)
+{
+    /* flags and the poison word only: slot payloads need no clearing */
+    memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
+    for (int src = 0; src < ch->n; src++)
+        for (uint64_t slot = 0; slot < (uint64_t)ch->k; slot++)
+            memset(sym_rt.base + full_off(ch, src, slot), 0, sizeof(uint64_t));
 }
 
 static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
 {
     return ch->free_off + ((uint64_t)dst * (uint64_t)ch->k + slot) * SYM_LINE;
-}
-
-static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
-{
-    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
 }
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
@@ -247,6 +250,53 @@ sym_status_t sym_chan_poisoned(struct sym_coll *c)
 
 /* ---- send / receive ---- */
 
+/* PREFETCHW (exclusive, ready to write) exists on every x86-64 this runs
+ * on; GCC only emits it for -mprfchw.  Elsewhere the portable hint. */
+#if defined(__x86_64__)
+#define PREFETCH_W(p) __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(p)))
+#else
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#endif
+
+/* Where the peer's slot is mapped here (shared memory), ask for its lines
+ * in exclusive state while the credit is still being read: the header line
+ * (with the full flag) and the first payload lines were last read by the
+ * peer, and each would otherwise be a cross-core miss after the credit's.
+ * Only a hint: small messages are latency-bound, large ones stream anyway.
+ * Always inlined and volatile asm: GCC deems a function that only
+ * prefetches pure and drops the call. */
+__attribute__((always_inline)) static inline void prefetch_for_write(int pe, uint64_t slot,
+                                                                     size_t len)
+{
+    uint8_t *d = sym_direct(pe, slot);
+    if (!d)
+        return;
+    PREFETCH_W(d);
+    for (size_t o = 0; o < len && o < 4 * SYM_LINE; o += SYM_LINE)
+        PREFETCH_W(d + HDR_BYTES + o);
+}
+
+/* A chunk from `src` has arrived: its header, payload and, usually next,
+ * the credit for this PE's next chunk to `src` are all lines another core
+ * wrote.  Loaded one after the other (header check, then the caller's
+ * copy or reduction, then the next send) each costs a cross-core miss;
+ * asked for together they overlap.  The credit is final by now whenever
+ * `src` released it before sending what just arrived (every exchange). */
+__attribute__((always_inline)) static inline void
+prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot,
+                       const struct sym_chunk_hdr *hdr)
+{
+    const uint8_t *payload = (const uint8_t *)hdr + HDR_BYTES;
+    __builtin_prefetch(payload);
+    __builtin_prefetch(payload + SYM_LINE);
+    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % (uint64_t)ch->k));
+    /* the release will write the sender's free flag: stores become visible
+     * in order, so until that line is here it holds back the next send */
+    const uint8_t *f = sym_direct(ch->pe_of[src], free_off(ch, me, slot));
+    if (f)
+        PREFETCH_W(f);
+}
+
 sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
                            uint64_t msg_bytes)
 {
@@ -255,6 +305,8 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
         publish_call(c);
     const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
     const int pe = ch->pe_of[dst];
+    uint64_t s = slot_off(ch, c->team->rank, slot);
+    prefetch_for_write(pe, s, len);
     sym_status_t st = SYM_OK;
     if (use > 0) {
         /* credit: the receiver gave this slot back after its previous use */
@@ -263,8 +315,8 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
             return st;
     }
     struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
-    uint64_t s = slot_off(ch, c->team->rank, slot);
-    if ((st = sym_put_off(pe, s, &hdr, sizeof(hdr))) != SYM_OK)
+    /* everything but the full flag, which put_signal sets after the data */
+    if ((st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full))) != SYM_OK)
         return st;
     st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
                             use + 1, SYM_SIGNAL_SET);
@@ -284,6 +336,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
+    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr);
     if (__builtin_expect(memcmp(&hdr->fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
         char mine[160], theirs[160], msg[400];
         sym_fp_text(&c->fp, mine, sizeof(mine));

@@ -143,7 +143,9 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, un
     if (algo == SYM_ALGO_AUTO) {
         const char *env = env_choice(c->fp.kind);
         source = "environment";
-        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE; a++)
+        /* the usual "auto" skips the name loop: small calls are latency-bound */
+        for (int a = strcmp(env, "auto") ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE + 1;
+             a <= SYM_ALGO_PAIRWISE; a++)
             if (!strcmp(env, sym_algorithm_name((sym_algorithm_t)a)))
                 algo = (sym_algorithm_t)a;
         /* one variable serves a pair (all_to_all/all_to_allv): a choice

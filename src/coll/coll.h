@@ -60,6 +60,16 @@ void sym_to_acc(sym_datatype_t dt, sym_datatype_t acc, void *dst, const void *sr
 void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, void *dst,
                   const void *src, size_t n);
 
+/* True when this job's PEs outnumber the host's CPUs (one host): every
+ * dependent hop may then wait for a context switch, so automatic choices
+ * prefer the fewest sequential steps over bandwidth-optimal schedules
+ * (bench/RESULTS_coll.md, 4 and 8 PEs on 2 cores).  Decided alike on every
+ * PE (sym_rt.central_barrier), as the fingerprint's algorithm must be. */
+static inline bool sym_coll_crowded(void)
+{
+    return sym_rt.central_barrier;
+}
+
 /* ---- the call context ---- */
 
 /* Validate team/options, check the team is not broken, number the call and
@@ -104,13 +114,21 @@ sym_status_t sym_msg_recv(struct sym_coll *c, int src, void *buf, size_t bytes);
 sym_status_t sym_msg_recv_reduce_chunk(struct sym_coll *c, int src, void *acc, size_t bytes,
                                        size_t i, sym_datatype_t dt, sym_op_t op, size_t esize);
 
+/* Receive chunk i of a message of `bytes` from src and store a op chunk
+ * into dst (both offset by i*chunk; dst may be a, never the chunk). */
+sym_status_t sym_msg_recv_reduce3_chunk(struct sym_coll *c, int src, void *dst, const void *a,
+                                        size_t bytes, size_t i, sym_datatype_t dt, sym_op_t op,
+                                        size_t esize);
+
 /* Receive chunk i of a message of `bytes` from src into buf + i*chunk. */
 sym_status_t sym_msg_recv_chunk(struct sym_coll *c, int src, void *buf, size_t bytes, size_t i);
 
 /* Chunk i of the rank-order reduction x_0 op x_1 op ... op x_{n-1} into
  * dst (a `bytes`-byte vector): this PE's term is `own` (this chunk only),
  * every other member's arrives from it.  Every PE running it computes the
- * same expression, so the naive algorithms agree bit for bit. */
+ * same expression, so the naive algorithms agree bit for bit.  `own` may be
+ * dst's chunk i itself (in place) on members 0 and 1 only: the others
+ * write dst before they read their own term. */
 sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
                                            size_t bytes, size_t i, sym_datatype_t dt,
                                            sym_op_t op);

@@ -77,21 +77,61 @@ sym_status_t sym_msg_recv(struct sym_coll *c, int src, void *buf, size_t bytes)
     return SYM_OK;
 }
 
+sym_status_t sym_msg_recv_reduce3_chunk(struct sym_coll *c, int src, void *dst, const void *a,
+                                        size_t bytes, size_t i, sym_datatype_t dt, sym_op_t op,
+                                        size_t esize)
+{
+    const void *data;
+    size_t len;
+    sym_status_t st = recv_checked(c, src, bytes, i, &data, &len);
+    if (st != SYM_OK)
+        return st;
+    if (len) {
+        const size_t off = i * c->team->chan.chunk;
+        sym_reduce_apply3(dt, op, (uint8_t *)dst + off, (const uint8_t *)a + off, data,
+                          len / esize);
+    }
+    return sym_chan_release(c, src);
+}
+
+/* The first two terms are combined in one pass straight out of the
+ * mailbox slots (x_0 op x_1 into dst), which saves copying the first term
+ * into dst and reading it back: on shared memory the bytes moved are the
+ * cost.  The expression, and so every bit, is the same as folding term by
+ * term. */
 sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
                                            size_t bytes, size_t i, sym_datatype_t dt,
                                            sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const size_t es = sym_datatype_size(dt), len = sym_msg_chunk_len(c, bytes, i);
+    uint8_t *d = len ? (uint8_t *)dst + i * c->team->chan.chunk : NULL;
+    if (n == 1) {
+        if (len && d != own)
+            memmove(d, own, len);
+        return SYM_OK;
+    }
+    const void *term[2];
     sym_status_t st = SYM_OK;
-    for (int r = 0; r < n && st == SYM_OK; r++) {
+    for (int r = 0; r < 2 && st == SYM_OK; r++) {
+        size_t got;
+        if (r == me)
+            term[r] = own;
+        else
+            st = recv_checked(c, r, bytes, i, &term[r], &got);
+    }
+    if (st != SYM_OK)
+        return st;
+    if (len)
+        sym_reduce_apply3(dt, op, d, term[0], term[1], len / es);
+    for (int r = 0; r < 2 && st == SYM_OK; r++)
         if (r != me)
-            st = r == 0 ? sym_msg_recv_chunk(c, r, dst, bytes, i)
-                        : sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
-        else if (len && r == 0) /* my term first */
-            memmove((uint8_t *)dst + i * c->team->chan.chunk, own, len);
+            st = sym_chan_release(c, r);
+    for (int r = 2; r < n && st == SYM_OK; r++) {
+        if (r != me)
+            st = sym_msg_recv_reduce_chunk(c, r, dst, bytes, i, dt, op, es);
         else if (len) /* my term combined with the ones before it */
-            sym_reduce_apply(dt, op, (uint8_t *)dst + i * c->team->chan.chunk, own, len / es);
+            sym_reduce_apply(dt, op, d, own, len / es);
     }
     return st;
 }

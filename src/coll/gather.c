@@ -148,14 +148,14 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     const size_t total = (size_t)span * bytes;
     uint8_t *range = NULL;
     if (bytes) { /* then total >= 2 * bytes: sym_gather checked it fits */
-        if (!(range = malloc(total)))
+        /* kept between calls: a fresh 64 MiB malloc is a fresh mmap whose
+         * page faults made 64 MiB 18x slower than 16 MiB (RESULTS_coll.md) */
+        if (!(range = sym_team_scratch(c->team, 1, total)))
             return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name,
                              total);
         memcpy(range, src, bytes);
     }
-    sym_status_t st = gather_tree_inner(&t, range, total);
-    free(range);
-    return st;
+    return gather_tree_inner(&t, range, total);
 }
 
 static const sym_gather_fn gather_algorithms[] = {

@@ -9,20 +9,21 @@
 sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
                               sym_datatype_t dt, sym_op_t op, int root)
 {
-    const int n = c->team->size, me = c->team->rank;
+    const int me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
     if (me != root) {
         sym_status_t st = sym_msg_send(c, root, src, bytes);
         return st == SYM_OK ? sym_chan_flush(c, root) : st;
     }
     uint8_t *mine = NULL;
-    if (dst == src && n > 1 && bytes && !(mine = malloc(ck)))
+    /* in place, members from 2 on write dst before reading their own term */
+    if (dst == src && me >= 2 && bytes && !(mine = malloc(ck)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", c->name);
     const size_t nch = sym_msg_chunks(c, bytes);
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
-        const uint8_t *own = (const uint8_t *)src + i * ck;
+        const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL; /* NULL+0 is UB */
         if (mine) {
             memcpy(mine, own, len);
             own = mine;
@@ -128,7 +129,7 @@ static const sym_reduce_fn reduce_algorithms[] = {
 
 static sym_algorithm_t reduce_auto(int n, size_t bytes)
 {
-    if (n <= 2)
+    if (n <= 2 || sym_coll_crowded()) /* crowded: ring/tree 1.3-2.5x slower from 256 KiB */
         return SYM_ALGO_NAIVE;
     return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
 }

@@ -133,6 +133,8 @@ static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
     /* at 2 PEs ring is 1.15-1.43x faster from 1 MiB (bench/RESULTS_coll.md) */
     if (n <= 2)
         return total_bytes < 1048576 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
+    if (sym_coll_crowded()) /* naive at every size measured, 4 and 8 PEs on 2 cores */
+        return SYM_ALGO_NAIVE;
     return total_bytes <= 65536 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
 }
 

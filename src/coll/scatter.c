@@ -151,12 +151,12 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
         return sym_msg_recv(c, parent, dst, bytes);
     const size_t total = (size_t)span * bytes;
     uint8_t *range = NULL;
-    if (total && !(range = malloc(total)))
+    /* kept between calls, as in sym_gather_tree */
+    if (total && !(range = sym_team_scratch(c->team, 1, total)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
     sym_status_t st = scatter_tree_inner(&t, range, total);
     if (st == SYM_OK && bytes)
         memcpy(dst, range, bytes);
-    free(range);
     return st;
 }
 
