@@ -18,7 +18,8 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
-        const uint8_t *own = (const uint8_t *)src + i * ck;
+        /* count 0 may come with NULL buffers: no pointer arithmetic then */
+        const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL;
         for (int r = 0; r < n && st == SYM_OK; r++)
             if (r != me)
                 st = sym_msg_send_chunk(c, r, src, bytes, i);
@@ -66,8 +67,8 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
             const int rb = scatter ? ((me - s - 1) % n + n) % n : ((me - s) % n + n) % n;
             const size_t sbytes = sym_block_count(count, n, sb) * es;
             const size_t rbytes = sym_block_count(count, n, rb) * es;
-            uint8_t *sptr = base + sym_block_start(count, n, sb) * es;
-            uint8_t *rptr = base + sym_block_start(count, n, rb) * es;
+            uint8_t *sptr = sbytes ? base + sym_block_start(count, n, sb) * es : NULL;
+            uint8_t *rptr = rbytes ? base + sym_block_start(count, n, rb) * es : NULL;
             sym_status_t st = SYM_OK;
             if (j < sym_msg_chunks(c, sbytes))
                 st = sym_msg_send_chunk(c, right, sptr, sbytes, j);
@@ -96,7 +97,7 @@ static sym_status_t rd_exchange(struct sym_coll *c, int partner, uint8_t *d, siz
             st = sym_chan_recv(c, partner, &theirs, &len, &total);
         if (st != SYM_OK)
             return st;
-        uint8_t *mine = d + i * ck;
+        uint8_t *mine = len ? d + i * ck : NULL; /* d may be NULL for 0 bytes */
         if (c->team->rank < partner)
             sym_reduce_apply3(dt, op, mine, mine, theirs, len / es);
         else

@@ -22,7 +22,8 @@ sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, si
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
-        const uint8_t *own = (const uint8_t *)src + i * ck;
+        /* count 0 may come with NULL buffers: no pointer arithmetic then */
+        const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL;
         if (mine) {
             memcpy(mine, own, len);
             own = mine;
