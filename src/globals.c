@@ -270,11 +270,14 @@ static sym_status_t remap_mine(const char *key, const char *owner)
     for (size_t o = 0; o < g->len; o += SYM_PAGE)
         if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
             raw_copy(tmp + o, g->addr + o, SYM_PAGE);
-    free(skip);
     /* From here to the mmap below, a store to a global by another thread
-     * would be lost: sym_init's documented precondition. */
+     * would be lost: sym_init's documented precondition.  This thread must
+     * not store either, and a statically linked sanitizer runtime keeps its
+     * state in the segment: so no intercepted call (free below) until the
+     * segment is mapped over. */
     void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
+    free(skip);
     munmap(tmp, g->len);
     if (p == MAP_FAILED) {
         /* MAP_FIXED failing leaves the old mapping in place. */
