@@ -292,14 +292,17 @@ static int map_over(int fd, const char **what_p, int *err_p)
     for (size_t o = 0; o < g->len; o += SYM_PAGE)
         if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
             raw_copy(tmp + o, g->addr + o, SYM_PAGE);
-    free(skip);
     /* The copy window: from the copy above to the mmap below, a store to
      * a global by another thread would be lost.  sym_globals_prepare runs
      * this before the bootstrap starts threads of symheap's own (the tcp
      * bootstrap's helper, PMIx's progress thread); other threads of the
-     * program must not write globals during sym_init (documented). */
+     * program must not write globals during sym_init (documented).  This
+     * thread must not store either, and a statically linked sanitizer
+     * runtime keeps its state in the segment: so no intercepted call (free
+     * below) until the segment is mapped over. */
     void *p = raw_mmap(g->addr, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
+    free(skip);
     munmap(tmp, g->len);
     if (p == MAP_FAILED) { /* MAP_FIXED failing leaves the old mapping in place */
         *what_p = "map them over themselves";

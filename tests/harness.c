@@ -17,6 +17,15 @@ static const char *const default_env[] = {
     NULL,
 };
 
+/* Sanitizer builds: a UBSan report ends the process, so a PE's report
+ * fails its test even when UBSAN_OPTIONS is unset (it can still override
+ * this; .ci/test adds a log_path).  Inert in other builds. */
+__attribute__((visibility("default"), used)) const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+    return "halt_on_error=1:print_stacktrace=1";
+}
+
 double harness_now(void)
 {
     struct timespec ts;
