@@ -103,8 +103,18 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     }
     if (t->failed != SYM_OK)
         return sym_error(t->failed, "%s: %s", op, t->failed_msg);
-    t->pending_kind = 0;
+    if (w.target > t->drained)
+        t->drained = w.target;
     return SYM_OK;
+}
+
+bool ofi_all_done(struct ofi_transport *t)
+{
+    ofi_progress(&t->base);
+    if (completed(t) < t->issued || t->failed != SYM_OK)
+        return false;
+    t->drained = t->issued;
+    return true;
 }
 
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
