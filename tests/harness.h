@@ -46,8 +46,14 @@ struct pe_outcome {
 void pe_job_run(const struct pe_job *job, struct pe_outcome *out);
 
 /* Run `body` on npes PEs around sym_init/sym_finalize and cr_assert that
- * every PE succeeded and nothing leaked in /dev/shm. */
+ * every PE succeeded and nothing leaked in /dev/shm.  With the environment
+ * variable SYMHEAP_TEST_PES (a comma-separated list of sizes) set, a job of
+ * another size skips the test instead, saying why. */
 void run_pes(int npes, pe_body_fn body, void *arg);
+
+/* False when SYMHEAP_TEST_PES is set and does not list `npes`: for a test
+ * that runs jobs of several sizes in a loop, to leave the unlisted ones out. */
+bool harness_pes_listed(int npes);
 
 /* Same with extra environment. */
 void run_pes_env(int npes, const char *const *env, pe_body_fn body, void *arg);

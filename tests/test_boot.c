@@ -61,6 +61,41 @@ ParameterizedTest(int *npes, boot_tcp, check)
     bjob_fini(&job);
 }
 
+/* The same check with every peer reached through libfabric, on both
+ * providers CI has (the rendezvous launches the suite's ofi path too):
+ * put/get ring, atomics from every PE, allreduce, global variables. */
+struct ofi_check {
+    int npes;
+    char provider[40]; /* inline: the runner passes parameters by value to re-executed workers */
+};
+
+ParameterizedTestParameters(boot_tcp, check_ofi)
+{
+    static struct ofi_check cases[] = { { 2, "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm" },
+                                        { 3, "SYMHEAP_OFI_PROVIDER=shm" } };
+    return cr_make_param_array(struct ofi_check, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct ofi_check *c, boot_tcp, check_ofi)
+{
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    struct bjob job;
+    bjob_init(&job, c->npes);
+    for (int r = 0; r < c->npes; r++)
+        bjob_start_tcp(&job, r, NULL,
+                       (const char *[]){ addr, "SYMHEAP_TRANSPORT=ofi", c->provider, NULL },
+                       (const char *[]){ "check", NULL });
+    bjob_wait(&job, 120);
+    for (int r = 0; r < c->npes; r++) {
+        bjob_assert_exit(&job, r, 0);
+        char want[64]; /* only my own heap is mapped: every peer went through ofi */
+        snprintf(want, sizeof(want), "pe %d of %d ok shm:%d ", r, c->npes, r);
+        bjob_assert_output(&job, r, want);
+    }
+    bjob_fini(&job);
+}
+
 /* ---- PEs that never show up -------------------------------------------- */
 
 Test(boot_tcp, pe_never_connects)
@@ -291,18 +326,20 @@ static bool have_mpirun(void)
 
 ParameterizedTestParameters(boot_pmix, mpirun)
 {
-    /* 0: 3 PEs over shm; 1: 2 PEs with every peer through ofi */
-    static int which[] = { 0, 1 };
-    return cr_make_param_array(int, which, 2);
+    /* 0: 3 PEs over shm; 1: 2 PEs with every peer through ofi (default
+     * provider, tcp;ofi_rxm here); 2: 3 PEs through libfabric's shm provider */
+    static int which[] = { 0, 1, 2 };
+    return cr_make_param_array(int, which, 3);
 }
 
 ParameterizedTest(int *which, boot_pmix, mpirun)
 {
     if (!have_mpirun())
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
-    int np = *which ? 2 : 3;
+    int np = *which == 1 ? 2 : 3;
     /* mpirun passes the environment it was started with to the PEs */
-    const char *env[] = { *which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto", NULL };
+    const char *env[] = { *which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto",
+                          *which == 2 ? "SYMHEAP_OFI_PROVIDER=shm" : NULL, NULL };
     struct bjob job;
     bjob_init(&job, 1);
     start_mpirun(&job, np, env, "check", NULL);
@@ -310,8 +347,9 @@ ParameterizedTest(int *which, boot_pmix, mpirun)
     bjob_assert_exit(&job, 0, 0);
     for (int r = 0; r < np; r++) {
         char want[64];
-        snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, np,
-                 *which ? (r ? "1 " : "0 ") : "0,1,2 ");
+        char own[8];
+        snprintf(own, sizeof(own), "%d ", r);
+        snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, np, *which ? own : "0,1,2 ");
         bjob_assert_output(&job, 0, want);
     }
     bjob_fini(&job);

@@ -32,6 +32,12 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
 /* Name of the provider an ofi transport runs on. */
 const char *ofi_transport_provider(const struct sym_transport *tp);
 
+/* True when the transport's sleep op blocks on a file descriptor that
+ * wakes as soon as a peer's operation arrives (tcp;ofi_rxm): then a waiter
+ * loses nothing by sleeping at once, and yielding instead would only keep
+ * it runnable, taking the CPU from the PEs it waits for. */
+bool ofi_transport_wakes(const struct sym_transport *tp);
+
 /* Print every RDM provider libfabric offers with RMA and atomics, whether
  * symheap can use it (and why not), and which one is the default. */
 void ofi_providers_print(FILE *out);

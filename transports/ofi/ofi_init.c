@@ -11,6 +11,11 @@ const char *ofi_transport_provider(const struct sym_transport *tp)
     return ((const struct ofi_transport *)tp)->prov_name;
 }
 
+bool ofi_transport_wakes(const struct sym_transport *tp)
+{
+    return ((const struct ofi_transport *)tp)->wait_fd >= 0;
+}
+
 static void ofi_release(struct ofi_transport *t)
 {
     if (t->heap_mr)
@@ -41,6 +46,8 @@ static void ofi_release(struct ofi_transport *t)
     free(t->dbase);
     free(t->dirty);
     free(t->dirty_list);
+    free(t->last_kind);
+    free(t->last_seq);
     free(t);
 }
 
@@ -198,8 +205,11 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     t->dbase = calloc(n, sizeof(*t->dbase));
     t->dirty = calloc(n, 1);
     t->dirty_list = calloc(n, sizeof(*t->dirty_list));
+    t->last_kind = calloc(n, sizeof(*t->last_kind));
+    t->last_seq = calloc(n, sizeof(*t->last_seq));
     sym_status_t st = SYM_OK;
-    if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty || !t->dirty_list)
+    if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty ||
+        !t->dirty_list || !t->last_kind || !t->last_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     if (st == SYM_OK)
         st = pick_provider(t, provider);

@@ -15,6 +15,7 @@
  * without the lock; a nested one keeps it (its operation is unfinished).
  */
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -101,15 +102,13 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
     if (can_block) {
         struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
         ppoll(&pfd, 1, &ts, NULL);
+    } else if (t->wait_fd >= 0) {
+        /* fi_trywait refused: there are events to progress first (below).
+         * Give the core away meanwhile: on an oversubscribed host the peer
+         * being waited for may need it, and a provider that kept refusing
+         * would otherwise make the wait a busy loop. */
+        sched_yield();
     } else {
-        /* fi_trywait refused (events to progress first) or there is no fd:
-         * progress, then sleep anyway; a provider that refuses every time
-         * would otherwise turn the wait's backoff into a busy loop. */
-        pthread_mutex_lock(&ofi_lock);
-        sym_transport_depth++;
-        ofi_raw_ops.progress(tp);
-        sym_transport_depth--;
-        pthread_mutex_unlock(&ofi_lock);
         nanosleep(&ts, NULL);
     }
     LOCKED(ofi_raw_ops.progress(tp));

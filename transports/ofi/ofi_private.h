@@ -73,7 +73,9 @@ struct ofi_transport {
     bool manual_progress;
     int wait_fd;         /* the CQ's wait object, or -1 */
 
-    int pending_kind;    /* OFI_KIND_* of the operations in flight, 0: none */
+    uint8_t *last_kind;  /* [npes] OFI_KIND_* of the last operation to each PE */
+    uint64_t *last_seq;  /* [npes] its number (issued after it was posted) */
+    uint64_t drained;    /* every operation up to this number has completed */
     uint64_t issued;     /* operations counted by cntr */
     uint64_t errors_seen;
     sym_status_t failed; /* first transport error, sticky */
@@ -159,19 +161,27 @@ static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
 }
 /* Writes, atomics and reads take different paths in some providers
  * (tcp;ofi_rxm: RMA on the TCP stream, atomics as messages), so where the
- * provider does not promise ordering, switching kinds waits for what is in
- * flight: a put and a later atomic to one word land in program order. */
+ * provider does not promise ordering, switching kinds towards one PE waits
+ * until what is in flight completed: a put and a later atomic to one word
+ * land in program order.  Per target PE: a put to one PE after an atomic
+ * to another (a collective's data after its acknowledgement) costs no
+ * round trip. */
 enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
 /* Wait until every operation issued so far completed (no flush). */
 sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
-static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, const char *op)
+/* Everything issued has completed (reads the counters, no waiting). */
+bool ofi_all_done(struct ofi_transport *t);
+static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, const char *op)
 {
-    if (t->pending_kind && t->pending_kind != kind && !(t->waw_ordered && t->raw_ordered)) {
+    if (t->waw_ordered && t->raw_ordered)
+        return SYM_OK;
+    if (t->last_kind[pe] != kind && t->last_seq[pe] > t->drained && !ofi_all_done(t)) {
         sym_status_t st = ofi_drain(t, op);
         if (st != SYM_OK)
             return st;
     }
-    t->pending_kind = kind;
+    t->last_kind[pe] = (uint8_t)kind;
+    t->last_seq[pe] = t->issued + 1; /* the operation about to be posted */
     return SYM_OK;
 }
 /* Count an issued operation. */

@@ -103,8 +103,18 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     }
     if (t->failed != SYM_OK)
         return sym_error(t->failed, "%s: %s", op, t->failed_msg);
-    t->pending_kind = 0;
+    if (w.target > t->drained)
+        t->drained = w.target;
     return SYM_OK;
+}
+
+bool ofi_all_done(struct ofi_transport *t)
+{
+    ofi_progress(&t->base);
+    if (completed(t) < t->issued || t->failed != SYM_OK)
+        return false;
+    t->drained = t->issued;
+    return true;
 }
 
 sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
@@ -113,14 +123,11 @@ sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
     if (__builtin_expect(t->failed != SYM_OK, 0))
         return sym_error(t->failed, "%s: an earlier operation failed: %s", what, t->failed_msg);
     if (t->issued && t->issued % OFI_CTX_RING == 0) {
-        /* The drain forgets what kind is in flight, but the caller already
-         * ordered the operation it is about to issue (ofi_order): keep its
-         * kind, or the next operation of another kind would skip its drain. */
-        const int kind = t->pending_kind;
+        /* ofi_order already numbered the operation about to be posted
+         * (last_seq = issued + 1), beyond what this drain covers. */
         sym_status_t st = ofi_drain(t, what);
         if (st != SYM_OK)
             return st;
-        t->pending_kind = kind;
     }
     struct ofi_ctx *c = &t->ctx[t->issued % OFI_CTX_RING];
     c->pe = pe;

@@ -36,7 +36,7 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_order(t, OFI_KIND_WRITE, op)) != SYM_OK ||
+        if ((st = ofi_order(t, OFI_KIND_WRITE, pe, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         if (len <= t->inject_size && t->inject_ok) {
@@ -86,7 +86,7 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_order(t, OFI_KIND_READ, op)) != SYM_OK ||
+        if ((st = ofi_order(t, OFI_KIND_READ, pe, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         OFI_POST(t, op, pe, "fi_read",
@@ -163,17 +163,23 @@ static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t of
         return st;
     /* The signal may not overtake the data: ordered writes need nothing,
      * else a fenced atomic, else wait until the data landed. */
-    bool fenced = false;
+    bool fenced = false, flushed = false;
     if (n && !t->waw_ordered) {
         if (t->has_fence)
             fenced = true;
         else if ((st = ofi_flush(t, name)) != SYM_OK)
             return st;
+        else
+            flushed = true;
     }
     if ((st = ofi_signal(t, pe, sig_off, signal, op, fenced)) != SYM_OK)
         return st;
-    /* src is the caller's again on return. */
-    return from_src ? ofi_drain(t, name) : SYM_OK;
+    /* src is the caller's again on return: after a flush the data has
+     * landed already, and the signal's operand is a copy, so only a piece
+     * still read from src is waited for (not the signal's round trip). */
+    if (flushed || !from_src)
+        return SYM_OK;
+    return ofi_drain(t, name);
 }
 
 sym_status_t ofi_quiet(struct sym_transport *tp)
