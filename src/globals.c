@@ -287,8 +287,11 @@ static int map_over(int fd, const char **what_p, int *err_p)
         *err_p = rc ? rc : errno;
         return -1;
     }
-    /* Zero pages need no copy: the object reads as zeros already. */
-    uint8_t *skip = untouched_pages(g);
+    /* Zero pages need no copy: the object reads as zeros already.  Only
+     * while the segment is still the program's private memory do pages not
+     * present read as zeros: once an earlier sym_init mapped it shared, a
+     * page not faulted in since holds the object's data. */
+    uint8_t *skip = seg.shared ? NULL : untouched_pages(g);
     for (size_t o = 0; o < g->len; o += SYM_PAGE)
         if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
             raw_copy(tmp + o, g->addr + o, SYM_PAGE);

@@ -25,7 +25,7 @@ sym_status_t sym_allreduce_naive(struct sym_coll *c, void *dst, const void *src,
                 st = sym_msg_send_chunk(c, r, src, bytes, i);
         if (st != SYM_OK)
             break;
-        if (mine) {
+        if (mine && len) {
             memcpy(mine, own, len);
             own = mine;
         }

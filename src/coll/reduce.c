@@ -24,7 +24,7 @@ sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, si
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         const size_t len = sym_msg_chunk_len(c, bytes, i);
         const uint8_t *own = len ? (const uint8_t *)src + i * ck : NULL; /* NULL+0 is UB */
-        if (mine) {
+        if (mine && len) {
             memcpy(mine, own, len);
             own = mine;
         }
