@@ -127,6 +127,7 @@ struct sym_runtime {
     struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
     int *peer_pid;                  /* [npes] for liveness checks */
     bool oversubscribed;            /* more local PEs than cores: never busy-spin */
+    bool wait_sleeps_at_once;       /* every peer's operation wakes a sleeping waiter */
     bool central_barrier;           /* same on every PE: see barrier.c */
 
     uint64_t barrier_epoch;

@@ -231,6 +231,16 @@ static sym_status_t init_steps(void)
     if (sym_rt.amo_via_tp)
         sym_debug("atomics and adding signals to every PE, this one included, go through "
                   "libfabric");
+#ifdef SYM_HAVE_OFI
+    /* Over libfabric with a wait fd, a peer's operation itself wakes a
+     * sleeping waiter (and must be served by it): waits sleep at once
+     * instead of yielding first.  Not when some peer is mapped: its stores
+     * wake nobody. */
+    bool wakes = sym_rt.ofi && ofi_transport_wakes(sym_rt.ofi);
+    for (int pe = 0; pe < sym_rt.npes && wakes; pe++)
+        wakes = pe == sym_rt.me || sym_rt.peer_tp[pe] == sym_rt.ofi;
+    sym_rt.wait_sleeps_at_once = wakes;
+#endif
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)

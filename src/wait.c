@@ -19,9 +19,6 @@
 #include "coll/request.h"
 #include "internal.h"
 #include "launch/job.h"
-#ifdef SYM_HAVE_OFI
-#include "ofi/ofi.h"
-#endif
 
 static inline void cpu_relax(void)
 {
@@ -206,19 +203,8 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
         timeout_s = 1e9;
     const uint64_t start = now_ns();
     const uint64_t deadline = start + (uint64_t)(timeout_s * 1e9);
-    uint64_t yield_until = start + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
-#ifdef SYM_HAVE_OFI
-    /* Over libfabric with a wait fd, the peer's operation itself wakes a
-     * sleeping waiter (and must be served by it): sleep at once.  Not when
-     * some peer is mapped: its stores wake nobody. */
-    if (sym_rt.ofi && ofi_transport_wakes(sym_rt.ofi)) {
-        bool mapped_peer = false;
-        for (int pe = 0; pe < sym_rt.npes && !mapped_peer; pe++)
-            mapped_peer = pe != sym_rt.me && sym_rt.peer_tp && sym_rt.peer_tp[pe] != sym_rt.ofi;
-        if (!mapped_peer)
-            yield_until = start;
-    }
-#endif
+    const uint64_t yield_until =
+        sym_rt.wait_sleeps_at_once ? start : start + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
     uint64_t next_check = start;
     uint64_t next_stall_check = start + 1000000u;
     long sleep_ns = 0;
