@@ -86,6 +86,10 @@
     X(symrun_pe, "SYMHEAP_SYMRUN_PE", UINT, "0",                                        \
       "Set by symrun for the PEs it starts, not by users: this PE's number")            \
     X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                    \
-      "Set by symrun for the PEs it starts, not by users: the number of PEs")
+      "Set by symrun for the PEs it starts, not by users: the number of PEs")          \
+    X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
+      "Tests only: run the ofi transport as if the provider required these mr_mode "    \
+      "bits, a comma-separated list of local, prov_key, endpoint, allocated, or all "   \
+      "(none: only what the provider asks for)")
 
 #endif /* SYM_CONFIG_TABLE_H */
