@@ -190,6 +190,22 @@ sym_status_t sym_config_load(struct sym_config *cfg)
                          "sym_init: environment variable SYMHEAP_OFI_PROVIDER='%s' is not valid: "
                          "expected a provider name of at most 63 characters",
                          c.ofi_provider.s);
+    /* Words only; the ofi transport turns them into FI_MR_* bits. */
+    for (const char *w = c.ofi_mr_force.s; *w;) {
+        static const char *const words[] = { "none", "local", "prov_key", "endpoint",
+                                             "allocated", "all" };
+        size_t n = strcspn(w, ","), k = 0;
+        while (k < sizeof(words) / sizeof(words[0]) &&
+               !(strlen(words[k]) == n && strncmp(words[k], w, n) == 0))
+            k++;
+        if (k == sizeof(words) / sizeof(words[0]))
+            return sym_error(SYM_ERR_CONFIG,
+                             "sym_init: environment variable SYMHEAP_OFI_MR_FORCE='%s' is not "
+                             "valid: unknown word \"%.*s\" (expected a comma-separated list of "
+                             "none, local, prov_key, endpoint, allocated, all)",
+                             c.ofi_mr_force.s, (int)n, w);
+        w += n + (w[n] == ',');
+    }
     char host[256], port[16];
     if (c.root_addr.s[0] &&
         sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)

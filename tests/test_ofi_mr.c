@@ -335,9 +335,9 @@ static void bad_word_body(int me, int npes, void *arg)
     (void)me;
     (void)npes;
     (void)arg;
-    PE_FAILS_WITH(sym_init(), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(sym_init(), SYM_ERR_CONFIG);
     const char *msg = sym_last_error();
-    PE_ASSERT(strstr(msg, "SYMHEAP_OFI_MR_FORCE=local,virt") && strstr(msg, "\"virt\""),
+    PE_ASSERT(strstr(msg, "SYMHEAP_OFI_MR_FORCE='local,virt'") && strstr(msg, "\"virt\""),
               "message does not name the variable and the word: %s", msg);
 }
 
