@@ -1041,16 +1041,20 @@ ParameterizedTest(int *which, symrun, timeout)
     char n[16], v[16];
     snprintf(n, sizeof(n), "%d", c->npes);
     snprintf(v, sizeof(v), "%d", c->npes - 1);
-    const char *args[] = { "--timeout", "2", "-n", n, "@PE", c->mode, v, NULL };
+    /* the limit leaves the PEs time to start: scaled for slow builds */
+    char limit[32], want[64];
+    snprintf(limit, sizeof(limit), "%g", harness_seconds(2.0));
+    snprintf(want, sizeof(want), "symrun: job timed out after %s s", limit);
+    const char *args[] = { "--timeout", limit, "-n", n, "@PE", c->mode, v, NULL };
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 124);
-    assert_contains("stderr", ERR(&r), "symrun: job timed out after 2 s");
+    assert_contains("stderr", ERR(&r), want);
     struct pid_list pids = pids_of(&r);
     cr_assert_eq(pids.n, 1, "%d PEs printed a pid\nstdout:\n%s", pids.n, tail_of(OUT(&r)));
     assert_pids_gone(&pids);
-    cr_assert(elapsed(&r) >= 2.0 && elapsed(&r) < 2.0 + QUICK_S,
-              "the job took %.2f s with --timeout 2", elapsed(&r));
+    cr_assert(elapsed(&r) >= harness_seconds(2.0) && elapsed(&r) < harness_seconds(2.0) + QUICK_S,
+              "the job took %.2f s with --timeout %s", elapsed(&r), limit);
     run_free(&r);
 }
 
