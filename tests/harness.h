@@ -104,6 +104,12 @@ double harness_now(void);
  * the test states. */
 double harness_time_scale(void);
 
+#ifndef HARNESS_BUILD_TIME_SCALE
+#define HARNESS_BUILD_TIME_SCALE 1
+#endif
+/* A Criterion `.timeout` (a constant): `s` times the build's factor only. */
+#define HARNESS_CR_TIMEOUT(s) ((s) * HARNESS_BUILD_TIME_SCALE)
+
 /* `s` seconds times harness_time_scale(). */
 double harness_seconds(double s);
 
