@@ -389,9 +389,9 @@ static void inject_run(struct inject_case *c)
         double dt = sh->t_err[pe] - sh->t_fault;
         if (dt > worst)
             worst = dt;
-        /* the issue's bound is 2 s; this machine is shared and loaded, so
-         * only a gross miss fails the test, and the figure is printed */
-        cr_expect(sh->t_fault > 0 && sh->t_err[pe] > 0 && dt < harness_seconds(5.0),
+        /* the issue's bound: 2 s after a death (scaled in slow builds);
+         * a stall ends at the 1 s timeout, 5 s allows for a loaded host */
+        cr_expect(sh->t_fault > 0 && sh->t_err[pe] > 0 && dt < harness_seconds(is_kill ? 2.0 : 5.0),
                   "%s in %s: PE %d saw the error %.3f s after the fault", c->action, c->op, pe,
                   dt);
         if (!is_kill)
