@@ -41,6 +41,17 @@
  * remap copies the segment, so no other thread of the program may write
  * globals while sym_init runs (threads of a library started before, such
  * as an MPI library's PMIx thread, are the program's).
+ *
+ * Under ThreadSanitizer (a test build), the statically linked runtime keeps
+ * its state in this segment, so it is shared with the PE's object too.  A
+ * PE that forks after sym_init: TSan's fork handlers were registered before
+ * ours, so in the child they run first and write the runtime's bookkeeping
+ * into the still shared segment, i.e. into the parent's runtime state.  A
+ * PE that forks and then starts threads was measured to crash TSan (test
+ * globals::fork_with_threads_after_init, skipped under TSan for that
+ * reason; SYMHEAP_GLOBALS=cma avoids it).  The same holds in any build for
+ * a fork handler registered before sym_init (the program's own): its
+ * writes to the executable's variables in the child reach the parent.
  */
 #include <elf.h>
 #include <errno.h>

@@ -79,7 +79,7 @@ static void timeout_body(int me, int n, void *arg)
         double dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "allreduce without PE %d returned %s: %s", victim,
                   sym_status_name(st), sym_last_error());
-        PE_ASSERT(dt >= 0.9 && dt < 3.0, "timed out after %.2f s (timeout 1 s)", dt);
+        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s (timeout 1 s)", dt);
         char msg[1024], want[32];
         snprintf(msg, sizeof(msg), "%s", sym_last_error());
         CONTAINS(msg, "sym_allreduce");
@@ -94,7 +94,7 @@ static void timeout_body(int me, int n, void *arg)
         dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "broadcast on the broken team returned %s: %s",
                   sym_status_name(st), sym_last_error());
-        PE_ASSERT(dt < 0.5, "the broken team's next call took %.2f s", dt);
+        PE_ASSERT(dt < harness_seconds(0.5), "the broken team's next call took %.2f s", dt);
         CONTAINS(sym_last_error(), "sym_broadcast");
         CONTAINS(sym_last_error(), "broken");
         CONTAINS(sym_last_error(), want);
@@ -109,7 +109,7 @@ static void timeout_body(int me, int n, void *arg)
          * gone: destroying must return (whatever it reports), not hang */
         double t0 = harness_now();
         sym_status_t st = sym_team_destroy(t);
-        PE_ASSERT(harness_now() - t0 < 35, "destroy took %.2f s", harness_now() - t0);
+        PE_ASSERT(harness_now() - t0 < harness_seconds(35), "destroy took %.2f s", harness_now() - t0);
         (void)st;
         PE_ASSERT(sym_team_n_pes(t) == -1, "destroyed team still answers");
     }
@@ -145,7 +145,7 @@ static void missing_root_body(int me, int n, void *arg)
         double dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
                   sym_last_error());
-        PE_ASSERT(dt >= 0.9 && dt < 3.0, "timed out after %.2f s", dt);
+        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s", dt);
         CONTAINS(sym_last_error(), "sym_broadcast");
         CONTAINS(sym_last_error(), "#1");
         CONTAINS(sym_last_error(), "PE 0");
@@ -747,7 +747,7 @@ static void world_mismatch_body(int me, int n, void *arg)
     double dt = harness_now() - t0;
     PE_ASSERT(st == SYM_OK, "finalize after a world mismatch returned %s: %s",
               sym_status_name(st), sym_last_error());
-    PE_ASSERT(dt < 3.0, "finalize took %.2f s", dt);
+    PE_ASSERT(dt < harness_seconds(3.0), "finalize took %.2f s", dt);
     PE_ASSERT(!sym_initialized(), "still initialized");
 }
 
@@ -779,7 +779,7 @@ static void world_timeout_body(int me, int n, void *arg)
     double t0 = harness_now();
     sym_status_t st = sym_finalize();
     PE_ASSERT(st == SYM_OK, "finalize returned %s: %s", sym_status_name(st), sym_last_error());
-    PE_ASSERT(harness_now() - t0 < 5.0, "finalize took %.2f s", harness_now() - t0);
+    PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s", harness_now() - t0);
 }
 
 Test(coll_faults, world_timeout_then_finalize)
