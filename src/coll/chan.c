@@ -14,6 +14,11 @@
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
 #define MIN_CHUNK 64u
 #define SLOTS_PER_LINK 2
+/* Every channel has SLOTS_PER_LINK slots per link (ch->k says so too): as
+ * a constant, the n % k and n / k of every send, receive and release are a
+ * mask and a shift instead of two 64-bit divisions on the tiny-message
+ * critical path. */
+#define CH_K ((uint64_t)SLOTS_PER_LINK)
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
 _Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
@@ -99,7 +104,7 @@ void sym_chan_fini(struct sym_chan *ch)
 
 static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
+    return ch->slot_off + ((uint64_t)src * CH_K + slot) * ch->slot_stride;
 }
 
 static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
@@ -112,13 +117,13 @@ void sym_chan_clear_local(struct sym_chan *ch)
     /* flags and the poison word only: slot payloads need no clearing */
     memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
     for (int src = 0; src < ch->n; src++)
-        for (uint64_t slot = 0; slot < (uint64_t)ch->k; slot++)
+        for (uint64_t slot = 0; slot < CH_K; slot++)
             memset(sym_rt.base + full_off(ch, src, slot), 0, sizeof(uint64_t));
 }
 
 static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
 {
-    return ch->free_off + ((uint64_t)dst * (uint64_t)ch->k + slot) * SYM_LINE;
+    return ch->free_off + ((uint64_t)dst * CH_K + slot) * SYM_LINE;
 }
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
@@ -329,7 +334,7 @@ prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot
         __builtin_prefetch(payload);
         __builtin_prefetch(payload + SYM_LINE);
     }
-    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % (uint64_t)ch->k));
+    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % CH_K));
     /* the release will write the sender's free flag: stores become visible
      * in order, so until that line is here it holds back the next send */
     const uint8_t *f = sym_direct(ch->pe_of[src], free_off(ch, me, slot));
@@ -343,7 +348,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);
     prefetch_for_write(pe, s, len);
@@ -387,7 +392,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
     if (st != SYM_OK)
         return st;
@@ -454,7 +459,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
 sym_status_t sym_chan_release(struct sym_coll *c, int src)
 {
     struct sym_chan *ch = &c->team->chan;
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     ch->recvd[src] = n + 1;
     return sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
 }
@@ -468,14 +473,14 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     if (n == 0)
         return SYM_OK;
     /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
-    const uint64_t last = n - 1, slot = last % (uint64_t)ch->k;
-    return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
+    const uint64_t last = n - 1, slot = last % CH_K;
+    return chan_wait(c, free_off(ch, dst, slot), last / CH_K + 1, dst,
                      "consume what this PE sent");
 }
 
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 {
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     if (sym_flag_load(full_off(ch, src, slot)) < use + 1)
         return NULL;
     return (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -483,6 +488,6 @@ const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 
 bool sym_chan_can_send(const struct sym_chan *ch, int dst)
 {
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
     return use == 0 || sym_flag_load(free_off(ch, dst, slot)) >= use;
 }
