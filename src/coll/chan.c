@@ -14,9 +14,50 @@
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
 #define MIN_CHUNK 64u
 #define SLOTS_PER_LINK 2
+/* Every channel has SLOTS_PER_LINK slots per link (ch->k says so too): as
+ * a constant, the n % k and n / k of every send, receive and release are a
+ * mask and a shift instead of two 64-bit divisions on the tiny-message
+ * critical path. */
+#define CH_K ((uint64_t)SLOTS_PER_LINK)
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
 _Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
+
+/* A chunk of at most INLINE_MAX bytes that is a whole message travels in
+ * the header line itself, next to the full flag: the receiver that sees the
+ * flag holds the data too, one cross-core transfer per chunk instead of
+ * two.  The fingerprint is packed losslessly (a chunk is sent inline only
+ * when every field fits), so a mismatch is still found by an exact compare
+ * and reported with the sender's whole fingerprint.  `tag` lies where the
+ * ordinary header's `pad` (always 0) does, so the receiver tells the two
+ * formats apart; the whole line but the flag is written before the flag
+ * (put-with-signal, over any transport), so nothing of it is read early. */
+#define INLINE_MAX 28u
+#define INLINE_TAG 0x49000000u /* 'I' in the top byte; the length below */
+struct inline_line {
+    uint64_t seq;
+    uint8_t kind, dtype, op, algo;
+    uint32_t count;
+    int32_t root;
+    uint32_t layout;
+    uint8_t data[INLINE_MAX];
+    uint32_t tag;
+    uint64_t full;
+};
+_Static_assert(sizeof(struct inline_line) == 64, "inline chunk is one cache line");
+_Static_assert(offsetof(struct inline_line, data) % 8 == 0, "inline payload is 8-byte aligned");
+_Static_assert(offsetof(struct inline_line, tag) == offsetof(struct sym_chunk_hdr, pad),
+               "the format tag lies in the ordinary header's padding");
+_Static_assert(offsetof(struct inline_line, full) == offsetof(struct sym_chunk_hdr, full),
+               "both formats keep the full flag in the same word");
+_Static_assert(sizeof(struct sym_fp) == 40, "fingerprint has no padding (compared by memcmp)");
+
+static inline bool inline_fits(const struct sym_fp *fp, size_t len, uint64_t msg_bytes)
+{
+    return len <= INLINE_MAX && msg_bytes == len && fp->kind != SYM_COLL_P2P &&
+           fp->kind <= UINT8_MAX && fp->dtype <= UINT8_MAX && fp->op <= UINT8_MAX &&
+           fp->algo <= UINT8_MAX && fp->count <= UINT32_MAX;
+}
 
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
                            const int *pe_of, size_t max_chunk, const char *what)
@@ -63,7 +104,7 @@ void sym_chan_fini(struct sym_chan *ch)
 
 static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
+    return ch->slot_off + ((uint64_t)src * CH_K + slot) * ch->slot_stride;
 }
 
 static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
@@ -76,13 +117,13 @@ void sym_chan_clear_local(struct sym_chan *ch)
     /* flags and the poison word only: slot payloads need no clearing */
     memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
     for (int src = 0; src < ch->n; src++)
-        for (uint64_t slot = 0; slot < (uint64_t)ch->k; slot++)
+        for (uint64_t slot = 0; slot < CH_K; slot++)
             memset(sym_rt.base + full_off(ch, src, slot), 0, sizeof(uint64_t));
 }
 
 static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
 {
-    return ch->free_off + ((uint64_t)dst * (uint64_t)ch->k + slot) * SYM_LINE;
+    return ch->free_off + ((uint64_t)dst * CH_K + slot) * SYM_LINE;
 }
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
@@ -272,6 +313,8 @@ __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uin
     if (!d)
         return;
     PREFETCH_W(d);
+    if (len <= INLINE_MAX)
+        return; /* (a chunk that may go inline; an ordinary one this small is rare) */
     for (size_t o = 0; o < len && o < 4 * SYM_LINE; o += SYM_LINE)
         PREFETCH_W(d + HDR_BYTES + o);
 }
@@ -284,12 +327,14 @@ __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uin
  * `src` released it before sending what just arrived (every exchange). */
 __attribute__((always_inline)) static inline void
 prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot,
-                       const struct sym_chunk_hdr *hdr)
+                       const struct sym_chunk_hdr *hdr, bool inl)
 {
-    const uint8_t *payload = (const uint8_t *)hdr + HDR_BYTES;
-    __builtin_prefetch(payload);
-    __builtin_prefetch(payload + SYM_LINE);
-    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % (uint64_t)ch->k));
+    if (!inl) {
+        const uint8_t *payload = (const uint8_t *)hdr + HDR_BYTES;
+        __builtin_prefetch(payload);
+        __builtin_prefetch(payload + SYM_LINE);
+    }
+    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % CH_K));
     /* the release will write the sender's free flag: stores become visible
      * in order, so until that line is here it holds back the next send */
     const uint8_t *f = sym_direct(ch->pe_of[src], free_off(ch, me, slot));
@@ -303,7 +348,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);
     prefetch_for_write(pe, s, len);
@@ -313,6 +358,22 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
         uint64_t f = free_off(ch, dst, slot);
         if ((st = chan_wait(c, f, use, dst, "free a mailbox slot")) != SYM_OK)
             return st;
+    }
+    if (inline_fits(&c->fp, len, msg_bytes)) {
+        struct inline_line l = {
+            .seq = c->fp.seq, .kind = (uint8_t)c->fp.kind, .dtype = (uint8_t)c->fp.dtype,
+            .op = (uint8_t)c->fp.op, .algo = (uint8_t)c->fp.algo,
+            .count = (uint32_t)c->fp.count, .root = c->fp.root, .layout = c->fp.layout,
+            .tag = INLINE_TAG | (uint32_t)len,
+        };
+        if (len)
+            memcpy(l.data, data, len);
+        st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
+                                full_off(ch, c->team->rank, slot), use + 1, SYM_SIGNAL_SET);
+        if (st != SYM_OK)
+            return st;
+        ch->sent[dst] = n + 1;
+        return SYM_OK;
     }
     struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
     /* everything but the full flag, which put_signal sets after the data */
@@ -331,20 +392,61 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
-    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr);
-    if (__builtin_expect(memcmp(&hdr->fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
+    const struct inline_line *l = (const void *)hdr;
+    const uint32_t tag = l->tag;
+    const bool inl = (tag & ~0xffu) == INLINE_TAG;
+    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr, inl);
+    struct sym_fp fp_in;
+    const struct sym_fp *fp = &hdr->fp;
+    if (inl) {
+        memset(&fp_in, 0, sizeof(fp_in));
+        fp_in.seq = l->seq;
+        fp_in.kind = l->kind;
+        fp_in.dtype = l->dtype;
+        fp_in.op = l->op;
+        fp_in.algo = l->algo;
+        fp_in.count = l->count;
+        fp_in.root = l->root;
+        fp_in.layout = l->layout;
+        fp = &fp_in;
+    } else if (__builtin_expect(tag != 0, 0)) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "PE %d wrote a chunk header with format word 0x%08x into "
+                 "this PE's mailbox on %s (not a chunk of this library)", ch->pe_of[src],
+                 (unsigned)tag, c->team->name);
+        sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+        return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+    }
+    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
         char mine[160], theirs[160], msg[400];
         sym_fp_text(&c->fp, mine, sizeof(mine));
-        sym_fp_text(&hdr->fp, theirs, sizeof(theirs));
+        sym_fp_text(fp, theirs, sizeof(theirs));
         snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d "
                  "called %s", c->team->name, mine, ch->pe_of[src], theirs);
         sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
         return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+    }
+    if (inl) {
+        const size_t len = tag & 0xffu;
+        if (__builtin_expect(len > INLINE_MAX, 0)) {
+            char msg[300];
+            snprintf(msg, sizeof(msg), "PE %d wrote an inline chunk of %zu bytes (at most %u "
+                     "fit) into this PE's mailbox on %s", ch->pe_of[src], len, INLINE_MAX,
+                     c->team->name);
+            sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+            return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+        }
+        *data_p = l->data;
+        if (len_p)
+            *len_p = len;
+        if (msg_bytes_p)
+            *msg_bytes_p = len;
+        return SYM_OK;
     }
     *data_p = (const uint8_t *)hdr + HDR_BYTES;
     if (len_p)
@@ -357,7 +459,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
 sym_status_t sym_chan_release(struct sym_coll *c, int src)
 {
     struct sym_chan *ch = &c->team->chan;
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     ch->recvd[src] = n + 1;
     return sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
 }
@@ -371,14 +473,14 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     if (n == 0)
         return SYM_OK;
     /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
-    const uint64_t last = n - 1, slot = last % (uint64_t)ch->k;
-    return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
+    const uint64_t last = n - 1, slot = last % CH_K;
+    return chan_wait(c, free_off(ch, dst, slot), last / CH_K + 1, dst,
                      "consume what this PE sent");
 }
 
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 {
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     if (sym_flag_load(full_off(ch, src, slot)) < use + 1)
         return NULL;
     return (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -386,6 +488,6 @@ const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 
 bool sym_chan_can_send(const struct sym_chan *ch, int dst)
 {
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
     return use == 0 || sym_flag_load(free_off(ch, dst, slot)) >= use;
 }
