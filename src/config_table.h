@@ -20,6 +20,9 @@
       "Bytes of symmetric memory sym_malloc() can hand out on each PE")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                        \
       "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")   \
+    X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                  \
+      "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "  \
+      "bootstrap's own exchanges, in whole seconds; 0: SYMHEAP_TIMEOUT")               \
     X(debug, "SYMHEAP_DEBUG", BOOL, "0",                                                \
       "Log decisions to stderr and verify that collective allocations agree on all PEs") \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                 \

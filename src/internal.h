@@ -256,6 +256,14 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
  * thread's put would block until this one calls symheap again. */
 extern _Thread_local unsigned sym_transport_depth;
 
+/* Deadline in seconds of this thread's waits given no timeout (<= 0), such
+ * as a transport operation's wait for its target; 0: SYMHEAP_TIMEOUT.  A
+ * collective sets it around its transport calls, so that a target that
+ * makes no library calls (manual progress) is reported within the team's
+ * timeout.  sym_wait_timeout() is the deadline in effect. */
+extern _Thread_local double sym_op_timeout_s;
+double sym_wait_timeout(void);
+
 /* Drive transport progress once (manual-progress providers): for polling
  * calls that do not wait, such as the test routines. */
 void sym_progress(void);

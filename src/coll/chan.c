@@ -134,6 +134,24 @@ struct call_line {
     struct sym_fp fp;
 };
 
+/* The collective's timeout, not SYMHEAP_TIMEOUT, bounds a transport call
+ * of the channel that has to wait for its target: over a provider with
+ * manual progress, a put completes only once the target makes library
+ * calls, and a member that is late (or gone) must be reported within the
+ * team's timeout, poisoning included.  A transport call never yields to
+ * another coroutine, so the setting cannot leak into one. */
+static double op_timeout_enter(const struct sym_coll *c)
+{
+    double saved = sym_op_timeout_s;
+    sym_op_timeout_s = c->timeout_s;
+    return saved;
+}
+
+static void op_timeout_leave(double saved)
+{
+    sym_op_timeout_s = saved;
+}
+
 static void publish_call(struct sym_coll *c)
 {
     struct call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
@@ -192,8 +210,11 @@ static void chan_describe(void *arg, char *buf, size_t len)
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
         struct call_line theirs = { 0 };
-        if (r == t->rank || (read_call(&t->chan, t->pe_of[r], &theirs) &&
-                             theirs.seq >= w->c->fp.seq))
+        double saved = op_timeout_enter(w->c); /* reads wait for the member over ofi */
+        bool started = r == t->rank || (read_call(&t->chan, t->pe_of[r], &theirs) &&
+                                        theirs.seq >= w->c->fp.seq);
+        op_timeout_leave(saved);
+        if (started)
             continue;
         used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
         sep = ", PE";
@@ -225,8 +246,10 @@ static sym_status_t chan_stalled(void *arg)
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
         struct call_line theirs;
-        if (r == t->rank || !read_call(&t->chan, t->pe_of[r], &theirs) ||
-            theirs.seq < c->fp.seq)
+        double saved = op_timeout_enter(c); /* reads wait for the member over ofi */
+        bool got = r != t->rank && read_call(&t->chan, t->pe_of[r], &theirs);
+        op_timeout_leave(saved);
+        if (!got || theirs.seq < c->fp.seq)
             continue; /* being rewritten, or not in this call yet */
         if (theirs.seq == c->fp.seq) {
             if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
@@ -268,10 +291,12 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
     char text[POISON_MSG_BYTES] = { 0 };
     memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
     uint64_t word = sym_poison_word(t->rank, status);
+    double saved = op_timeout_enter(c);
     for (int r = 0; r < t->size; r++)
         if (r != t->rank)
             sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off,
                                word, SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
 }
 
 sym_status_t sym_chan_poisoned(struct sym_coll *c)
@@ -376,11 +401,13 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
         return SYM_OK;
     }
     struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
+    double saved = op_timeout_enter(c);
     /* everything but the full flag, which put_signal sets after the data */
-    if ((st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full))) != SYM_OK)
-        return st;
-    st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
-                            use + 1, SYM_SIGNAL_SET);
+    st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full));
+    if (st == SYM_OK)
+        st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
+                                use + 1, SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
     if (st == SYM_OK)
         ch->sent[dst] = n + 1;
     return st;
@@ -461,7 +488,10 @@ sym_status_t sym_chan_release(struct sym_coll *c, int src)
     struct sym_chan *ch = &c->team->chan;
     const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
     ch->recvd[src] = n + 1;
-    return sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
+    double saved = op_timeout_enter(c);
+    sym_status_t st = sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
+    op_timeout_leave(saved);
+    return st;
 }
 
 sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
