@@ -275,6 +275,8 @@ static void fork_threads_body(int me, int n, void *arg)
             /* the child: its own variables, its own threads */
             int ok = g_bss[2] == 1000 * me + round;
             g_bss[2] = -1;
+            /* the parent's helper may have held the lock at the fork */
+            pthread_mutex_init(&g_fork_lock, NULL);
             pthread_t t;
             ok = ok && pthread_create(&t, NULL, fork_adder, &g_fork_counter) == 0 &&
                  pthread_join(t, NULL) == 0;
@@ -301,28 +303,30 @@ static void fork_threads_body(int me, int n, void *arg)
     PE_ASSERT(pthread_join(helper, NULL) == 0, "pthread_join");
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
 #endif
 #endif
 
 Test(globals, fork_with_threads_after_init)
 {
-#ifdef UNDER_TSAN
-    /* Known limitation (src/globals.c, "Limits"): TSan's own fork handlers
-     * run in the child before symheap's and write the runtime's state,
-     * which lives in the shared segment, into the parent's: measured, the
-     * parent's or the child's runtime then crashes (SEGV in
-     * ThreadContext::OnFinished).  With SYMHEAP_GLOBALS=cma (no shared
-     * segment) this test passes under TSan; reported as skipped, never as
-     * passed. */
-    if (!getenv("SYMHEAP_TEST_TSAN_FORK"))
-        cr_skip_test("under ThreadSanitizer a PE that forks and then starts threads after "
-                     "sym_init corrupts the runtime's state in the shared segment (known "
-                     "limitation; SYMHEAP_TEST_TSAN_FORK=1 runs it anyway)");
+#ifdef UNDER_SANITIZER
+    /* Known limitation (src/globals.c, "Fork"): the child's copy of the
+     * segment is taken after the fork, and a sanitizer runtime linked into
+     * the executable keeps its allocator and thread state there, so under
+     * ASan or TSan the child's runtime can crash (measured: ASan SEGV in
+     * Quarantine::Drain, TSan in ThreadContext::OnFinished).  With
+     * SYMHEAP_GLOBALS=cma the sanitizers' own fork handling of a threaded
+     * process hung once in ten runs (ASan allocator lock), so the case is
+     * reported skipped here, never passed; the gcc stages run it.
+     * SYMHEAP_TEST_SAN_FORK=1 runs it anyway. */
+    if (!getenv("SYMHEAP_TEST_SAN_FORK"))
+        cr_skip_test("under a sanitizer a PE that forks while its threads run cannot keep the "
+                     "runtime's state consistent in the child (known limitation, "
+                     "src/globals.c; SYMHEAP_TEST_SAN_FORK=1 runs it anyway)");
 #endif
     run_pes(3, fork_threads_body, NULL);
 }
