@@ -37,34 +37,19 @@ static sym_status_t reg(struct ofi_transport *t, void *buf, size_t len, uint64_t
 
 sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
 {
-    static const struct {
-        const char *word;
-        uint64_t bits;
-    } words[] = { { "none", 0 },
-                  { "local", FI_MR_LOCAL },
-                  { "prov_key", FI_MR_PROV_KEY },
-                  { "endpoint", FI_MR_ENDPOINT },
-                  { "allocated", FI_MR_ALLOCATED },
-                  { "all", FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED } };
+    /* in the order of sym_config_mr_force_words' words */
+    static const uint64_t word_bits[] = {
+        0, FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT, FI_MR_ALLOCATED,
+        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED,
+    };
+    unsigned words;
+    if (sym_config_mr_force_words(text ? text : "", &words) != 0)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_init: SYMHEAP_OFI_MR_FORCE=%s: unknown word",
+                         text);
     uint64_t bits = 0;
-    const char *p = text ? text : "";
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        size_t k = 0;
-        while (k < sizeof(words) / sizeof(words[0]) &&
-               !(strlen(words[k].word) == n && strncmp(words[k].word, p, n) == 0))
-            k++;
-        if (k == sizeof(words) / sizeof(words[0]))
-            return sym_error(SYM_ERR_INVALID_ARG,
-                             "sym_init: SYMHEAP_OFI_MR_FORCE=%s: unknown word \"%.*s\" "
-                             "(expected a comma-separated list of none, local, prov_key, "
-                             "endpoint, allocated, all)",
-                             text, (int)n, p);
-        bits |= words[k].bits;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
+    for (unsigned k = 0; k < sizeof(word_bits) / sizeof(word_bits[0]); k++)
+        if (words & (1u << k))
+            bits |= word_bits[k];
     *bits_p = bits;
     return SYM_OK;
 }
