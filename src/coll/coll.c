@@ -181,7 +181,17 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, un
 
 sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
 {
-    if (st != SYM_OK && st != SYM_ERR_INVALID_ARG)
+    if (st == SYM_OK)
+        return st;
+    /* An error from below the collective names only the transport call
+     * that failed (over ofi: "sym_put_signal: PE 3 was killed ..." from a
+     * completion wait): say which collective call it broke. */
+    if (!strstr(sym_last_error(), c->name)) {
+        char below[768];
+        snprintf(below, sizeof(below), "%s", sym_last_error());
+        sym_error(st, "%s #%" PRIu64 " on %s: %s", c->name, c->fp.seq, c->team->name, below);
+    }
+    if (st != SYM_ERR_INVALID_ARG)
         sym_team_break(c->team, st, sym_last_error());
     return st;
 }

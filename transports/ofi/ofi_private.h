@@ -83,6 +83,7 @@ struct ofi_transport {
     uint64_t errors_seen;
     sym_status_t failed; /* first transport error, sticky */
     char failed_msg[320];
+    uint64_t failed_grace_end; /* ofi_progress.c, failure(): 0 until the first report */
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
 };

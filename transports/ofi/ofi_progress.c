@@ -26,6 +26,33 @@ sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe, co
                      fi_strerror((int)-rc));
 }
 
+/* A peer that dies under an operation fails it at once (its end of the
+ * connection is gone), before its launcher has reaped it and the job
+ * marks it dead.  So before reporting a failed operation, give the job's
+ * health up to OFI_LOSS_GRACE_NS to name a lost PE: the caller can act on
+ * "PE 3 was killed", not on a provider's "Input/output error".  A failure
+ * with every peer alive takes that much longer to report, once. */
+#define OFI_LOSS_GRACE_NS 1000000000u
+
+static sym_status_t failure(struct ofi_transport *t, const char *op)
+{
+    char what[sizeof(t->failed_msg) + 64];
+    snprintf(what, sizeof(what), "a libfabric operation, which failed: %s", t->failed_msg);
+    if (!t->failed_grace_end) /* the grace is given once: later calls report at once */
+        t->failed_grace_end = now_ns() + OFI_LOSS_GRACE_NS;
+    uint64_t end = t->failed_grace_end;
+    for (;;) {
+        sym_status_t st = sym_job_check(op, what);
+        if (st != SYM_OK)
+            return st;
+        if (now_ns() >= end)
+            break;
+        struct timespec nap = { 0, 2000000 };
+        nanosleep(&nap, NULL);
+    }
+    return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+}
+
 /* Turn the CQ's error entries into one sticky transport error. */
 static void read_errors(struct ofi_transport *t)
 {
@@ -44,10 +71,14 @@ static void read_errors(struct ofi_transport *t)
         const struct ofi_ctx *c = err.op_context;
         bool ours = c >= t->ctx && c < t->ctx + OFI_CTX_RING;
         t->failed = SYM_ERR_TRANSPORT;
-        snprintf(t->failed_msg, sizeof(t->failed_msg), "libfabric %s to PE %d failed on "
-                 "provider %s: %s (%s)", ours && c->what ? c->what : "operation",
-                 ours ? c->pe : -1, t->prov_name, fi_strerror(err.err),
-                 ptext ? ptext : "no provider detail");
+        /* an entry whose context is not one of ours (a provider-internal
+         * operation) names no target */
+        char target[24] = "";
+        if (ours && c->pe >= 0)
+            snprintf(target, sizeof(target), " to PE %d", c->pe);
+        snprintf(t->failed_msg, sizeof(t->failed_msg), "libfabric %s%s failed on provider %s: "
+                 "%s (%s)", ours && c->what ? c->what : "operation", target, t->prov_name,
+                 fi_strerror(err.err), ptext ? ptext : "no provider detail");
     }
 }
 
@@ -102,7 +133,7 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
             return st;
     }
     if (t->failed != SYM_OK)
-        return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+        return failure(t, op);
     if (w.target > t->drained)
         t->drained = w.target;
     return SYM_OK;
@@ -121,7 +152,7 @@ sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
                           struct ofi_ctx **ctx_p)
 {
     if (__builtin_expect(t->failed != SYM_OK, 0))
-        return sym_error(t->failed, "%s: an earlier operation failed: %s", what, t->failed_msg);
+        return failure(t, what);
     if (t->issued && t->issued % OFI_CTX_RING == 0) {
         /* ofi_order already numbered the operation about to be posted
          * (last_seq = issued + 1), beyond what this drain covers. */
@@ -140,7 +171,7 @@ sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct o
 {
     ofi_progress(&t->base);
     if (t->failed != SYM_OK)
-        return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+        return failure(t, op);
     if (r->tries++ == 0) {
         r->start_ns = now_ns();
         return SYM_OK;
