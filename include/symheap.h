@@ -605,14 +605,22 @@ SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
 SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 
 /* Copy `count` elements of buf at `root` (team number) into buf on every
- * member.  Algorithms: naive, ring (pipelined chain), tree. */
+ * member.  Algorithms: naive, ring (pipelined chain), tree.
+ * A member that only sends (the root; with ring or tree also the members
+ * whose part ends with sends) returns once its data is in its receivers'
+ * mailbox slots and buf may be reused, without waiting for them to take it:
+ * in a loop of calls it runs up to two chunks per receiver ahead.  Such a
+ * member learns of a mismatch at its next call on the team (or at
+ * sym_team_destroy), of a lost receiver also at sym_finalize, and a
+ * timeout there names the earlier call whose data was never taken. */
 SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                    int root, const sym_coll_opts_t *opts);
 
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
- * the other members cannot know and time out. */
+ * the other members cannot know and time out.  Members that only send
+ * return without waiting for the root, as in sym_broadcast. */
 SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, sym_op_t op, int root,
                                 const sym_coll_opts_t *opts);

@@ -334,14 +334,22 @@ static void mismatch_body(int me, int n, void *arg)
      * root) and learn of the mismatch only at its next call on the team,
      * which the check below (the team stays broken) requires. */
     const bool two_roots = (c == MM_ROOT || c == MM_REDROOT) && n >= 3;
-    const bool bystander_ok = two_roots && !a && st == SYM_OK;
+    const bool bystander_ok = two_roots && !a && st == SYM_OK && me != root;
+    /* A broadcast root only sends: it may return before any receiver looked
+     * at its data (broadcast.c) and then learns of the mismatch at its next
+     * call on the team, whichever PE's report reaches it first. */
+    const bool ran_ahead = st == SYM_OK && (c == MM_ROOT || c == MM_COUNT_BC) && me == root;
+    if (ran_ahead)
+        st = sym_barrier(t, NULL);
     PE_ASSERT(st == SYM_ERR_MISMATCH || bystander_ok,
               "case %d: side %s returned %s after %.2f s: %s", (int)c, a ? "A" : "B",
               sym_status_name(st), dt_s, sym_last_error());
     PE_ASSERT(dt_s < 2.0, "the mismatch took %.2f s to report", dt_s);
     /* with two roots and a bystander, whichever PE spots the disagreement
      * first reports its own pair of calls to all */
-    if (!two_roots) {
+    if (ran_ahead) {
+        CONTAINS(sym_last_error(), "mismatched collectives");
+    } else if (!two_roots) {
         CONTAINS(sym_last_error(), mm_words[c][0]);
         CONTAINS(sym_last_error(), mm_words[c][1]);
     }
@@ -384,9 +392,12 @@ ParameterizedTest(struct mm_param *p, coll_faults, mismatch)
 /* Rooted collectives, every algorithm: the root alone passes a different
  * count.  A PE that only sends (the root of a broadcast or scatter, the
  * leaves of a reduce or gather) learns of the mismatch only from its
- * receivers, so this is where a missing final flush shows.  At 2 and 3 PEs
- * every member exchanges data with the root directly, so every member must
- * report the mismatch. */
+ * receivers.  Gather and scatter senders wait for their receivers at the
+ * end of the call, so they report it in the call; broadcast and reduce
+ * senders do not wait (they run ahead, broadcast.c), so such a PE may
+ * return SYM_OK and must then report the mismatch at its next call on the
+ * team.  At 2 and 3 PEs every member exchanges data with the root directly,
+ * so every member must report the mismatch, in this call or the next. */
 struct rooted_param {
     int npes;
     int kind; /* 0 broadcast, 1 reduce, 2 gather, 3 scatter */
@@ -430,6 +441,13 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         st = sym_scatter(t, dst, src, count, SYM_INT32, root, &o);
         receives = me != root;
         break;
+    }
+    const bool runs_ahead = p->kind <= 1 && st == SYM_OK;
+    if (runs_ahead) {
+        st = sym_barrier(t, NULL);
+        PE_ASSERT(st == SYM_ERR_MISMATCH, "%s/%s, member %d of %d: returned SYM_OK, and the "
+                  "barrier after it %s: %s", names[p->kind], sym_algorithm_name(p->algo), me, n,
+                  sym_status_name(st), sym_last_error());
     }
     PE_ASSERT(st == SYM_ERR_MISMATCH, "%s/%s, member %d of %d: returned %s: %s", names[p->kind],
               sym_algorithm_name(p->algo), me, n, sym_status_name(st), sym_last_error());
@@ -788,4 +806,218 @@ Test(coll_faults, world_timeout_then_finalize)
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* (e) broadcast / reduce senders that ran ahead of their receivers          */
+/* ------------------------------------------------------------------------ */
+
+/* A matched broadcast (the root returns at once), then a mismatched call
+ * right after it: the first call's data must arrive whole, nothing of the
+ * second reach any buffer, and every PE report the mismatch (the root at
+ * the latest at its next call on the team).  Case 0: the root passes
+ * another count; case 1: the root broadcasts again while the others enter
+ * a barrier; case 2: the non-roots of a reduce ran ahead, then the root
+ * broadcasts while they reduce again. */
+struct ahead_param {
+    int npes;
+    int kind;
+};
+
+static void mismatch_after_ahead_body(int me, int n, void *arg)
+{
+    const struct ahead_param *p = arg;
+    sym_team_t t = whole_split();
+    PE_OK(sym_team_set_timeout(t, 5.0));
+    const int root = n - 1;
+    int32_t first[8], second[8], src[8], sent;
+    memset(&sent, SENTINEL, sizeof(sent));
+    for (int i = 0; i < 8; i++) {
+        first[i] = me == root ? 100 + i : sent;
+        second[i] = me == root ? 200 + i : sent;
+        src[i] = 10 * me + i;
+    }
+    /* A member still before the first call when the others already found
+     * the mismatch of the second finds the team poisoned and fails the first
+     * call too (the team breaks on every member at once); its buffer is then
+     * untouched. */
+    sym_status_t st;
+    if (p->kind == 2) {
+        st = sym_reduce(t, first, src, 8, SYM_INT32, SYM_OP_SUM, root, NULL);
+        if (me == root && st == SYM_OK)
+            for (int i = 0; i < 8; i++)
+                PE_ASSERT(first[i] == 10 * n * (n - 1) / 2 + n * i, "reduce element %d: %d", i,
+                          first[i]);
+    } else {
+        st = sym_broadcast(t, first, 8, SYM_INT32, root, NULL);
+        for (int i = 0; i < 8; i++)
+            PE_ASSERT(first[i] == 100 + i || (st != SYM_OK && first[i] == sent),
+                      "first broadcast (%s), element %d: %d", sym_status_name(st), i, first[i]);
+    }
+    PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH,
+              "first call, member %d: %s: %s", me, sym_status_name(st), sym_last_error());
+    bool sender = false;
+    switch (st == SYM_OK ? p->kind : -1) {
+    case -1:
+        break;
+    case 0:
+        st = sym_broadcast(t, second, me == root ? 8 : 7, SYM_INT32, root, NULL);
+        sender = me == root;
+        break;
+    case 1:
+        if (me == root) {
+            st = sym_broadcast(t, second, 8, SYM_INT32, root, NULL);
+            sender = true;
+        } else {
+            st = sym_barrier(t, NULL);
+        }
+        break;
+    default:
+        if (me == root) {
+            st = sym_broadcast(t, second, 8, SYM_INT32, root, NULL);
+            sender = true;
+        } else {
+            st = sym_reduce(t, second, src, 8, SYM_INT32, SYM_OP_SUM, root, NULL);
+            sender = true;
+        }
+        break;
+    }
+    if (st == SYM_OK) {
+        PE_ASSERT(sender, "member %d received in a mismatched call and returned SYM_OK", me);
+        st = sym_barrier(t, NULL);
+    }
+    PE_ASSERT(st == SYM_ERR_MISMATCH, "case %d, member %d of %d: %s: %s", p->kind, me, n,
+              sym_status_name(st), sym_last_error());
+    CONTAINS(sym_last_error(), "mismatched collectives");
+    for (int i = 0; i < 8; i++)
+        PE_ASSERT(second[i] == (me == root ? 200 + i : sent),
+                  "case %d: element %d of the mismatched call's buffer holds %d", p->kind, i,
+                  second[i]);
+    PE_OK(sym_team_destroy(t));
+    PE_OK(sym_barrier_all());
+    world_still_works();
+}
+
+ParameterizedTestParameters(coll_faults, mismatch_after_run_ahead)
+{
+    static struct ahead_param ps[6];
+    for (int i = 0; i < 6; i++)
+        ps[i] = (struct ahead_param){ 2 + i / 3, i % 3 };
+    return cr_make_param_array(struct ahead_param, ps, 6);
+}
+
+ParameterizedTest(struct ahead_param *p, coll_faults, mismatch_after_run_ahead)
+{
+    run_pes(p->npes, mismatch_after_ahead_body, p);
+}
+
+/* The receivers never take what the root sent: the root's third broadcast
+ * needs the first one's slot again, and its timeout names that first call
+ * (the one whose data was never consumed), not only the call it is in. */
+static void unconsumed_body(int me, int n, void *arg)
+{
+    (void)arg;
+    (void)n;
+    sym_team_t t = whole_split();
+    int32_t buf[4] = { 1, 2, 3, 4 };
+    if (me == 0) {
+        sym_coll_opts_t o = { SYM_ALGO_NAIVE, 1.0 };
+        PE_OK(sym_broadcast(t, buf, 4, SYM_INT32, 0, &o));
+        PE_OK(sym_broadcast(t, buf, 2, SYM_INT32, 0, &o));
+        sym_status_t st = sym_broadcast(t, buf, 3, SYM_INT32, 0, &o);
+        PE_ASSERT(st == SYM_ERR_TIMEOUT, "third broadcast: %s: %s", sym_status_name(st),
+                  sym_last_error());
+        CONTAINS(sym_last_error(), "broadcast #3");
+        CONTAINS(sym_last_error(), "free a mailbox slot");
+        CONTAINS(sym_last_error(), "broadcast #1 (int32, none, count 4");
+        CONTAINS(sym_last_error(), "never consumed");
+        PE_OK(sym_team_destroy(t)); /* broken: no barrier on it */
+    }
+    /* the others leave the team alone (destroying it would wait for PE 0) */
+    PE_OK(sym_barrier_all());
+}
+
+Test(coll_faults, unconsumed_slot_names_its_call)
+{
+    run_pes(2, unconsumed_body, NULL);
+}
+
+/* A receiver dies while the root is ahead of it.  Case 0: it took the first
+ * broadcast, then died: the root's later call that needs its slot again
+ * reports PEER_LOST naming it.  Case 1: it died before taking anything and
+ * the root's only broadcast returned at once: sym_finalize reports it. */
+struct dies_param {
+    int npes;
+    int consumes;
+};
+
+static void receiver_dies_body(int me, int n, void *arg)
+{
+    const struct dies_param *p = arg;
+    PE_OK(sym_init());
+    const int victim = n - 1;
+    int32_t buf[4];
+    PE_OK(sym_barrier_all());
+    double t0 = harness_now();
+    sym_status_t st = SYM_OK;
+    int calls = 0;
+    if (me == victim) {
+        if (p->consumes) {
+            PE_OK(sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL));
+            PE_ASSERT(buf[0] == 7 && buf[3] == 10, "the victim's broadcast data is wrong");
+        }
+        raise(SIGKILL);
+    }
+    if (me == 0) {
+        do {
+            for (int i = 0; i < 4; i++)
+                buf[i] = 7 + i;
+            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL);
+            calls++;
+        } while (st == SYM_OK && p->consumes && calls < 1000 && harness_now() - t0 < 20);
+        if (!p->consumes)
+            PE_OK(st);
+    } else {
+        /* bystanders take broadcasts until the root stops sending */
+        do {
+            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL);
+            calls++;
+            PE_ASSERT(st != SYM_OK || (buf[0] == 7 && buf[3] == 10), "bystander: wrong data");
+        } while (st == SYM_OK && p->consumes && calls < 1000);
+    }
+    if (me == 0 && p->consumes) {
+        PE_ASSERT(st == SYM_ERR_PEER_LOST, "broadcast #%d returned %s: %s", calls,
+                  sym_status_name(st), sym_last_error());
+        char want[32];
+        snprintf(want, sizeof(want), "PE %d", victim);
+        CONTAINS(sym_last_error(), want);
+        CONTAINS(sym_last_error(), "sym_broadcast");
+        PE_ASSERT(calls >= 2, "the root did not run ahead (failed at call %d)", calls);
+    }
+    st = sym_finalize();
+    PE_ASSERT(st == SYM_ERR_PEER_LOST, "sym_finalize returned %s: %s", sym_status_name(st),
+              sym_last_error());
+    PE_ASSERT(harness_now() - t0 < 10.0, "the loss took %.1f s to report",
+              harness_now() - t0);
+    _exit(0);
+}
+
+ParameterizedTestParameters(coll_faults, receiver_dies_while_root_ahead)
+{
+    static struct dies_param ps[] = { { 2, 1 }, { 2, 0 }, { 3, 1 }, { 3, 0 } };
+    return cr_make_param_array(struct dies_param, ps, sizeof(ps) / sizeof(ps[0]));
+}
+
+ParameterizedTest(struct dies_param *p, coll_faults, receiver_dies_while_root_ahead)
+{
+    struct pe_job job = { .npes = p->npes, .body = receiver_dies_body, .arg = p, .raw = true };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    const int victim = p->npes - 1;
+    cr_assert_eq(out.term_signal[victim], SIGKILL, "the victim ended with code %d",
+                 out.exit_code[victim]);
+    for (int pe = 0; pe < victim; pe++)
+        cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
+                     out.exit_code[pe]);
+    cr_assert_eq(out.leftover_objects, 0, "%d objects left in /dev/shm", out.leftover_objects);
 }

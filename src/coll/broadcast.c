@@ -1,4 +1,13 @@
-/* broadcast.c - sym_broadcast: naive, ring (pipelined chain), tree. */
+/* broadcast.c - sym_broadcast: naive, ring (pipelined chain), tree.
+ *
+ * No algorithm waits at the end of a call for its receivers to consume
+ * what it sent: once the last chunk is in a receiver's slot (the put
+ * returned, so the buffer is the caller's again) the sender returns, and a
+ * root in a loop of broadcasts runs up to K chunks ahead per link.  Each
+ * slot is waited for only when it is needed again (sym_chan_send's
+ * credit, with the deadline and the error naming the call that left it
+ * unconsumed), and team destroy drains every link.  A sender therefore
+ * learns of a mismatch its receivers find at its next call on the team. */
 #include "coll/algorithms.h"
 
 /* Number relative to the root, so every algorithm is written for root 0. */
@@ -26,7 +35,7 @@ sym_status_t sym_broadcast_naive(struct sym_coll *c, void *buf, size_t bytes, in
             if (st != SYM_OK)
                 return st;
         }
-    return sym_coll_flush_all(c);
+    return SYM_OK;
 }
 
 sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int root)
@@ -43,7 +52,7 @@ sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int
         if (st != SYM_OK)
             return st;
     }
-    return v < n - 1 ? sym_chan_flush(c, next) : SYM_OK;
+    return SYM_OK;
 }
 
 sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int root)
@@ -63,12 +72,6 @@ sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int
         if (st != SYM_OK)
             return st;
     }
-    for (int mask = top >> 1; mask > 0; mask >>= 1)
-        if (v + mask < n) {
-            sym_status_t st = sym_chan_flush(c, real(c, v + mask, root));
-            if (st != SYM_OK)
-                return st;
-        }
     return SYM_OK;
 }
 

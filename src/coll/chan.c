@@ -130,6 +130,8 @@ struct chan_wait {
     uint64_t target;
     int peer;         /* team number of the PE we wait for */
     const char *what; /* "send chunk", "free slot" */
+    uint64_t held;    /* credit waits: the peer's slot, whose header names the
+                       * (maybe earlier) call that left it unconsumed; else 0 */
 };
 
 static bool chan_ready(void *arg)
@@ -148,6 +150,14 @@ static void chan_describe(void *arg, char *buf, size_t len)
     size_t used = (size_t)snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64
                                    " on %s", t->pe_of[w->peer], w->peer, t->name, w->what,
                                    w->c->name + 4, w->c->fp.seq, t->name);
+    struct sym_fp held;
+    if (w->held && used < len &&
+        sym_get_off(t->pe_of[w->peer], &held, w->held, sizeof(held)) == SYM_OK) {
+        char text[160];
+        sym_fp_text(&held, text, sizeof(text));
+        used += (size_t)snprintf(buf + used, len - used, " (the slot still holds this PE's "
+                                 "chunk of %s, never consumed)", text);
+    }
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
         struct call_line theirs = { 0 };
@@ -204,11 +214,11 @@ static sym_status_t chan_stalled(void *arg)
 }
 
 static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
-                              const char *what)
+                              const char *what, uint64_t held)
 {
     if (__builtin_expect(sym_flag_load(flag_off) >= target, 1))
         return SYM_OK;
-    struct chan_wait w = { c, flag_off, target, peer, what };
+    struct chan_wait w = { c, flag_off, target, peer, what, held };
     struct sym_waiter waiter = { chan_ready, chan_describe, &w, chan_stalled };
     sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
     if (st != SYM_OK)
@@ -311,7 +321,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     if (use > 0) {
         /* credit: the receiver gave this slot back after its previous use */
         uint64_t f = free_off(ch, dst, slot);
-        if ((st = chan_wait(c, f, use, dst, "free a mailbox slot")) != SYM_OK)
+        if ((st = chan_wait(c, f, use, dst, "free a mailbox slot", s)) != SYM_OK)
             return st;
     }
     struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
@@ -332,7 +342,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     if (!c->published)
         publish_call(c);
     const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
-    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
+    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -373,7 +383,7 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
     const uint64_t last = n - 1, slot = last % (uint64_t)ch->k;
     return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
-                     "consume what this PE sent");
+                     "consume what this PE sent", slot_off(ch, c->team->rank, slot));
 }
 
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
