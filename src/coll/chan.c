@@ -14,6 +14,8 @@
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
 #define MIN_CHUNK 64u
 #define SLOTS_PER_LINK 2
+#define MAX_SLOTS_PER_LINK 8
+#define DEEP_CHUNK_MIN 61440u
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
 _Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
@@ -22,10 +24,22 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
                            const int *pe_of, size_t max_chunk, const char *what)
 {
     memset(ch, 0, sizeof(*ch));
-    const uint64_t k = SLOTS_PER_LINK, links = (uint64_t)n * k;
-    uint64_t fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
-    uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
-    uint64_t chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
+    /* More slots per link let a sender run further ahead of a receiver that
+     * is not running (a loop of small broadcasts, more PEs than cores), but
+     * cut the area into smaller chunks: take as many (up to 8) as still give
+     * chunks of SYMHEAP_CHUNK_SIZE or 60 KiB, whichever is smaller (large
+     * messages stream through such chunks at nearly full speed), else 2:
+     * the world's 1 MiB gives 8 slots at 2 PEs, 4 at 3 and 4, 2 beyond. */
+    const uint64_t want = max_chunk < DEEP_CHUNK_MIN ? max_chunk : DEEP_CHUNK_MIN;
+    uint64_t k = MAX_SLOTS_PER_LINK, links, fixed, chunk;
+    for (;; k--) {
+        links = (uint64_t)n * k;
+        fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
+        uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
+        chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
+        if (chunk >= want / SYM_LINE * SYM_LINE || k == SLOTS_PER_LINK)
+            break;
+    }
     if (chunk > max_chunk)
         chunk = max_chunk / SYM_LINE * SYM_LINE;
     if (chunk < MIN_CHUNK)
