@@ -14,6 +14,10 @@ import sys
 
 passed = failed = 0
 sized_out = 0  # jobs of sizes SYMHEAP_TEST_PES leaves out: summed, not listed
+# (binary, case) of those, and of cases that passed: a case whose every
+# size was left out did not run in this stage at all, which is named
+sized_names = set()
+ran_names = set()
 with open(sys.argv[1]) as f:
     for line in f:
         rec = json.loads(line)
@@ -24,8 +28,13 @@ with open(sys.argv[1]) as f:
         for skip in re.findall(r"^ok\b.*# SKIP.*$", out, re.M):
             if "SYMHEAP_TEST_PES=" in skip:
                 sized_out += 1
+                m = re.match(r"^ok\b\s*(?:\d+\s*)?-\s*(\S+)", skip)
+                if m:
+                    sized_names.add((rec.get("name"), m.group(1)))
             elif not skip.endswith("# SKIP test was skipped"):
                 print("SKIPPED (not counted as passed):", skip, file=sys.stderr)
+        for m in re.finditer(r"^(?:not )?ok\b\s*(?:\d+\s*)?-\s*(\S+)(?!.*# SKIP)", out, re.M):
+            ran_names.add((rec.get("name"), m.group(1)))
         ok = len(re.findall(r"^ok\b(?!.*# SKIP)", out, re.M))
         bad = len(re.findall(r"^not ok\b", out, re.M))
         passed += ok
@@ -37,4 +46,7 @@ with open(sys.argv[1]) as f:
 if sized_out:
     print(f"SKIPPED (not counted as passed): {sized_out} cases of job sizes "
           "that SYMHEAP_TEST_PES leaves out", file=sys.stderr)
+for binary, case in sorted(sized_names - ran_names, key=str):
+    print(f"NOT RUN at any size in this stage (SYMHEAP_TEST_PES): {binary} {case}",
+          file=sys.stderr)
 print(passed, failed)

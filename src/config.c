@@ -151,6 +151,27 @@ static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
     return 0;
 }
 
+int sym_config_mr_force_words(const char *text, unsigned *words_p)
+{
+    static const char *const words[] = { "none", "local", "prov_key", "endpoint",
+                                         "allocated", "all" };
+    const size_t nwords = sizeof(words) / sizeof(words[0]);
+    unsigned set = 0;
+    for (const char *w = text; *w;) {
+        size_t n = strcspn(w, ","), k = 0;
+        while (k < nwords && !(strlen(words[k]) == n && strncmp(words[k], w, n) == 0))
+            k++;
+        if (k == nwords) {
+            *words_p = (unsigned)(w - text);
+            return -1;
+        }
+        set |= 1u << k;
+        w += n + (w[n] == ',');
+    }
+    *words_p = set;
+    return 0;
+}
+
 sym_status_t sym_config_load(struct sym_config *cfg)
 {
     struct sym_config c;
@@ -190,6 +211,15 @@ sym_status_t sym_config_load(struct sym_config *cfg)
                          "sym_init: environment variable SYMHEAP_OFI_PROVIDER='%s' is not valid: "
                          "expected a provider name of at most 63 characters",
                          c.ofi_provider.s);
+    /* Words only; the ofi transport turns them into FI_MR_* bits. */
+    unsigned mr_words;
+    if (sym_config_mr_force_words(c.ofi_mr_force.s, &mr_words) != 0)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_OFI_MR_FORCE='%s' is not "
+                         "valid: unknown word \"%.*s\" (expected a comma-separated list of "
+                         "none, local, prov_key, endpoint, allocated, all)",
+                         c.ofi_mr_force.s, (int)strcspn(c.ofi_mr_force.s + mr_words, ","),
+                         c.ofi_mr_force.s + mr_words);
     char host[256], port[16];
     if (c.root_addr.s[0] &&
         sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)

@@ -20,6 +20,9 @@
       "Bytes of symmetric memory sym_malloc() can hand out on each PE")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                        \
       "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")   \
+    X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                  \
+      "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "  \
+      "bootstrap's own exchanges, in whole seconds; 0: SYMHEAP_TIMEOUT")               \
     X(debug, "SYMHEAP_DEBUG", BOOL, "0",                                                \
       "Log decisions to stderr and verify that collective allocations agree on all PEs") \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                 \
@@ -57,6 +60,10 @@
       "Gather algorithm {auto|naive|tree}")                                             \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
       "Scatter algorithm {auto|naive|tree}")                                            \
+    X(coll_runahead, "SYMHEAP_COLL_RUNAHEAD", BOOL, "0",                                \
+      "1: broadcast and reduce senders return once their data is in the receivers' "    \
+      "slots (faster; a sender learns of a mismatch at its next call on the team), and "  \
+      "links get up to 8 slots; the same on every PE.  Per call: sym_coll_opts_t.runahead") \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                       \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: " \
       "remap = share the data segment (auto falls back to cross-memory attach)")       \
@@ -86,6 +93,10 @@
     X(symrun_pe, "SYMHEAP_SYMRUN_PE", UINT, "0",                                        \
       "Set by symrun for the PEs it starts, not by users: this PE's number")            \
     X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                    \
-      "Set by symrun for the PEs it starts, not by users: the number of PEs")
+      "Set by symrun for the PEs it starts, not by users: the number of PEs")          \
+    X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
+      "Tests only: run the ofi transport as if the provider required these mr_mode "    \
+      "bits, a comma-separated list of local, prov_key, endpoint, allocated, or all "   \
+      "(none: only what the provider asks for)")
 
 #endif /* SYM_CONFIG_TABLE_H */

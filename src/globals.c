@@ -41,6 +41,19 @@
  * remap copies the segment, so no other thread of the program may write
  * globals while sym_init runs (threads of a library started before, such
  * as an MPI library's PMIx thread, are the program's).
+ *
+ * Fork: the child's private copy is taken by its atfork handler, after the
+ * fork, not at it.  Until then the segment is still shared with the
+ * parent, so a store by another thread of the parent in that window shows
+ * in the child's copy (and a store by a child-side fork handler registered
+ * before sym_init reaches the parent).  For a program that is at most a
+ * later value of a variable another thread was changing anyway; but a
+ * sanitizer runtime linked into the executable (ASan's allocator and
+ * quarantine, TSan's thread registry) keeps its own state in this segment,
+ * and a child whose copy of it is newer than its heap crashes (measured:
+ * ASan SEGV in Quarantine::Drain, TSan in ThreadContext::OnFinished).
+ * So under a sanitizer a PE should not fork while its threads run (test
+ * globals::fork_with_threads_after_init is skipped in sanitizer builds).
  */
 #include <elf.h>
 #include <errno.h>

@@ -80,6 +80,10 @@ struct sym_config {
 /* Read every variable of the table from the environment (unset: default).
  * A malformed value fails with SYM_ERR_CONFIG naming the variable and value. */
 sym_status_t sym_config_load(struct sym_config *cfg);
+/* SYMHEAP_OFI_MR_FORCE's words: on success 0 and *words_p has bit k set for
+ * word k of none, local, prov_key, endpoint, allocated, all; on an unknown
+ * word -1 and *words_p is that word's offset in text. */
+int sym_config_mr_force_words(const char *text, unsigned *words_p);
 
 /* Parse "123", "64K", "1.5G"... into bytes.  0 on success, -1 on garbage or
  * overflow.  Exposed for tests and fuzzing. */
@@ -255,6 +259,14 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
  * return to the caller still owning the transport's lock, so another
  * thread's put would block until this one calls symheap again. */
 extern _Thread_local unsigned sym_transport_depth;
+
+/* Deadline in seconds of this thread's waits given no timeout (<= 0), such
+ * as a transport operation's wait for its target; 0: SYMHEAP_TIMEOUT.  A
+ * collective sets it around its transport calls, so that a target that
+ * makes no library calls (manual progress) is reported within the team's
+ * timeout.  sym_wait_timeout() is the deadline in effect. */
+extern _Thread_local double sym_op_timeout_s;
+double sym_wait_timeout(void);
 
 /* Drive transport progress once (manual-progress providers): for polling
  * calls that do not wait, such as the test routines. */

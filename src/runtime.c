@@ -119,11 +119,22 @@ static sym_status_t open_ofi(bool forced)
 #endif
 }
 
+/* SYMHEAP_TIMEOUT meant for operations, while init_steps runs with
+ * SYMHEAP_INIT_TIMEOUT in its place (sym_init puts it back). */
+static double op_timeout;
+
 static sym_status_t init_steps(void)
 {
     sym_status_t st = sym_config_load(&sym_rt.cfg);
     if (st != SYM_OK)
         return st;
+    /* Meeting the peers and loading libfabric can take seconds on a loaded
+     * host: a short operation deadline must not fail them.  Every wait of
+     * init (bootstrap, transports) reads cfg.timeout, and the bootstraps
+     * keep what they read at open for their own later exchanges. */
+    op_timeout = sym_rt.cfg.timeout;
+    if (sym_rt.cfg.init_timeout)
+        sym_rt.cfg.timeout = (double)sym_rt.cfg.init_timeout;
 #ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
         return sym_error(SYM_ERR_UNAVAILABLE,
@@ -139,7 +150,7 @@ static sym_status_t init_steps(void)
     sym_rt.me = boot->rank;
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
-    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
+    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
         SYM_OK)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
@@ -266,7 +277,10 @@ SYM_API sym_status_t sym_init(void)
     if (sym_rt.initialized)
         return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
                          sym_rt.me);
+    op_timeout = 0;
     sym_status_t st = init_steps();
+    if (op_timeout > 0)
+        sym_rt.cfg.timeout = op_timeout;
     if (st != SYM_OK) {
         release_all();
         return st;
@@ -306,6 +320,8 @@ SYM_API sym_status_t sym_finalize(void)
     sym_status_t st2 = sym_barrier_internal("sym_finalize");
     if (st == SYM_OK)
         st = st2;
+    if (st == SYM_OK) /* a run-ahead sender's last call failed elsewhere (broadcast.c) */
+        st = sym_chan_runahead_report(sym_team_world(), "sym_finalize");
     /* Peers with manual progress may still need my endpoint to complete
      * their last operations: close it only once everyone drained. */
     if (st == SYM_OK && sym_rt.ofi) {

@@ -177,6 +177,12 @@ void sym_progress(void)
 }
 
 _Thread_local unsigned sym_transport_depth;
+_Thread_local double sym_op_timeout_s;
+
+double sym_wait_timeout(void)
+{
+    return sym_op_timeout_s > 0 ? sym_op_timeout_s : sym_rt.cfg.timeout;
+}
 
 sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
 {
@@ -198,7 +204,7 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
             return SYM_OK;
     }
     if (timeout_s <= 0)
-        timeout_s = sym_rt.cfg.timeout;
+        timeout_s = sym_wait_timeout();
     if (timeout_s > 1e9) /* ~31 years: keeps the nanosecond deadline in range */
         timeout_s = 1e9;
     const uint64_t start = now_ns();

@@ -26,6 +26,52 @@ const char *__ubsan_default_options(void)
     return "halt_on_error=1:print_stacktrace=1";
 }
 
+#ifndef HARNESS_BUILD_TIME_SCALE
+#define HARNESS_BUILD_TIME_SCALE 1
+#endif
+
+double harness_time_scale(void)
+{
+    static double scale;
+    if (scale == 0) {
+        const char *s = getenv("SYMHEAP_TEST_TIME_SCALE");
+        char *end = NULL;
+        double v = s && *s ? strtod(s, &end) : 0;
+        if (s && *s && (*end != '\0' || !(v >= 1 && v <= 1000))) {
+            fprintf(stderr, "SYMHEAP_TEST_TIME_SCALE='%s' is not a number from 1 to 1000\n", s);
+            abort();
+        }
+        scale = v >= 1 ? v : HARNESS_BUILD_TIME_SCALE;
+    }
+    return scale;
+}
+
+double harness_seconds(double s)
+{
+    return s * harness_time_scale();
+}
+
+static char *harness_slot(void)
+{
+    static char slots[16][64];
+    static unsigned next;
+    return slots[next++ % 16];
+}
+
+const char *harness_timeout_env(double s)
+{
+    char *b = harness_slot();
+    snprintf(b, 64, "SYMHEAP_TIMEOUT=%g", harness_seconds(s));
+    return b;
+}
+
+const char *harness_timeout_text(double s)
+{
+    char *b = harness_slot();
+    snprintf(b, 64, "timed out after %.1f s", harness_seconds(s));
+    return b;
+}
+
 double harness_now(void)
 {
     struct timespec ts;
@@ -80,8 +126,11 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
     /* defaults first, the job's own entries after them so they win */
     const char *env[64];
     size_t n = 0;
+    /* the default library timeout scales with the test's time limits */
     for (size_t i = 0; default_env[i]; i++)
-        env[n++] = default_env[i];
+        env[n++] = strncmp(default_env[i], "SYMHEAP_TIMEOUT=", 16) == 0
+                       ? harness_timeout_env(strtod(default_env[i] + 16, NULL))
+                       : default_env[i];
     for (size_t i = 0; job->env && job->env[i] && n < 63; i++)
         env[n++] = job->env[i];
     env[n] = NULL;
@@ -90,8 +139,8 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         .npes = job->npes,
         .body = pe_main,
         .body_arg = (void *)job,
-        .job_timeout_s = job->job_timeout_s > 0 ? job->job_timeout_s : 120,
-        .grace_s = job->grace_s > 0 ? job->grace_s : 5,
+        .job_timeout_s = harness_seconds(job->job_timeout_s > 0 ? job->job_timeout_s : 120),
+        .grace_s = harness_seconds(job->grace_s > 0 ? job->grace_s : 5),
         .env = env,
         .quiet = false,
         .keep_objects = true, /* count what the library leaves, then sweep */

@@ -93,6 +93,36 @@ void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 /* Monotonic seconds. */
 double harness_now(void);
 
+/* Time limits of the tests (never the library's own defaults) scale by one
+ * factor for slow builds: every job limit, launcher grace, harness default
+ * SYMHEAP_TIMEOUT and every "within N s" bound of a test goes through
+ * harness_seconds().  The factor is SYMHEAP_TEST_TIME_SCALE when set (a
+ * number >= 1; .ci/test sets it for its valgrind stage), otherwise the
+ * build's default: tests/meson.build sets 4 for ThreadSanitizer, 2 for
+ * AddressSanitizer and 1 otherwise, and scales meson's per-binary timeouts
+ * by the same factor.  With the factor 1 every bound is exactly the one
+ * the test states. */
+double harness_time_scale(void);
+
+#ifndef HARNESS_BUILD_TIME_SCALE
+#define HARNESS_BUILD_TIME_SCALE 1
+#endif
+/* A Criterion `.timeout` (a constant): `s` times the build's factor only. */
+#define HARNESS_CR_TIMEOUT(s) ((s) * HARNESS_BUILD_TIME_SCALE)
+
+/* `s` seconds times harness_time_scale(). */
+double harness_seconds(double s);
+
+/* "SYMHEAP_TIMEOUT=<s scaled>", for the env of a job that sets a short
+ * library timeout; the error then names harness_timeout_text(s).  The
+ * string lives in one of 16 static slots used in turn: enough for the
+ * env of one job.  Not thread safe (tests call it before forking). */
+const char *harness_timeout_env(double s);
+
+/* The library's wording of a timeout of `s` scaled seconds ("1.0 s"),
+ * in the same slots. */
+const char *harness_timeout_text(double s);
+
 /* The PE counts every multi-PE feature is tested at. */
 #define HARNESS_PE_COUNTS {1, 2, 3, 4, 8}
 

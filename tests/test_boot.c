@@ -229,6 +229,26 @@ Test(boot_tcp, busy_root_address)
     bjob_fini(&job);
 }
 
+/* SYMHEAP_INIT_TIMEOUT, not SYMHEAP_TIMEOUT, bounds meeting the root. */
+Test(boot_tcp, init_timeout_bounds_init)
+{
+    char addr[64];
+    int port = bjob_free_port();
+    root_env(addr, sizeof(addr), "127.0.0.1", port);
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start_tcp(&job, 1, NULL,
+                   (const char *[]){ addr, "SYMHEAP_TIMEOUT=600", "SYMHEAP_INIT_TIMEOUT=1", NULL },
+                   (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+    bjob_wait(&job, 30);
+    char want[160];
+    snprintf(want, sizeof(want),
+             "PE 1 never connected to the root (PE 0) at 127.0.0.1:%d within 1 s", port);
+    bjob_assert_exit(&job, 1, 0);
+    bjob_assert_output(&job, 1, want);
+    bjob_fini(&job);
+}
+
 Test(boot_tcp, root_address_not_local)
 {
     /* 192.0.2.1 is TEST-NET-1: never an address of this host */

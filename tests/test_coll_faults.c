@@ -67,7 +67,7 @@ static void timeout_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     if (!tc->per_call)
         PE_OK(sym_team_set_timeout(t, 1.0));
-    sym_coll_opts_t o = { tc->algo, tc->per_call ? 1.0 : 0 };
+    sym_coll_opts_t o = { tc->algo, tc->per_call ? 1.0 : 0, 0 };
     int32_t src[16], dst[16];
     for (int i = 0; i < 16; i++)
         src[i] = me + i;
@@ -79,7 +79,7 @@ static void timeout_body(int me, int n, void *arg)
         double dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "allreduce without PE %d returned %s: %s", victim,
                   sym_status_name(st), sym_last_error());
-        PE_ASSERT(dt >= 0.9 && dt < 3.0, "timed out after %.2f s (timeout 1 s)", dt);
+        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s (timeout 1 s)", dt);
         char msg[1024], want[32];
         snprintf(msg, sizeof(msg), "%s", sym_last_error());
         CONTAINS(msg, "sym_allreduce");
@@ -94,7 +94,7 @@ static void timeout_body(int me, int n, void *arg)
         dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "broadcast on the broken team returned %s: %s",
                   sym_status_name(st), sym_last_error());
-        PE_ASSERT(dt < 0.5, "the broken team's next call took %.2f s", dt);
+        PE_ASSERT(dt < harness_seconds(0.5), "the broken team's next call took %.2f s", dt);
         CONTAINS(sym_last_error(), "sym_broadcast");
         CONTAINS(sym_last_error(), "broken");
         CONTAINS(sym_last_error(), want);
@@ -109,7 +109,7 @@ static void timeout_body(int me, int n, void *arg)
          * gone: destroying must return (whatever it reports), not hang */
         double t0 = harness_now();
         sym_status_t st = sym_team_destroy(t);
-        PE_ASSERT(harness_now() - t0 < 35, "destroy took %.2f s", harness_now() - t0);
+        PE_ASSERT(harness_now() - t0 < harness_seconds(35), "destroy took %.2f s", harness_now() - t0);
         (void)st;
         PE_ASSERT(sym_team_n_pes(t) == -1, "destroyed team still answers");
     }
@@ -145,7 +145,7 @@ static void missing_root_body(int me, int n, void *arg)
         double dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
                   sym_last_error());
-        PE_ASSERT(dt >= 0.9 && dt < 3.0, "timed out after %.2f s", dt);
+        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s", dt);
         CONTAINS(sym_last_error(), "sym_broadcast");
         CONTAINS(sym_last_error(), "#1");
         CONTAINS(sym_last_error(), "PE 0");
@@ -267,7 +267,7 @@ static void mismatch_body(int me, int n, void *arg)
         srcf[i] = (float)src[i];
     }
     memset(dst, SENTINEL, sizeof(dst));
-    sym_coll_opts_t naive = { SYM_ALGO_NAIVE, 0 }, ring = { SYM_ALGO_RING, 0 };
+    sym_coll_opts_t naive = { SYM_ALGO_NAIVE, 0, 0 }, ring = { SYM_ALGO_RING, 0, 0 };
     sym_status_t st = SYM_ERR_INTERNAL;
     /* what this PE's own call could legitimately leave in dst */
     enum { REDUCED, RECEIVED, OWN_DATA, NOTHING } expect = REDUCED;
@@ -334,22 +334,14 @@ static void mismatch_body(int me, int n, void *arg)
      * root) and learn of the mismatch only at its next call on the team,
      * which the check below (the team stays broken) requires. */
     const bool two_roots = (c == MM_ROOT || c == MM_REDROOT) && n >= 3;
-    const bool bystander_ok = two_roots && !a && st == SYM_OK && me != root;
-    /* A broadcast root only sends: it may return before any receiver looked
-     * at its data (broadcast.c) and then learns of the mismatch at its next
-     * call on the team, whichever PE's report reaches it first. */
-    const bool ran_ahead = st == SYM_OK && (c == MM_ROOT || c == MM_COUNT_BC) && me == root;
-    if (ran_ahead)
-        st = sym_barrier(t, NULL);
+    const bool bystander_ok = two_roots && !a && st == SYM_OK;
     PE_ASSERT(st == SYM_ERR_MISMATCH || bystander_ok,
               "case %d: side %s returned %s after %.2f s: %s", (int)c, a ? "A" : "B",
               sym_status_name(st), dt_s, sym_last_error());
     PE_ASSERT(dt_s < 2.0, "the mismatch took %.2f s to report", dt_s);
     /* with two roots and a bystander, whichever PE spots the disagreement
      * first reports its own pair of calls to all */
-    if (ran_ahead) {
-        CONTAINS(sym_last_error(), "mismatched collectives");
-    } else if (!two_roots) {
+    if (!two_roots) {
         CONTAINS(sym_last_error(), mm_words[c][0]);
         CONTAINS(sym_last_error(), mm_words[c][1]);
     }
@@ -392,16 +384,16 @@ ParameterizedTest(struct mm_param *p, coll_faults, mismatch)
 /* Rooted collectives, every algorithm: the root alone passes a different
  * count.  A PE that only sends (the root of a broadcast or scatter, the
  * leaves of a reduce or gather) learns of the mismatch only from its
- * receivers.  Gather and scatter senders wait for their receivers at the
- * end of the call, so they report it in the call; broadcast and reduce
- * senders do not wait (they run ahead, broadcast.c), so such a PE may
- * return SYM_OK and must then report the mismatch at its next call on the
- * team.  At 2 and 3 PEs every member exchanges data with the root directly,
- * so every member must report the mismatch, in this call or the next. */
+ * receivers, so this is where a missing final flush shows.  At 2 and 3 PEs
+ * every member exchanges data with the root directly, so every member must
+ * report the mismatch in the call.  With run-ahead (broadcast and reduce
+ * only, sym_coll_opts_t.runahead) such a sender may return SYM_OK and must
+ * then report the mismatch at its next call on the team. */
 struct rooted_param {
     int npes;
     int kind; /* 0 broadcast, 1 reduce, 2 gather, 3 scatter */
     sym_algorithm_t algo;
+    bool runahead;
 };
 
 static void rooted_mismatch_body(int me, int n, void *arg)
@@ -418,7 +410,7 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = { p->algo, 0 };
+    sym_coll_opts_t o = { p->algo, 0, p->runahead ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT };
     sym_status_t st = SYM_ERR_INTERNAL;
     bool receives = false; /* dst only ever receives other PEs' data here */
     switch (p->kind) {
@@ -442,7 +434,7 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         receives = me != root;
         break;
     }
-    const bool runs_ahead = p->kind <= 1 && st == SYM_OK;
+    const bool runs_ahead = p->runahead && st == SYM_OK;
     if (runs_ahead) {
         st = sym_barrier(t, NULL);
         PE_ASSERT(st == SYM_ERR_MISMATCH, "%s/%s, member %d of %d: returned SYM_OK, and the "
@@ -470,12 +462,15 @@ ParameterizedTestParameters(coll_faults, rooted_mismatch)
         { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO },
         { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO },
     };
-    static struct rooted_param ps[2 * 4 * 3];
+    static struct rooted_param ps[2 * 4 * 3 + 2 * 2 * 3];
     int k = 0;
     for (int n = 2; n <= 3; n++)
         for (int kind = 0; kind < 4; kind++)
-            for (int a = 0; a < 3; a++)
-                ps[k++] = (struct rooted_param){ n, kind, algos[kind][a] };
+            for (int a = 0; a < 3; a++) {
+                ps[k++] = (struct rooted_param){ n, kind, algos[kind][a], false };
+                if (kind <= 1) /* broadcast, reduce: also with run-ahead */
+                    ps[k++] = (struct rooted_param){ n, kind, algos[kind][a], true };
+            }
     return cr_make_param_array(struct rooted_param, ps, k);
 }
 
@@ -555,7 +550,7 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     for (size_t i = 0; i < count; i++)
         src[i] = (double)(me + (int)(i % 7));
     const int victim = n - 1;
-    sym_coll_opts_t o = { SYM_ALGO_RING, 0 };
+    sym_coll_opts_t o = { SYM_ALGO_RING, 0, 0 };
     PE_OK(sym_barrier_all());
     double t0 = harness_now();
     if (me == victim) {
@@ -689,8 +684,8 @@ static void bad_calls(sym_team_t t)
     BAD(sym_scatter(t, NULL, a, 1, SYM_INT32, 0, NULL));
     BAD(sym_scatter(t, b, NULL, 1, SYM_INT32, sym_team_my_pe(t), NULL));
     /* invalid options */
-    sym_coll_opts_t neg = { SYM_ALGO_AUTO, -1.0 }, nan_t = { SYM_ALGO_AUTO, NAN };
-    sym_coll_opts_t badalg = { (sym_algorithm_t)42, 0 };
+    sym_coll_opts_t neg = { SYM_ALGO_AUTO, -1.0, 0 }, nan_t = { SYM_ALGO_AUTO, NAN, 0 };
+    sym_coll_opts_t badalg = { (sym_algorithm_t)42, 0, 0 };
     BAD(sym_allreduce(t, b, a, 4, SYM_INT32, SYM_OP_SUM, &neg));
     BAD(sym_barrier(t, &nan_t));
     BAD(sym_broadcast(t, a, 4, SYM_INT32, 0, &badalg));
@@ -765,7 +760,7 @@ static void world_mismatch_body(int me, int n, void *arg)
     double dt = harness_now() - t0;
     PE_ASSERT(st == SYM_OK, "finalize after a world mismatch returned %s: %s",
               sym_status_name(st), sym_last_error());
-    PE_ASSERT(dt < 3.0, "finalize took %.2f s", dt);
+    PE_ASSERT(dt < harness_seconds(3.0), "finalize took %.2f s", dt);
     PE_ASSERT(!sym_initialized(), "still initialized");
 }
 
@@ -790,14 +785,14 @@ static void world_timeout_body(int me, int n, void *arg)
     PE_OK(sym_init());
     int32_t src[4] = { me, me, me, me }, dst[4];
     if (me != n - 1) {
-        sym_coll_opts_t o = { SYM_ALGO_AUTO, 1.0 };
+        sym_coll_opts_t o = { SYM_ALGO_AUTO, 1.0, 0 };
         PE_FAILS_WITH(sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o),
                       SYM_ERR_TIMEOUT);
     }
     double t0 = harness_now();
     sym_status_t st = sym_finalize();
     PE_ASSERT(st == SYM_OK, "finalize returned %s: %s", sym_status_name(st), sym_last_error());
-    PE_ASSERT(harness_now() - t0 < 5.0, "finalize took %.2f s", harness_now() - t0);
+    PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s", harness_now() - t0);
 }
 
 Test(coll_faults, world_timeout_then_finalize)
@@ -824,6 +819,9 @@ struct ahead_param {
     int kind;
 };
 
+/* Run-ahead per call (SYMHEAP_COLL_RUNAHEAD stays at its default 0). */
+static const sym_coll_opts_t ahead = { SYM_ALGO_AUTO, 0, SYM_RUNAHEAD_ON };
+
 static void mismatch_after_ahead_body(int me, int n, void *arg)
 {
     const struct ahead_param *p = arg;
@@ -843,13 +841,13 @@ static void mismatch_after_ahead_body(int me, int n, void *arg)
      * untouched. */
     sym_status_t st;
     if (p->kind == 2) {
-        st = sym_reduce(t, first, src, 8, SYM_INT32, SYM_OP_SUM, root, NULL);
+        st = sym_reduce(t, first, src, 8, SYM_INT32, SYM_OP_SUM, root, &ahead);
         if (me == root && st == SYM_OK)
             for (int i = 0; i < 8; i++)
                 PE_ASSERT(first[i] == 10 * n * (n - 1) / 2 + n * i, "reduce element %d: %d", i,
                           first[i]);
     } else {
-        st = sym_broadcast(t, first, 8, SYM_INT32, root, NULL);
+        st = sym_broadcast(t, first, 8, SYM_INT32, root, &ahead);
         for (int i = 0; i < 8; i++)
             PE_ASSERT(first[i] == 100 + i || (st != SYM_OK && first[i] == sent),
                       "first broadcast (%s), element %d: %d", sym_status_name(st), i, first[i]);
@@ -861,12 +859,12 @@ static void mismatch_after_ahead_body(int me, int n, void *arg)
     case -1:
         break;
     case 0:
-        st = sym_broadcast(t, second, me == root ? 8 : 7, SYM_INT32, root, NULL);
+        st = sym_broadcast(t, second, me == root ? 8 : 7, SYM_INT32, root, &ahead);
         sender = me == root;
         break;
     case 1:
         if (me == root) {
-            st = sym_broadcast(t, second, 8, SYM_INT32, root, NULL);
+            st = sym_broadcast(t, second, 8, SYM_INT32, root, &ahead);
             sender = true;
         } else {
             st = sym_barrier(t, NULL);
@@ -874,10 +872,10 @@ static void mismatch_after_ahead_body(int me, int n, void *arg)
         break;
     default:
         if (me == root) {
-            st = sym_broadcast(t, second, 8, SYM_INT32, root, NULL);
+            st = sym_broadcast(t, second, 8, SYM_INT32, root, &ahead);
             sender = true;
         } else {
-            st = sym_reduce(t, second, src, 8, SYM_INT32, SYM_OP_SUM, root, NULL);
+            st = sym_reduce(t, second, src, 8, SYM_INT32, SYM_OP_SUM, root, &ahead);
             sender = true;
         }
         break;
@@ -921,7 +919,7 @@ static void unconsumed_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     int32_t buf[4] = { 1, 2, 3, 4 };
     if (me == 0) {
-        sym_coll_opts_t o = { SYM_ALGO_NAIVE, 1.0 };
+        sym_coll_opts_t o = { SYM_ALGO_NAIVE, 1.0, SYM_RUNAHEAD_ON };
         PE_OK(sym_broadcast(t, buf, 4, SYM_INT32, 0, &o));
         PE_OK(sym_broadcast(t, buf, 2, SYM_INT32, 0, &o));
         sym_status_t st = sym_broadcast(t, buf, 3, SYM_INT32, 0, &o);
@@ -963,7 +961,7 @@ static void receiver_dies_body(int me, int n, void *arg)
     int calls = 0;
     if (me == victim) {
         if (p->consumes) {
-            PE_OK(sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL));
+            PE_OK(sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, &ahead));
             PE_ASSERT(buf[0] == 7 && buf[3] == 10, "the victim's broadcast data is wrong");
         }
         raise(SIGKILL);
@@ -972,7 +970,7 @@ static void receiver_dies_body(int me, int n, void *arg)
         do {
             for (int i = 0; i < 4; i++)
                 buf[i] = 7 + i;
-            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL);
+            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, &ahead);
             calls++;
         } while (st == SYM_OK && p->consumes && calls < 1000 && harness_now() - t0 < 20);
         if (!p->consumes)
@@ -980,7 +978,7 @@ static void receiver_dies_body(int me, int n, void *arg)
     } else {
         /* bystanders take broadcasts until the root stops sending */
         do {
-            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, NULL);
+            st = sym_broadcast(sym_team_world(), buf, 4, SYM_INT32, 0, &ahead);
             calls++;
             PE_ASSERT(st != SYM_OK || (buf[0] == 7 && buf[3] == 10), "bystander: wrong data");
         } while (st == SYM_OK && p->consumes && calls < 1000);
@@ -1020,4 +1018,63 @@ ParameterizedTest(struct dies_param *p, coll_faults, receiver_dies_while_root_ah
         cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
                      out.exit_code[pe]);
     cr_assert_eq(out.leftover_objects, 0, "%d objects left in /dev/shm", out.leftover_objects);
+}
+
+/* The root's last broadcast runs ahead and the receiver finds it
+ * mismatched: the root returned SYM_OK from it, so the team's end must
+ * report it.  Case 0: a split team, reported by sym_team_destroy.  Case 1:
+ * the world team, reported by sym_finalize. */
+static void last_call_mismatch_body(int me, int n, void *arg)
+{
+    const int *at_finalize = arg;
+    (void)n;
+    PE_OK(sym_init());
+    sym_team_t t = sym_team_world();
+    if (!*at_finalize)
+        PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
+    int32_t buf[4] = { 1, 2, 3, 4 };
+    sym_status_t st = sym_broadcast(t, buf, me == 0 ? 4 : 3, SYM_INT32, 0, &ahead);
+    if (me == 0) {
+        PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "root: %s: %s", sym_status_name(st),
+                  sym_last_error());
+    } else {
+        PE_ASSERT(st == SYM_ERR_MISMATCH, "receiver: %s: %s", sym_status_name(st),
+                  sym_last_error());
+        CONTAINS(sym_last_error(), "count 3");
+        CONTAINS(sym_last_error(), "count 4");
+    }
+    if (!*at_finalize) {
+        sym_status_t d = sym_team_destroy(t);
+        if (me == 0 && st == SYM_OK) {
+            PE_ASSERT(d == SYM_ERR_MISMATCH, "root's destroy: %s: %s", sym_status_name(d),
+                      sym_last_error());
+            CONTAINS(sym_last_error(), "count 3");
+        }
+        PE_OK(sym_barrier_all());
+    }
+    sym_status_t f = sym_finalize();
+    if (me == 0 && st == SYM_OK && *at_finalize) {
+        PE_ASSERT(f == SYM_ERR_MISMATCH, "root's finalize: %s: %s", sym_status_name(f),
+                  sym_last_error());
+        CONTAINS(sym_last_error(), "run-ahead");
+        CONTAINS(sym_last_error(), "count 3");
+    } else if (me == 0 || !*at_finalize) {
+        PE_ASSERT(f == SYM_OK, "finalize: %s: %s", sym_status_name(f), sym_last_error());
+    }
+    _exit(0);
+}
+
+ParameterizedTestParameters(coll_faults, last_call_mismatch_after_run_ahead)
+{
+    static int cases[] = { 0, 1 };
+    return cr_make_param_array(int, cases, 2);
+}
+
+ParameterizedTest(int *at_finalize, coll_faults, last_call_mismatch_after_run_ahead)
+{
+    struct pe_job job = { .npes = 2, .body = last_call_mismatch_body, .arg = at_finalize,
+                          .raw = true };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
 }

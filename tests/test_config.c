@@ -87,9 +87,11 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_TIMEOUT", "-3", SYM_ERR_CONFIG, "30" },
     { "SYMHEAP_TIMEOUT", "0", SYM_ERR_CONFIG, "30" },
     { "SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30" },
+    { "SYMHEAP_INIT_TIMEOUT", "1.5", SYM_ERR_CONFIG, "30" },
     { "SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K" },
     { "SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1" },
+    { "SYMHEAP_COLL_RUNAHEAD", "ahead", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
     { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
     { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
@@ -123,6 +125,7 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, "" },
+    { "SYMHEAP_OFI_MR_FORCE", "local,virt_addr", SYM_ERR_CONFIG, "local,prov_key" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 

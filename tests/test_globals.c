@@ -5,6 +5,7 @@
  * data segment is refused.  Built twice: as a PIE and as a non-PIE. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -222,6 +223,112 @@ static void fork_body(int me, int n, void *arg)
 Test(globals, fork_child_is_private)
 {
     run_pes(2, fork_body, NULL);
+}
+
+/* Fork after init while the PE runs a second thread, many times: the
+ * child's runtime bookkeeping between fork and the atfork handler that
+ * makes its variables private (libc's and, under ThreadSanitizer, the
+ * statically linked runtime's own fork handlers, whose state lives in the
+ * segment) must not break the parent, its peers or the child.  The parent
+ * then starts threads, takes locks and puts into a peer's variables; the
+ * children do the same in their private copy.  Under TSan this is the
+ * check that the runtime's fork handling survives the shared segment
+ * (.ci/test runs it with die_after_fork=0, see there). */
+static pthread_mutex_t g_fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static long g_fork_counter;
+static int g_fork_stop;
+
+static void *fork_helper(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&g_fork_stop, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&g_fork_lock);
+        g_fork_counter++;
+        pthread_mutex_unlock(&g_fork_lock);
+        sched_yield();
+    }
+    return NULL;
+}
+
+static void *fork_adder(void *arg)
+{
+    for (int i = 0; i < 100; i++) {
+        pthread_mutex_lock(&g_fork_lock);
+        g_fork_counter++;
+        pthread_mutex_unlock(&g_fork_lock);
+    }
+    return arg;
+}
+
+static void fork_threads_body(int me, int n, void *arg)
+{
+    (void)arg;
+    int right = (me + 1) % n;
+    pthread_t helper;
+    PE_ASSERT(pthread_create(&helper, NULL, fork_helper, NULL) == 0, "pthread_create");
+    for (int round = 0; round < 10; round++) {
+        g_bss[2] = 1000 * me + round;
+        fflush(NULL);
+        pid_t pid = fork();
+        PE_ASSERT(pid >= 0, "fork");
+        if (pid == 0) {
+            /* the child: its own variables, its own threads */
+            int ok = g_bss[2] == 1000 * me + round;
+            g_bss[2] = -1;
+            /* the parent's helper may have held the lock at the fork */
+            pthread_mutex_init(&g_fork_lock, NULL);
+            pthread_t t;
+            ok = ok && pthread_create(&t, NULL, fork_adder, &g_fork_counter) == 0 &&
+                 pthread_join(t, NULL) == 0;
+            _exit(ok ? 0 : 3);
+        }
+        pthread_t t;
+        PE_ASSERT(pthread_create(&t, NULL, fork_adder, NULL) == 0, "pthread_create after fork");
+        PE_ASSERT(pthread_join(t, NULL) == 0, "pthread_join");
+        int ws = 0;
+        PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
+        PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "round %d: child ended with %#x", round,
+                  ws);
+        PE_ASSERT(g_bss[2] == 1000 * me + round, "round %d: the child's store reached the "
+                  "parent: %lld", round, (long long)g_bss[2]);
+        /* the parent's variables are still the job's */
+        PE_OK(sym_p64((uint64_t *)&g_bss[3], (uint64_t)(10 * me + round), right));
+        PE_OK(sym_barrier_all());
+        long want = 10 * ((me - 1 + n) % n) + round;
+        PE_ASSERT(g_bss[3] == want, "round %d: put after fork: %lld, expected %ld", round,
+                  (long long)g_bss[3], want);
+        PE_OK(sym_barrier_all());
+    }
+    __atomic_store_n(&g_fork_stop, 1, __ATOMIC_RELEASE);
+    PE_ASSERT(pthread_join(helper, NULL) == 0, "pthread_join");
+}
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+Test(globals, fork_with_threads_after_init)
+{
+#ifdef UNDER_SANITIZER
+    /* Known limitation (src/globals.c, "Fork"): the child's copy of the
+     * segment is taken after the fork, and a sanitizer runtime linked into
+     * the executable keeps its allocator and thread state there, so under
+     * ASan or TSan the child's runtime can crash (measured: ASan SEGV in
+     * Quarantine::Drain, TSan in ThreadContext::OnFinished).  With
+     * SYMHEAP_GLOBALS=cma the sanitizers' own fork handling of a threaded
+     * process hung once in ten runs (ASan allocator lock), so the case is
+     * reported skipped here, never passed; the gcc stages run it.
+     * SYMHEAP_TEST_SAN_FORK=1 runs it anyway. */
+    if (!getenv("SYMHEAP_TEST_SAN_FORK"))
+        cr_skip_test("under a sanitizer a PE that forks while its threads run cannot keep the "
+                     "runtime's state consistent in the child (known limitation, "
+                     "src/globals.c; SYMHEAP_TEST_SAN_FORK=1 runs it anyway)");
+#endif
+    run_pes(3, fork_threads_body, NULL);
 }
 
 /* A child that cannot get its private copy (no address space left for it:

@@ -165,7 +165,7 @@ ParameterizedTestParameters(ofi, transfer_sizes)
     return cr_make_param_array(struct ofi_param, params2, 2);
 }
 
-ParameterizedTest(struct ofi_param *p, ofi, transfer_sizes, .timeout = 300)
+ParameterizedTest(struct ofi_param *p, ofi, transfer_sizes, .timeout = HARNESS_CR_TIMEOUT(300))
 {
     run_ofi(p, sizes_body);
 }
@@ -339,7 +339,7 @@ ParameterizedTestParameters(ofi, put_signal_data_first)
     return cr_make_param_array(struct ofi_param, params2, 2);
 }
 
-ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = 300)
+ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = HARNESS_CR_TIMEOUT(300))
 {
     run_ofi(p, signal_body);
 }
@@ -486,7 +486,7 @@ ParameterizedTestParameters(ofi, globals_rma_amo_signal)
     return cr_make_param_array(struct ofi_param, params, 4);
 }
 
-ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal, .timeout = 300)
+ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal, .timeout = HARNESS_CR_TIMEOUT(300))
 {
     run_ofi(p, globals_body);
 }

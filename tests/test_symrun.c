@@ -39,12 +39,12 @@
 extern char **environ;
 
 /* A run still going after this long is hung. */
-#define DEADLINE_S 30.0
+#define DEADLINE_S harness_seconds(30.0)
 /* Output pipes still open this long after symrun exited: a PE outlived it. */
-#define LINGER_S 5.0
+#define LINGER_S harness_seconds(5.0)
 /* Bound for "ends by itself, quickly": such jobs normally take well under
  * half a second, and this machine has 2 cores shared with other tests. */
-#define QUICK_S 5.0
+#define QUICK_S harness_seconds(5.0)
 /* Shown in failure messages. */
 #define SHOW_MAX 3000
 
@@ -125,9 +125,14 @@ static char **make_env(const char *const *extra)
     for (size_t i = 0; extra && extra[i]; i++)
         if (!env_has(env, n, extra[i]))
             env[n++] = (char *)extra[i];
-    for (size_t i = 0; default_env[i]; i++)
-        if (!env_has(env, n, default_env[i]))
-            env[n++] = (char *)default_env[i];
+    for (size_t i = 0; default_env[i]; i++) {
+        /* the library timeout scales with the test's own limits */
+        const char *d = strncmp(default_env[i], "SYMHEAP_TIMEOUT=", 16) == 0
+                            ? harness_timeout_env(strtod(default_env[i] + 16, NULL))
+                            : default_env[i];
+        if (!env_has(env, n, d))
+            env[n++] = (char *)d;
+    }
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "SYMHEAP_", 8) != 0 && !env_has(env, n, *e))
             env[n++] = *e;
@@ -1036,16 +1041,20 @@ ParameterizedTest(int *which, symrun, timeout)
     char n[16], v[16];
     snprintf(n, sizeof(n), "%d", c->npes);
     snprintf(v, sizeof(v), "%d", c->npes - 1);
-    const char *args[] = { "--timeout", "2", "-n", n, "@PE", c->mode, v, NULL };
+    /* the limit leaves the PEs time to start: scaled for slow builds */
+    char limit[32], want[64];
+    snprintf(limit, sizeof(limit), "%g", harness_seconds(2.0));
+    snprintf(want, sizeof(want), "symrun: job timed out after %s s", limit);
+    const char *args[] = { "--timeout", limit, "-n", n, "@PE", c->mode, v, NULL };
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 124);
-    assert_contains("stderr", ERR(&r), "symrun: job timed out after 2 s");
+    assert_contains("stderr", ERR(&r), want);
     struct pid_list pids = pids_of(&r);
     cr_assert_eq(pids.n, 1, "%d PEs printed a pid\nstdout:\n%s", pids.n, tail_of(OUT(&r)));
     assert_pids_gone(&pids);
-    cr_assert(elapsed(&r) >= 2.0 && elapsed(&r) < 2.0 + QUICK_S,
-              "the job took %.2f s with --timeout 2", elapsed(&r));
+    cr_assert(elapsed(&r) >= harness_seconds(2.0) && elapsed(&r) < harness_seconds(2.0) + QUICK_S,
+              "the job took %.2f s with --timeout %s", elapsed(&r), limit);
     run_free(&r);
 }
 
@@ -1104,7 +1113,7 @@ ParameterizedTest(int *which, symrun, forwards_signal)
         cr_assert(took >= 1.0 && took < 1.0 + QUICK_S,
                   "symrun took %.2f s to end after signal %d (grace period 1 s)", took, c->sig);
     else
-        cr_assert(took < 3.0, "symrun took %.2f s to end after signal %d", took, c->sig);
+        cr_assert(took < harness_seconds(3.0), "symrun took %.2f s to end after signal %d", took, c->sig);
     run_free(&r);
 }
 

@@ -14,11 +14,79 @@
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
 #define MIN_CHUNK 64u
 #define SLOTS_PER_LINK 2
-#define MAX_SLOTS_PER_LINK 8
+#define MAX_SLOTS_SHIFT 3 /* up to 8 slots per link */
 #define DEEP_CHUNK_MIN 61440u
+/* Slots per link are a power of two fixed when the channel is laid out,
+ * so the n % k and n / k of every send, receive and release are a mask and
+ * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the
+ * tiny-message critical path. */
+static inline uint64_t k_slot(const struct sym_chan *ch, uint64_t n)
+{
+    return n & ch->kmask;
+}
+
+static inline uint64_t k_use(const struct sym_chan *ch, uint64_t n)
+{
+    return n >> ch->kshift;
+}
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
 _Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
+
+/* A chunk of at most INLINE_MAX bytes that is a whole message travels in
+ * the header line itself, next to the full flag: the receiver that sees the
+ * flag holds the data too, one cross-core transfer per chunk instead of
+ * two.  The fingerprint is packed losslessly (a chunk is sent inline only
+ * when every field fits), so a mismatch is still found by an exact compare
+ * and reported with the sender's whole fingerprint.  `tag` lies where the
+ * ordinary header's `pad` (always 0) does, so the receiver tells the two
+ * formats apart; the whole line but the flag is written before the flag
+ * (put-with-signal, over any transport), so nothing of it is read early. */
+#define INLINE_MAX 28u
+#define INLINE_TAG 0x49000000u /* 'I' in the top byte; the length below */
+struct inline_line {
+    uint64_t seq;
+    uint8_t kind, dtype, op, algo;
+    uint32_t count;
+    int32_t root;
+    uint32_t layout;
+    uint8_t data[INLINE_MAX];
+    uint32_t tag;
+    uint64_t full;
+};
+_Static_assert(sizeof(struct inline_line) == 64, "inline chunk is one cache line");
+_Static_assert(offsetof(struct inline_line, data) % 8 == 0, "inline payload is 8-byte aligned");
+_Static_assert(offsetof(struct inline_line, tag) == offsetof(struct sym_chunk_hdr, pad),
+               "the format tag lies in the ordinary header's padding");
+_Static_assert(offsetof(struct inline_line, full) == offsetof(struct sym_chunk_hdr, full),
+               "both formats keep the full flag in the same word");
+_Static_assert(sizeof(struct sym_fp) == 40, "fingerprint has no padding (compared by memcmp)");
+
+static inline bool inline_fits(const struct sym_fp *fp, size_t len, uint64_t msg_bytes)
+{
+    return len <= INLINE_MAX && msg_bytes == len && fp->kind != SYM_COLL_P2P &&
+           fp->kind <= UINT8_MAX && fp->dtype <= UINT8_MAX && fp->op <= UINT8_MAX &&
+           fp->algo <= UINT8_MAX && fp->count <= UINT32_MAX;
+}
+
+/* The fingerprint a slot's header line carries, in either format. */
+static void line_fp(const struct sym_chunk_hdr *hdr, struct sym_fp *out)
+{
+    const struct inline_line *l = (const void *)hdr;
+    if ((l->tag & ~0xffu) != INLINE_TAG) {
+        *out = hdr->fp;
+        return;
+    }
+    memset(out, 0, sizeof(*out));
+    out->seq = l->seq;
+    out->kind = l->kind;
+    out->dtype = l->dtype;
+    out->op = l->op;
+    out->algo = l->algo;
+    out->count = l->count;
+    out->root = l->root;
+    out->layout = l->layout;
+}
 
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
                            const int *pe_of, size_t max_chunk, const char *what)
@@ -26,13 +94,17 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     memset(ch, 0, sizeof(*ch));
     /* More slots per link let a sender run further ahead of a receiver that
      * is not running (a loop of small broadcasts, more PEs than cores), but
-     * cut the area into smaller chunks: take as many (up to 8) as still give
+     * cut the area into smaller chunks.  With SYMHEAP_COLL_RUNAHEAD set,
+     * take the most slots (8, 4, else 2: a power of two) that still give
      * chunks of SYMHEAP_CHUNK_SIZE or 60 KiB, whichever is smaller (large
-     * messages stream through such chunks at nearly full speed), else 2:
-     * the world's 1 MiB gives 8 slots at 2 PEs, 4 at 3 and 4, 2 beyond. */
+     * messages stream through such chunks at nearly full speed): the
+     * world's 1 MiB gives 8 slots at 2 PEs, 4 at 3 and 4, 2 beyond.
+     * Without it, 2 slots and the large chunks they give, as always. */
     const uint64_t want = max_chunk < DEEP_CHUNK_MIN ? max_chunk : DEEP_CHUNK_MIN;
-    uint64_t k = MAX_SLOTS_PER_LINK, links, fixed, chunk;
-    for (;; k--) {
+    unsigned shift = sym_rt.cfg.coll_runahead ? MAX_SLOTS_SHIFT : 1;
+    uint64_t k, links, fixed, chunk;
+    for (;; shift--) {
+        k = UINT64_C(1) << shift;
         links = (uint64_t)n * k;
         fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
         uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
@@ -57,6 +129,8 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->area_size = area_size;
     ch->n = n;
     ch->k = (int)k;
+    ch->kshift = shift;
+    ch->kmask = k - 1;
     ch->chunk = (size_t)chunk;
     ch->pe_of = pe_of;
     ch->poison_off = area_off;
@@ -77,7 +151,7 @@ void sym_chan_fini(struct sym_chan *ch)
 
 static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    return ch->slot_off + ((uint64_t)src * (uint64_t)ch->k + slot) * ch->slot_stride;
+    return ch->slot_off + (((uint64_t)src << ch->kshift) + slot) * ch->slot_stride;
 }
 
 static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
@@ -96,7 +170,7 @@ void sym_chan_clear_local(struct sym_chan *ch)
 
 static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
 {
-    return ch->free_off + ((uint64_t)dst * (uint64_t)ch->k + slot) * SYM_LINE;
+    return ch->free_off + (((uint64_t)dst << ch->kshift) + slot) * SYM_LINE;
 }
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
@@ -106,6 +180,24 @@ struct call_line {
     uint64_t seq; /* == fp.seq once fp is complete */
     struct sym_fp fp;
 };
+
+/* The collective's timeout, not SYMHEAP_TIMEOUT, bounds a transport call
+ * of the channel that has to wait for its target: over a provider with
+ * manual progress, a put completes only once the target makes library
+ * calls, and a member that is late (or gone) must be reported within the
+ * team's timeout, poisoning included.  A transport call never yields to
+ * another coroutine, so the setting cannot leak into one. */
+static double op_timeout_enter(const struct sym_coll *c)
+{
+    double saved = sym_op_timeout_s;
+    sym_op_timeout_s = c->timeout_s;
+    return saved;
+}
+
+static void op_timeout_leave(double saved)
+{
+    sym_op_timeout_s = saved;
+}
 
 static void publish_call(struct sym_coll *c)
 {
@@ -164,10 +256,12 @@ static void chan_describe(void *arg, char *buf, size_t len)
     size_t used = (size_t)snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64
                                    " on %s", t->pe_of[w->peer], w->peer, t->name, w->what,
                                    w->c->name + 4, w->c->fp.seq, t->name);
-    struct sym_fp held;
+    struct sym_chunk_hdr line;
     if (w->held && used < len &&
-        sym_get_off(t->pe_of[w->peer], &held, w->held, sizeof(held)) == SYM_OK) {
+        sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK) {
         char text[160];
+        struct sym_fp held;
+        line_fp(&line, &held);
         sym_fp_text(&held, text, sizeof(text));
         used += (size_t)snprintf(buf + used, len - used, " (the slot still holds this PE's "
                                  "chunk of %s, never consumed)", text);
@@ -175,8 +269,11 @@ static void chan_describe(void *arg, char *buf, size_t len)
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
         struct call_line theirs = { 0 };
-        if (r == t->rank || (read_call(&t->chan, t->pe_of[r], &theirs) &&
-                             theirs.seq >= w->c->fp.seq))
+        double saved = op_timeout_enter(w->c); /* reads wait for the member over ofi */
+        bool started = r == t->rank || (read_call(&t->chan, t->pe_of[r], &theirs) &&
+                                        theirs.seq >= w->c->fp.seq);
+        op_timeout_leave(saved);
+        if (started)
             continue;
         used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
         sep = ", PE";
@@ -208,8 +305,10 @@ static sym_status_t chan_stalled(void *arg)
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
         struct call_line theirs;
-        if (r == t->rank || !read_call(&t->chan, t->pe_of[r], &theirs) ||
-            theirs.seq < c->fp.seq)
+        double saved = op_timeout_enter(c); /* reads wait for the member over ofi */
+        bool got = r != t->rank && read_call(&t->chan, t->pe_of[r], &theirs);
+        op_timeout_leave(saved);
+        if (!got || theirs.seq < c->fp.seq)
             continue; /* being rewritten, or not in this call yet */
         if (theirs.seq == c->fp.seq) {
             if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
@@ -251,10 +350,12 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
     char text[POISON_MSG_BYTES] = { 0 };
     memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
     uint64_t word = sym_poison_word(t->rank, status);
+    double saved = op_timeout_enter(c);
     for (int r = 0; r < t->size; r++)
         if (r != t->rank)
             sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off,
                                word, SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
 }
 
 sym_status_t sym_chan_poisoned(struct sym_coll *c)
@@ -296,6 +397,8 @@ __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uin
     if (!d)
         return;
     PREFETCH_W(d);
+    if (len <= INLINE_MAX)
+        return; /* (a chunk that may go inline; an ordinary one this small is rare) */
     for (size_t o = 0; o < len && o < 4 * SYM_LINE; o += SYM_LINE)
         PREFETCH_W(d + HDR_BYTES + o);
 }
@@ -308,12 +411,14 @@ __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uin
  * `src` released it before sending what just arrived (every exchange). */
 __attribute__((always_inline)) static inline void
 prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot,
-                       const struct sym_chunk_hdr *hdr)
+                       const struct sym_chunk_hdr *hdr, bool inl)
 {
-    const uint8_t *payload = (const uint8_t *)hdr + HDR_BYTES;
-    __builtin_prefetch(payload);
-    __builtin_prefetch(payload + SYM_LINE);
-    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % (uint64_t)ch->k));
+    if (!inl) {
+        const uint8_t *payload = (const uint8_t *)hdr + HDR_BYTES;
+        __builtin_prefetch(payload);
+        __builtin_prefetch(payload + SYM_LINE);
+    }
+    __builtin_prefetch(sym_rt.base + free_off(ch, src, k_slot(ch, ch->sent[src])));
     /* the release will write the sender's free flag: stores become visible
      * in order, so until that line is here it holds back the next send */
     const uint8_t *f = sym_direct(ch->pe_of[src], free_off(ch, me, slot));
@@ -327,7 +432,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);
     prefetch_for_write(pe, s, len);
@@ -338,12 +443,30 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
         if ((st = chan_wait(c, f, use, dst, "free a mailbox slot", s)) != SYM_OK)
             return st;
     }
+    if (inline_fits(&c->fp, len, msg_bytes)) {
+        struct inline_line l = {
+            .seq = c->fp.seq, .kind = (uint8_t)c->fp.kind, .dtype = (uint8_t)c->fp.dtype,
+            .op = (uint8_t)c->fp.op, .algo = (uint8_t)c->fp.algo,
+            .count = (uint32_t)c->fp.count, .root = c->fp.root, .layout = c->fp.layout,
+            .tag = INLINE_TAG | (uint32_t)len,
+        };
+        if (len)
+            memcpy(l.data, data, len);
+        st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
+                                full_off(ch, c->team->rank, slot), use + 1, SYM_SIGNAL_SET);
+        if (st != SYM_OK)
+            return st;
+        ch->sent[dst] = n + 1;
+        return SYM_OK;
+    }
     struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
+    double saved = op_timeout_enter(c);
     /* everything but the full flag, which put_signal sets after the data */
-    if ((st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full))) != SYM_OK)
-        return st;
-    st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
-                            use + 1, SYM_SIGNAL_SET);
+    st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full));
+    if (st == SYM_OK)
+        st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
+                                use + 1, SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
     if (st == SYM_OK)
         ch->sent[dst] = n + 1;
     return st;
@@ -355,20 +478,53 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
-    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr);
-    if (__builtin_expect(memcmp(&hdr->fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
+    const struct inline_line *l = (const void *)hdr;
+    const uint32_t tag = l->tag;
+    const bool inl = (tag & ~0xffu) == INLINE_TAG;
+    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr, inl);
+    struct sym_fp fp_in;
+    const struct sym_fp *fp = &hdr->fp;
+    if (inl) {
+        line_fp(hdr, &fp_in);
+        fp = &fp_in;
+    } else if (__builtin_expect(tag != 0, 0)) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "PE %d wrote a chunk header with format word 0x%08x into "
+                 "this PE's mailbox on %s (not a chunk of this library)", ch->pe_of[src],
+                 (unsigned)tag, c->team->name);
+        sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+        return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+    }
+    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
         char mine[160], theirs[160], msg[400];
         sym_fp_text(&c->fp, mine, sizeof(mine));
-        sym_fp_text(&hdr->fp, theirs, sizeof(theirs));
+        sym_fp_text(fp, theirs, sizeof(theirs));
         snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d "
                  "called %s", c->team->name, mine, ch->pe_of[src], theirs);
         sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
         return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+    }
+    if (inl) {
+        const size_t len = tag & 0xffu;
+        if (__builtin_expect(len > INLINE_MAX, 0)) {
+            char msg[300];
+            snprintf(msg, sizeof(msg), "PE %d wrote an inline chunk of %zu bytes (at most %u "
+                     "fit) into this PE's mailbox on %s", ch->pe_of[src], len, INLINE_MAX,
+                     c->team->name);
+            sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+            return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+        }
+        *data_p = l->data;
+        if (len_p)
+            *len_p = len;
+        if (msg_bytes_p)
+            *msg_bytes_p = len;
+        return SYM_OK;
     }
     *data_p = (const uint8_t *)hdr + HDR_BYTES;
     if (len_p)
@@ -381,9 +537,12 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
 sym_status_t sym_chan_release(struct sym_coll *c, int src)
 {
     struct sym_chan *ch = &c->team->chan;
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     ch->recvd[src] = n + 1;
-    return sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
+    double saved = op_timeout_enter(c);
+    sym_status_t st = sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
+    op_timeout_leave(saved);
+    return st;
 }
 
 sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
@@ -395,14 +554,27 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     if (n == 0)
         return SYM_OK;
     /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
-    const uint64_t last = n - 1, slot = last % (uint64_t)ch->k;
-    return chan_wait(c, free_off(ch, dst, slot), last / (uint64_t)ch->k + 1, dst,
+    const uint64_t last = n - 1, slot = k_slot(ch, last);
+    return chan_wait(c, free_off(ch, dst, slot), k_use(ch, last) + 1, dst,
                      "consume what this PE sent", slot_off(ch, c->team->rank, slot));
+}
+
+sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op)
+{
+    if (!team->chan.ran_ahead || team->broken || !sym_flag_load(team->chan.poison_off))
+        return SYM_OK;
+    struct sym_coll probe = { .team = team, .name = op };
+    probe.fp.seq = team->coll_seq;
+    sym_status_t why = sym_chan_poisoned(&probe);
+    sym_team_break(team, why, sym_last_error());
+    return sym_error(why, "%s: a broadcast or reduce on %s from which this PE returned early "
+                     "(run-ahead) failed on another member: %s", op, team->name,
+                     team->broken_msg);
 }
 
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 {
-    const uint64_t n = ch->recvd[src], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     if (sym_flag_load(full_off(ch, src, slot)) < use + 1)
         return NULL;
     return (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -410,6 +582,6 @@ const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 
 bool sym_chan_can_send(const struct sym_chan *ch, int dst)
 {
-    const uint64_t n = ch->sent[dst], slot = n % (uint64_t)ch->k, use = n / (uint64_t)ch->k;
+    const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     return use == 0 || sym_flag_load(free_off(ch, dst, slot)) >= use;
 }

@@ -17,6 +17,10 @@
  *         this PE's own call, consume in place (copy or reduce straight out
  *         of the slot), then signal free = n / K + 1 back to the sender.
  *
+ * A tiny chunk that is a whole collective message (up to 28 bytes) is
+ * sent inline, packed with a lossless short fingerprint into the header
+ * line itself, so the flag and the data arrive in one line (chan.c).
+ *
  * K >= 2 lets the next chunk travel while one is being consumed; nothing
  * ever needs a barrier or a reset.  A PE that sees a fingerprint different
  * from its own poisons the team on every member, so every PE involved
@@ -49,7 +53,7 @@ struct sym_chunk_hdr {
     struct sym_fp fp;
     uint64_t msg_bytes; /* size of the whole message this chunk belongs to */
     uint32_t len;       /* payload bytes in this chunk */
-    uint32_t pad;
+    uint32_t pad;       /* 0; a chunk sent inline (chan.c) has its format tag here */
     uint64_t full;      /* the slot's full flag: signalled after the rest */
 };
 
@@ -57,12 +61,15 @@ struct sym_chan {
     uint64_t area_off;
     uint64_t area_size;
     int n;          /* links: one per team member */
-    int k;          /* slots per link */
+    int k;          /* slots per link: a power of two, 2 .. 8 */
+    unsigned kshift; /* log2(k) */
+    uint64_t kmask;  /* k - 1 */
     size_t chunk;   /* payload bytes per slot */
     uint64_t poison_off, call_off, msg_off, free_off, slot_off, slot_stride;
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
+    bool ran_ahead; /* a broadcast/reduce sender returned without a flush */
 };
 
 /* One collective call in progress. */
@@ -72,6 +79,7 @@ struct sym_coll {
     struct sym_fp fp;
     double timeout_s;
     bool published; /* fingerprint written to this PE's call line */
+    bool runahead;  /* broadcast/reduce senders skip the final flush */
 };
 
 /* Lay out a channel for n members in [area_off, area_off + area_size).
@@ -105,6 +113,11 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg);
 
 /* If some member poisoned the team: its status (message recorded), else OK. */
 sym_status_t sym_chan_poisoned(struct sym_coll *c);
+
+/* At sym_finalize (world team): if this PE ran ahead on `team` and a
+ * member has since poisoned it, break the team and return that error
+ * (a mismatch or loss this PE's early returns never saw), else SYM_OK. */
+sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op);
 
 /* Non-blocking views for point-to-point, which matches messages itself:
  * the next chunk from `src` if it has arrived (header first, payload right

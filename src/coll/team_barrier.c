@@ -93,7 +93,14 @@ SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts)
                          SYM_ALGO_RD);
     if (st != SYM_OK)
         return st;
-    if ((st = sym_quiet_internal()) != SYM_OK)
+    /* The team's timeout bounds the quiet too: over manual progress, a
+     * write to a member that makes no library calls completes only when
+     * it does (see chan.c). */
+    double saved = sym_op_timeout_s;
+    sym_op_timeout_s = c.timeout_s;
+    st = sym_quiet_internal();
+    sym_op_timeout_s = saved;
+    if (st != SYM_OK)
         return st;
     return sym_coll_end(&c, barrier_algorithms[c.fp.algo](&c));
 }

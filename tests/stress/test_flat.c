@@ -217,7 +217,7 @@ ParameterizedTestParameters(flat, teams)
     return cr_make_param_array(int, npes, sizeof(npes) / sizeof(npes[0]));
 }
 
-ParameterizedTest(int *npes, flat, teams, .timeout = 300)
+ParameterizedTest(int *npes, flat, teams, .timeout = HARNESS_CR_TIMEOUT(300))
 {
     struct pe_job job = { .npes = *npes, .body = teams_body, .env = flat_env,
                           .job_timeout_s = 280 };
@@ -232,7 +232,7 @@ ParameterizedTestParameters(flat, alloc)
     return cr_make_param_array(int, npes, sizeof(npes) / sizeof(npes[0]));
 }
 
-ParameterizedTest(int *npes, flat, alloc, .timeout = 300)
+ParameterizedTest(int *npes, flat, alloc, .timeout = HARNESS_CR_TIMEOUT(300))
 {
     struct pe_job job = { .npes = *npes, .body = alloc_body, .env = flat_env,
                           .job_timeout_s = 280 };

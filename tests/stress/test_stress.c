@@ -35,7 +35,7 @@ ParameterizedTestParameters(stress, bounded)
     return cr_make_param_array(struct stress_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-ParameterizedTest(struct stress_case *c, stress, bounded, .timeout = 600)
+ParameterizedTest(struct stress_case *c, stress, bounded, .timeout = HARNESS_CR_TIMEOUT(600))
 {
     struct stress_opts o;
     stress_opts_default(&o);

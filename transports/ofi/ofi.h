@@ -38,6 +38,21 @@ const char *ofi_transport_provider(const struct sym_transport *tp);
  * it runnable, taking the CPU from the PEs it waits for. */
 bool ofi_transport_wakes(const struct sym_transport *tp);
 
+/* How an ofi transport registered memory, for tests of the mr_mode paths:
+ * the mr_mode it runs with (the provider's plus SYMHEAP_OFI_MR_FORCE's),
+ * the forced bits, whether the regions were bound to the endpoint, how many
+ * transfers went through the registered bounce buffer, and the heap key
+ * this PE uses for `pe` next to the key it asked for its own heap. */
+struct ofi_mr_state {
+    uint64_t mr_mode;
+    uint64_t forced;
+    bool bound;
+    uint64_t staged;
+    uint64_t key_of_pe;
+    uint64_t asked_key;
+};
+void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_mr_state *s);
+
 /* Print every RDM provider libfabric offers with RMA and atomics, whether
  * symheap can use it (and why not), and which one is the default. */
 void ofi_providers_print(FILE *out);

@@ -159,6 +159,9 @@ static sym_status_t open_objects(struct ofi_transport *t)
 static void read_attributes(struct ofi_transport *t)
 {
     struct fi_info *i = t->info;
+    /* Forced bits go to the provider too (fi_domain reads them): libfabric's
+     * shm then chooses keys itself under FI_MR_PROV_KEY. */
+    i->domain_attr->mr_mode |= t->mr_forced;
     t->mr_mode = i->domain_attr->mr_mode;
     t->mr_local = (t->mr_mode & FI_MR_LOCAL) != 0 || (i->mode & FI_LOCAL_MR) != 0;
     t->inject_size = i->tx_attr->inject_size;
@@ -212,6 +215,8 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         !t->dirty_list || !t->last_kind || !t->last_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     if (st == SYM_OK)
+        st = ofi_mr_force_parse(sym_rt.cfg.ofi_mr_force.s, &t->mr_forced);
+    if (st == SYM_OK)
         st = pick_provider(t, provider);
     if (st == SYM_OK) {
         read_attributes(t);
@@ -227,9 +232,10 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         ofi_release(t);
         return st;
     }
-    sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx, inject %zu B, %s progress, "
+    sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx (forced 0x%llx), inject %zu B, %s progress, "
               "writes %sordered, reads %sordered after writes, fence %s, wait fd %d",
               t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
+              (unsigned long long)t->mr_forced,
               t->inject_size, t->manual_progress ? "manual" : "auto",
               t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ",
               t->has_fence ? "yes" : "no", t->wait_fd);

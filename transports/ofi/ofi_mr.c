@@ -17,8 +17,17 @@ static sym_status_t reg(struct ofi_transport *t, void *buf, size_t len, uint64_t
         return ofi_call_failed(t, "sym_init", -1, "fi_mr_reg", rc);
     if (t->mr_mode & FI_MR_ENDPOINT) {
         if ((rc = fi_mr_bind(mr, &t->ep->fid, 0)) != 0 || (rc = fi_mr_enable(mr)) != 0) {
-            fi_close(&mr->fid);
-            return ofi_call_failed(t, "sym_init", -1, "fi_mr_bind/fi_mr_enable", rc);
+            /* Forced on a provider that does not need the binding: tcp;ofi_rxm
+             * and shm answer -FI_ENOSYS (libfabric 1.17), the region works
+             * unbound.  A provider that asked for the bit gets the error. */
+            bool required = (t->mr_mode & ~t->mr_forced & FI_MR_ENDPOINT) != 0;
+            if (required || rc != -FI_ENOSYS) {
+                fi_close(&mr->fid);
+                return ofi_call_failed(t, "sym_init", -1, "fi_mr_bind/fi_mr_enable", rc);
+            }
+            sym_debug("ofi: SYMHEAP_OFI_MR_FORCE=endpoint: %s does not bind regions to "
+                      "endpoints (%s); left unbound", t->prov_name, fi_strerror(-rc));
+            t->mr_bound = false;
         }
     }
     *mr_p = mr;
@@ -26,18 +35,59 @@ static sym_status_t reg(struct ofi_transport *t, void *buf, size_t len, uint64_t
     return SYM_OK;
 }
 
+sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
+{
+    /* in the order of sym_config_mr_force_words' words */
+    static const uint64_t word_bits[] = {
+        0, FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT, FI_MR_ALLOCATED,
+        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED,
+    };
+    unsigned words;
+    if (sym_config_mr_force_words(text ? text : "", &words) != 0)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_init: SYMHEAP_OFI_MR_FORCE=%s: unknown word",
+                         text);
+    uint64_t bits = 0;
+    for (unsigned k = 0; k < sizeof(word_bits) / sizeof(word_bits[0]); k++)
+        if (words & (1u << k))
+            bits |= word_bits[k];
+    *bits_p = bits;
+    return SYM_OK;
+}
+
+/* The key we ask for region `region` (1 heap, 2 bounce, 3 globals).  With
+ * FI_MR_PROV_KEY forced, a different key on every PE, as providers that
+ * choose keys give: a PE that used its own key for a peer's region fails. */
+static uint64_t asked_key(const struct ofi_transport *t, unsigned region)
+{
+    if (t->mr_forced & FI_MR_PROV_KEY)
+        return ((uint64_t)(t->me + 1) << 8) | region;
+    return region;
+}
+
+void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_mr_state *s)
+{
+    const struct ofi_transport *t = (const struct ofi_transport *)tp;
+    s->mr_mode = t->mr_mode;
+    s->forced = t->mr_forced;
+    s->bound = t->mr_bound;
+    s->staged = t->staged;
+    s->key_of_pe = (unsigned)pe < (unsigned)t->npes ? t->rkey[pe] : 0;
+    s->asked_key = asked_key(t, 1);
+}
+
 sym_status_t ofi_register(struct ofi_transport *t)
 {
+    t->mr_bound = (t->mr_mode & FI_MR_ENDPOINT) != 0; /* reg() clears it if refused */
     sym_status_t st = reg(t, t->heap, t->heap_len,
-                          FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 1, &t->heap_mr,
-                          &t->heap_desc);
+                          FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, asked_key(t, 1),
+                          &t->heap_mr, &t->heap_desc);
     if (st != SYM_OK)
         return st;
     /* Connected before the transport (runtime.c): the segment is already
      * the shared object it stays until sym_finalize. */
     if (t->data_len) {
         st = reg(t, t->data, t->data_len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                 3, &t->data_mr, &t->data_desc);
+                 asked_key(t, 3), &t->data_mr, &t->data_desc);
         if (st != SYM_OK)
             return st;
     }
@@ -45,7 +95,7 @@ sym_status_t ofi_register(struct ofi_transport *t)
     if (posix_memalign((void **)&t->bounce, 4096, OFI_REG_BYTES) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi bounce buffer");
     memset(t->bounce, 0, OFI_REG_BYTES);
-    return reg(t, t->bounce, OFI_REG_BYTES, FI_READ | FI_WRITE, 2,
+    return reg(t, t->bounce, OFI_REG_BYTES, FI_READ | FI_WRITE, asked_key(t, 2),
                &t->bounce_mr, &t->bounce_desc);
 }
 
@@ -61,6 +111,7 @@ void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *sta
     if (b >= t->bounce && b < t->bounce + OFI_REG_BYTES)
         return t->bounce_desc;
     *staged_p = t->mr_local;
+    t->staged += t->mr_local;
     return NULL;
 }
 

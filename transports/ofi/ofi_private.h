@@ -61,6 +61,9 @@ struct ofi_transport {
     int ndirty;
 
     uint64_t mr_mode;
+    uint64_t mr_forced;  /* bits SYMHEAP_OFI_MR_FORCE added (tests) */
+    bool mr_bound;       /* FI_MR_ENDPOINT: the regions are bound and enabled */
+    uint64_t staged;     /* transfers that went through the bounce buffer */
     size_t inject_size;
     size_t max_msg;
     bool mr_local;       /* local buffers need descriptors */
@@ -103,6 +106,9 @@ struct fi_info *ofi_choose(struct fi_info *list, const char *want);
 
 /* ---- ofi_mr.c, ofi_av.c: set-up steps of ofi_init.c --------------------- */
 
+/* Parse SYMHEAP_OFI_MR_FORCE into FI_MR_* bits; SYM_ERR_INVALID_ARG on an
+ * unknown word. */
+sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p);
 /* Register the heap, the global variables and the bounce buffer. */
 sym_status_t ofi_register(struct ofi_transport *t);
 /* Allgather (address, key, base) and fill the address vector. */

@@ -153,10 +153,10 @@ sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct o
     sym_status_t st = sym_job_check(op, what);
     if (st != SYM_OK)
         return st;
-    if ((double)waited > sym_rt.cfg.timeout * 1e9)
+    if ((double)waited > sym_wait_timeout() * 1e9)
         return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s "
                          "(provider %s kept answering -FI_EAGAIN)",
-                         op, sym_rt.cfg.timeout, what, t->prov_name);
+                         op, sym_wait_timeout(), what, t->prov_name);
     sched_yield();
     return SYM_OK;
 }
