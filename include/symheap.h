@@ -585,10 +585,31 @@ typedef enum sym_algorithm {
     SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
 } sym_algorithm_t;
 
-/* Per-call options; pass NULL for the defaults. */
+/* Run-ahead of broadcast and reduce senders (sym_coll_opts_t.runahead). */
+typedef enum sym_runahead {
+    SYM_RUNAHEAD_DEFAULT = 0, /* SYMHEAP_COLL_RUNAHEAD (default 0: off) */
+    SYM_RUNAHEAD_OFF,         /* wait until the receivers took the data */
+    SYM_RUNAHEAD_ON,          /* return once the data is in their slots */
+} sym_runahead_t;
+
+/* Per-call options; pass NULL (or zero every field) for the defaults. */
 typedef struct sym_coll_opts {
     sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
     double timeout_s;          /* > 0: deadline of this call; 0: the team's */
+    /* sym_broadcast and sym_reduce only (other collectives ignore it).
+     * OFF: a member that only sends (the broadcast root, a reduce leaf;
+     * with ring or tree also members whose part ends with sends) waits
+     * until its receivers consumed its data, so on a mismatched call every
+     * member involved returns SYM_ERR_MISMATCH from that call.
+     * ON: such a member returns as soon as its data is in the receivers'
+     * mailbox slots (buf/src reusable), so a loop of small calls does not
+     * pay a round trip per call.  Its cost is in error reporting: the
+     * sender returns SYM_OK from a mismatched (or never received) call and
+     * learns of it at its next call on the team, which fails with the
+     * receiver's message naming the earlier call, or at sym_team_destroy /
+     * sym_finalize; a credit wait that times out names the earlier call
+     * whose data was never taken.  Each member may choose for itself. */
+    sym_runahead_t runahead;
 } sym_coll_opts_t;
 
 /* Bytes of one element of `dt` (0 for an invalid datatype). */
@@ -605,14 +626,22 @@ SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
 SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 
 /* Copy `count` elements of buf at `root` (team number) into buf on every
- * member.  Algorithms: naive, ring (pipelined chain), tree. */
+ * member.  Algorithms: naive, ring (pipelined chain), tree.
+ * With run-ahead (sym_coll_opts_t.runahead, SYMHEAP_COLL_RUNAHEAD) a
+ * member that only sends returns once its data is in its receivers'
+ * mailbox slots and buf may be reused: in a loop of calls it runs up to
+ * the slots of a link (2..8 chunks) ahead per receiver, and it learns of a
+ * mismatch at its next call on the team (or at sym_team_destroy /
+ * sym_finalize).  Without it (the default) every member involved in a
+ * mismatch returns SYM_ERR_MISMATCH from the mismatched call. */
 SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                    int root, const sym_coll_opts_t *opts);
 
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
- * the other members cannot know and time out. */
+ * the other members cannot know and time out.  With run-ahead, members
+ * that only send return without waiting for the root, as in sym_broadcast. */
 SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, sym_op_t op, int root,
                                 const sym_coll_opts_t *opts);

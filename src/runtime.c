@@ -320,6 +320,8 @@ SYM_API sym_status_t sym_finalize(void)
     sym_status_t st2 = sym_barrier_internal("sym_finalize");
     if (st == SYM_OK)
         st = st2;
+    if (st == SYM_OK) /* a run-ahead sender's last call failed elsewhere (broadcast.c) */
+        st = sym_chan_runahead_report(sym_team_world(), "sym_finalize");
     /* Peers with manual progress may still need my endpoint to complete
      * their last operations: close it only once everyone drained. */
     if (st == SYM_OK && sym_rt.ofi) {

@@ -77,10 +77,10 @@ static sym_status_t is_str(const char *s, const char *want)
     return s && !strcmp(s, want) ? FAILED_VALUE : SUCCEEDED_VALUE;
 }
 
-static const sym_coll_opts_t opts_neg = { SYM_ALGO_AUTO, -1.0 };
-static const sym_coll_opts_t opts_nan = { SYM_ALGO_AUTO, NAN };
-static const sym_coll_opts_t opts_algo = { (sym_algorithm_t)99, 0 };
-static const sym_coll_opts_t opts_pairwise = { SYM_ALGO_PAIRWISE, 0 };
+static const sym_coll_opts_t opts_neg = { SYM_ALGO_AUTO, -1.0, 0 };
+static const sym_coll_opts_t opts_nan = { SYM_ALGO_AUTO, NAN, 0 };
+static const sym_coll_opts_t opts_algo = { (sym_algorithm_t)99, 0, 0 };
+static const sym_coll_opts_t opts_pairwise = { SYM_ALGO_PAIRWISE, 0, 0 };
 
 #define C c->
 #define T32 ((uint32_t *)c->tgt)
@@ -523,7 +523,7 @@ static const sym_coll_opts_t opts_pairwise = { SYM_ALGO_PAIRWISE, 0 };
         sym_all_gather(c->world, DST32, SRC32, SIZE_MAX / 4, SYM_INT32, NULL))                   \
     ROW(ag_algo, "sym_all_gather", "algorithm tree", SYM_ERR_INVALID_ARG, true, F_COLL,          \
         sym_all_gather(c->world, DST32, SRC32, 4, SYM_INT32,                                     \
-                       &(const sym_coll_opts_t){ SYM_ALGO_TREE, 0 }))                            \
+                       &(const sym_coll_opts_t){ SYM_ALGO_TREE, 0, 0 }))                         \
     ROW(agv_null_counts, "sym_all_gatherv", "NULL counts", SYM_ERR_INVALID_ARG, true, F_COLL,    \
         sym_all_gatherv(c->world, DST32, SRC32, NULL, SYM_INT32, NULL))                          \
     ROW(agv_huge, "sym_all_gatherv", "counts summing past SIZE_MAX", SYM_ERR_INVALID_ARG, true,  \
@@ -540,7 +540,7 @@ static const sym_coll_opts_t opts_pairwise = { SYM_ALGO_PAIRWISE, 0 };
         sym_all_to_all(c->dead, DST32, SRC32, 4, SYM_INT32, NULL))                               \
     ROW(a2a_algo, "sym_all_to_all", "algorithm ring", SYM_ERR_INVALID_ARG, true, F_COLL,         \
         sym_all_to_all(c->world, DST32, SRC32, 4, SYM_INT32,                                     \
-                       &(const sym_coll_opts_t){ SYM_ALGO_RING, 0 }))                            \
+                       &(const sym_coll_opts_t){ SYM_ALGO_RING, 0, 0 }))                         \
     ROW(a2av_null_rc, "sym_all_to_allv", "NULL recv counts", SYM_ERR_INVALID_ARG, true, F_COLL,  \
         sym_all_to_allv(c->world, DST32, NULL, SRC32, c->counts, SYM_INT32, NULL))               \
     ROW(a2av_null_sc, "sym_all_to_allv", "NULL send counts", SYM_ERR_INVALID_ARG, true, F_COLL,  \

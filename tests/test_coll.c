@@ -515,7 +515,7 @@ static void check_barrier(struct tctx *t, sym_algorithm_t a, int round)
     }
     for (int r = 0; r < t->n; r++)
         CALL_OK(sym_atomic_add64(&t->scratch[round], 1, sym_team_local_to_global(t->team, r)), d);
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     CALL_OK(sym_barrier(t->team, &o), d);
     uint64_t seen = 0;
     CALL_OK(sym_atomic_fetch64(&seen, &t->scratch[round], sym_my_pe()), d);
@@ -536,7 +536,7 @@ static void check_broadcast(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt
     gb_alloc(&b, bytes, SENTINEL);
     if (t->me == root)
         memcpy(b.p, want, bytes);
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     CALL_OK(sym_broadcast(t->team, b.p, count, dt, root, &o), d);
     EXPECT_SAME(b.p, want, bytes, es, d);
     GB_CHECK(&b, d);
@@ -563,7 +563,7 @@ static void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_
     /* dst is ignored away from the root: sometimes NULL there */
     if (!gets && m == OUT && (root + (int)count) % 2)
         dst = NULL;
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     if (rooted)
         CALL_OK(sym_reduce(t->team, dst, s.p, count, dt, op, root, &o), d);
     else
@@ -604,7 +604,7 @@ static void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype
                    : m == IN  ? s.p
                    : m == OWN ? s.p + (size_t)t->me * blk
                               : s.p + (total - blk) / 2 / es * es;
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     CALL_OK(sym_reduce_scatter(t->team, dst, s.p, count, dt, op, &o), d);
     uint8_t *want = xmalloc(blk);
     red_ref(&r, want, t->n, (size_t)t->me * count, count);
@@ -649,7 +649,7 @@ static void check_gatherv_all(struct tctx *t, bool v, sym_algorithm_t a, sym_dat
                    : m == IN  ? dbuf.p
                               : dbuf.p + (total - mine) / 2 / es * es;
     memcpy(src, want + displ[t->me], mine);
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     if (v)
         CALL_OK(sym_all_gatherv(t->team, dbuf.p, src, counts, dt, &o), d);
     else
@@ -697,7 +697,7 @@ static void check_alltoall(struct tctx *t, bool v, sym_algorithm_t a, sym_dataty
     for (int i = 0; i < n; i++)
         pat_fill(want + rdis[i], rcount[i] * es, hkey(salt, (uint64_t)i, (uint64_t)me));
     uint8_t *dst = m == OUT ? dbuf.p : s.p + off;
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     if (v)
         CALL_OK(sym_all_to_allv(t->team, dst, rcount, s.p, scount, dt, &o), d);
     else
@@ -736,7 +736,7 @@ static void check_gather(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, s
     const bool is_root = t->me == root;
     uint8_t *src = m == OWN && is_root ? dbuf.p + (size_t)root * blk : s.p;
     memcpy(src, want + (size_t)t->me * blk, blk);
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     CALL_OK(sym_gather(t->team, dbuf.p, src, count, dt, root, &o), d);
     if (is_root)
         EXPECT_SAME(dbuf.p, want, total, es, d);
@@ -770,7 +770,7 @@ static void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, 
     uint8_t *want = xmalloc(blk);
     pat_fill(want, blk, hkey(salt, (uint64_t)root, (uint64_t)t->me));
     uint8_t *dst = m == OWN && is_root ? s.p + (size_t)root * blk : dbuf.p;
-    sym_coll_opts_t o = { a, 0 };
+    sym_coll_opts_t o = { a, 0, 0 };
     CALL_OK(sym_scatter(t->team, dst, s.p, count, dt, root, &o), d);
     EXPECT_SAME(dst, want, blk, es, d);
     /* the root's own block already holds its result: src stays as it was */
@@ -831,7 +831,7 @@ static void broadcast_matrix(struct tctx *t)
                 if (root_wanted(t, counts[c], root))
                     check_broadcast(t, broadcast_algos[a], matrix_dt(c + root, counts[c]),
                                     counts[c], root);
-        sym_coll_opts_t o = { broadcast_algos[a], 0 };
+        sym_coll_opts_t o = { broadcast_algos[a], 0, 0 };
         CALL_OK(sym_broadcast(t->team, NULL, 0, SYM_INT32, t->n - 1, &o), "count 0, NULL");
     }
 }
@@ -849,7 +849,7 @@ static void reduce_matrix(struct tctx *t)
                     check_reduction(t, true, reduce_algos[a], matrix_dt(c + root + m, counts[c]),
                                     SYM_OP_SUM, counts[c], root, m);
             }
-        sym_coll_opts_t o = { reduce_algos[a], 0 };
+        sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
         CALL_OK(sym_reduce(t->team, NULL, NULL, 0, SYM_INT32, SYM_OP_SUM, 0, &o),
                 "count 0, NULL");
     }
@@ -864,7 +864,7 @@ static void allreduce_matrix(struct tctx *t)
             for (enum mode m = OUT; m <= OVERLAP; m++)
                 check_reduction(t, false, allreduce_algos[a], matrix_dt(c + m, counts[c]),
                                 SYM_OP_SUM, counts[c], -1, m);
-        sym_coll_opts_t o = { allreduce_algos[a], 0 };
+        sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
         CALL_OK(sym_allreduce(t->team, NULL, NULL, 0, SYM_DOUBLE, SYM_OP_MAX, &o),
                 "count 0, NULL");
     }
@@ -882,7 +882,7 @@ static void reduce_scatter_matrix(struct tctx *t)
                 check_reduce_scatter(t, reduce_scatter_algos[a], matrix_dt(c + m, counts[c]),
                                      SYM_OP_SUM, count, m);
         }
-        sym_coll_opts_t o = { reduce_scatter_algos[a], 0 };
+        sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
         CALL_OK(sym_reduce_scatter(t->team, NULL, NULL, 0, SYM_INT16, SYM_OP_BXOR, &o),
                 "count 0, NULL");
     }
@@ -900,7 +900,7 @@ static void all_gather_matrix(struct tctx *t)
                 check_gatherv_all(t, false, all_gather_algos[a], matrix_dt(c + m, counts[c]),
                                   per, m);
         }
-        sym_coll_opts_t o = { all_gather_algos[a], 0 };
+        sym_coll_opts_t o = { all_gather_algos[a], 0, 0 };
         CALL_OK(sym_all_gather(t->team, NULL, NULL, 0, SYM_UINT8, &o), "count 0, NULL");
     }
 }
@@ -919,7 +919,7 @@ static void all_gatherv_matrix(struct tctx *t)
                     check_gatherv_all(t, true, all_gatherv_algos[a],
                                       matrix_dt(c + ragged + m, counts[c]), per, m);
             }
-        sym_coll_opts_t o = { all_gatherv_algos[a], 0 };
+        sym_coll_opts_t o = { all_gatherv_algos[a], 0, 0 };
         size_t zero[HARNESS_MAX_PES] = { 0 };
         CALL_OK(sym_all_gatherv(t->team, NULL, NULL, zero, SYM_FLOAT, &o), "counts 0, NULL");
     }
@@ -949,7 +949,7 @@ static void all_to_all_matrix(struct tctx *t)
                 check_alltoall(t, false, all_to_all_algos[a], matrix_dt(c + m, counts[c]),
                                uniform_count, count, m);
         }
-        sym_coll_opts_t o = { all_to_all_algos[a], 0 };
+        sym_coll_opts_t o = { all_to_all_algos[a], 0, 0 };
         CALL_OK(sym_all_to_all(t->team, NULL, NULL, 0, SYM_INT64, &o), "count 0, NULL");
     }
 }
@@ -967,7 +967,7 @@ static void all_to_allv_matrix(struct tctx *t)
                                    matrix_dt(c + ragged + m, counts[c]),
                                    ragged ? ragged_count : uniform_count, count, m);
         }
-        sym_coll_opts_t o = { all_to_all_algos[a], 0 };
+        sym_coll_opts_t o = { all_to_all_algos[a], 0, 0 };
         size_t zero[HARNESS_MAX_PES] = { 0 };
         CALL_OK(sym_all_to_allv(t->team, NULL, zero, NULL, zero, SYM_BFLOAT16, &o),
                 "counts 0, NULL");
@@ -985,7 +985,7 @@ static void gather_matrix(struct tctx *t)
                     for (enum mode m = OUT; m <= OWN; m += 3)
                         check_gather(t, gather_algos[a], matrix_dt(c + root + m, counts[c]),
                                      counts[c], root, m);
-        sym_coll_opts_t o = { gather_algos[a], 0 };
+        sym_coll_opts_t o = { gather_algos[a], 0, 0 };
         CALL_OK(sym_gather(t->team, NULL, NULL, 0, SYM_INT8, 0, &o), "count 0, NULL");
     }
 }
@@ -1001,7 +1001,7 @@ static void scatter_matrix(struct tctx *t)
                     for (enum mode m = OUT; m <= OWN; m += 3)
                         check_scatter(t, gather_algos[a], matrix_dt(c + root + m, counts[c]),
                                       counts[c], root, m);
-        sym_coll_opts_t o = { gather_algos[a], 0 };
+        sym_coll_opts_t o = { gather_algos[a], 0, 0 };
         CALL_OK(sym_scatter(t->team, NULL, NULL, 0, SYM_UINT32, t->n - 1, &o),
                 "count 0, NULL");
     }
@@ -1167,7 +1167,7 @@ static void half_accumulation_body(int me, int n, void *arg)
         uint16_t want = (uint16_t)(b ? bf16_bits(big + ulp_half * (n - 1))
                                      : f16_bits(big + ulp_half * (n - 1)));
         for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = { allreduce_algos[a], 0 };
+            sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
             PE_OK(sym_allreduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
                 PE_ASSERT(dst[i] == want, "%s allreduce/%s over %d PEs: element %d is 0x%04x, "
@@ -1175,7 +1175,7 @@ static void half_accumulation_body(int me, int n, void *arg)
                           sym_algorithm_name(o.algorithm), n, i, dst[i], want);
         }
         for (size_t a = 0; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = { reduce_algos[a], 0 };
+            sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
             memset(dst, 0, sizeof(dst));
             PE_OK(sym_reduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, n - 1, &o));
             for (int i = 0; me == n - 1 && i < CNT; i++)
@@ -1184,7 +1184,7 @@ static void half_accumulation_body(int me, int n, void *arg)
                           want);
         }
         for (size_t a = 0; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = { reduce_scatter_algos[a], 0 };
+            sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
             PE_OK(sym_reduce_scatter(sym_team_world(), dst, rs_src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
                 PE_ASSERT(dst[i] == want, "%s reduce_scatter/%s: element %d is 0x%04x, "
@@ -1296,7 +1296,7 @@ static void determinism_body(int me, int n, void *arg)
         const double eps = dt == SYM_FLOAT ? ldexp(1.0, -23) : ldexp(1.0, -52);
         char what[128];
         for (size_t a = 1; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = { allreduce_algos[a], 0 };
+            sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
             snprintf(what, sizeof(what), "allreduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_allreduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));
@@ -1309,7 +1309,7 @@ static void determinism_body(int me, int n, void *arg)
             all_same(slots, fnv(r1, CNT * es), what);
         }
         for (size_t a = 1; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = { reduce_algos[a], 0 };
+            sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
             snprintf(what, sizeof(what), "reduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, 0, &o));
@@ -1322,7 +1322,7 @@ static void determinism_body(int me, int n, void *arg)
                       what);
         }
         for (size_t a = 1; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = { reduce_scatter_algos[a], 0 };
+            sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
             snprintf(what, sizeof(what), "reduce_scatter/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce_scatter(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));
@@ -1366,7 +1366,7 @@ static void torch_allreduce_body(int me, int n, void *arg)
     const float in[2][4] = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 } };
     const float sum[4] = { 6, 8, 10, 12 }, mean[4] = { 3, 4, 5, 6 };
     for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
-        sym_coll_opts_t o = { allreduce_algos[a], 0 };
+        sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
         float out[4] = { 0 };
         PE_OK(sym_allreduce(sym_team_world(), out, in[me], 4, SYM_FLOAT, SYM_OP_SUM, &o));
         PE_ASSERT(!memcmp(out, sum, sizeof(sum)), "allreduce/%s sum: [%g %g %g %g]",
@@ -1385,7 +1385,7 @@ static void torch_broadcast_body(int me, int n, void *arg)
     (void)arg;
     const float in[2][4] = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 } };
     for (size_t a = 0; a < NELEMS(broadcast_algos); a++) {
-        sym_coll_opts_t o = { broadcast_algos[a], 0 };
+        sym_coll_opts_t o = { broadcast_algos[a], 0, 0 };
         float buf[4];
         memcpy(buf, in[me], sizeof(buf));
         PE_OK(sym_broadcast(sym_team_world(), buf, 4, SYM_FLOAT, 0, &o));
@@ -1400,7 +1400,7 @@ static void torch_all_gather_body(int me, int n, void *arg)
     (void)arg;
     const int64_t in[2][2] = { { 0, 10 }, { 1, 11 } }, want[4] = { 0, 10, 1, 11 };
     for (size_t a = 0; a < NELEMS(all_gather_algos); a++) {
-        sym_coll_opts_t o = { all_gather_algos[a], 0 };
+        sym_coll_opts_t o = { all_gather_algos[a], 0, 0 };
         int64_t out[4] = { -1, -1, -1, -1 };
         PE_OK(sym_all_gather(sym_team_world(), out, in[me], 2, SYM_INT64, &o));
         PE_ASSERT(!memcmp(out, want, sizeof(want)), "all_gather/%s: [%lld %lld %lld %lld]",
@@ -1416,7 +1416,7 @@ static void torch_all_to_all_body(int me, int n, void *arg)
     const int64_t in[2][4] = { { 10, 20, 30, 40 }, { 50, 60, 70, 80 } };
     const int64_t want[2][4] = { { 10, 20, 50, 60 }, { 30, 40, 70, 80 } };
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
-        sym_coll_opts_t o = { all_to_all_algos[a], 0 };
+        sym_coll_opts_t o = { all_to_all_algos[a], 0, 0 };
         int64_t out[4] = { -1, -1, -1, -1 };
         PE_OK(sym_all_to_all(sym_team_world(), out, in[me], 2, SYM_INT64, &o));
         PE_ASSERT(!memcmp(out, want[me], sizeof(out)), "all_to_all/%s: [%lld %lld %lld %lld]",
@@ -1436,7 +1436,7 @@ static void torch_all_to_allv_body(int me, int n, void *arg)
     const int64_t want[2][5] = { { 10, 30, 31 }, { 20, 21, 22, 40, 41 } };
     const size_t nout[2] = { 3, 5 };
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
-        sym_coll_opts_t o = { all_to_all_algos[a], 0 };
+        sym_coll_opts_t o = { all_to_all_algos[a], 0, 0 };
         int64_t out[6] = { -1, -1, -1, -1, -1, -1 };
         PE_OK(sym_all_to_allv(sym_team_world(), out, rcount[me], in[me], scount[me], SYM_INT64,
                               &o));
@@ -1609,7 +1609,7 @@ static void env_selection_body(int me, int n, void *arg)
               sym_status_name(st), sym_last_error());
     expect_logged(log, ki->name, ki->env_pick, "environment");
     free(log);
-    sym_coll_opts_t o = { SYM_ALGO_AUTO, 0 };
+    sym_coll_opts_t o = { SYM_ALGO_AUTO, 0, 0 };
     log = capture_stderr(k, &o, &st);
     PE_ASSERT(st == SYM_OK, "sym_%s (AUTO) returned %s", ki->name, sym_status_name(st));
     expect_logged(log, ki->name, ki->env_pick, "environment");
@@ -1649,15 +1649,15 @@ static void invalid_algorithm_body(int me, int n, void *arg)
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE + 2; a++) {
             if (ki->algos & (1u << a))
                 continue;
-            sym_coll_opts_t o = { (sym_algorithm_t)a, 0 };
+            sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
             sym_status_t st = call_kind(k, &o);
             PE_ASSERT(st == SYM_ERR_INVALID_ARG, "sym_%s with algorithm %d (%s) returned %s: %s",
                       ki->name, a, sym_algorithm_name((sym_algorithm_t)a), sym_status_name(st),
                       sym_last_error());
         }
-        sym_coll_opts_t o = { (sym_algorithm_t)-1, 0 };
+        sym_coll_opts_t o = { (sym_algorithm_t)-1, 0, 0 };
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
-        o = (sym_coll_opts_t){ SYM_ALGO_AUTO, -1.0 };
+        o = (sym_coll_opts_t){ SYM_ALGO_AUTO, -1.0, 0 };
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
         o.timeout_s = NAN;
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
@@ -1665,7 +1665,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
     for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++) {
         if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
             continue;
-        sym_coll_opts_t o = { (sym_algorithm_t)a, 0 };
+        sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
         PE_OK(call_kind(k, &o));
     }
 }
@@ -1809,4 +1809,139 @@ ParameterizedTest(enum kind *k, coll_chunks, boundaries)
     for (int n = 2; n <= 4; n++)
         if (harness_pes_listed(n)) /* SYMHEAP_TEST_PES (.ci/test's ofi stages) */
             run_pes_env(n, chunk_env, chunk_body, k);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run-ahead: broadcast and reduce senders return without waiting for their */
+/* receivers, so back-to-back calls overlap in the mailbox slots.            */
+/* ------------------------------------------------------------------------ */
+
+/* 1 KiB chunks: the large calls below take 5 chunks, more than the slots of
+ * a link, so a sender both runs ahead and waits for credits in one loop. */
+static const char *const runahead_env[] = { "SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_COLL_RUNAHEAD=1",
+                                            NULL };
+/* the same, run-ahead asked for per call (2 slots per link, not up to 8) */
+static const char *const runahead_call_env[] = { "SYMHEAP_CHUNK_SIZE=1K", NULL };
+
+struct ra_param {
+    int npes;
+    bool per_call; /* sym_coll_opts_t.runahead, else SYMHEAP_COLL_RUNAHEAD=1 */
+};
+
+#define RA_CALLS 90
+#define RA_LARGE 1200 /* uint32: 4800 bytes */
+
+static uint32_t ra_val(int call, int pe, size_t e)
+{
+    return (uint32_t)call * 2654435761u ^ (uint32_t)(pe + 1) * 40503u ^ (uint32_t)e * 97u;
+}
+
+/* Rotating roots, algorithms and sizes (small and multi-chunk interleaved),
+ * distinct data in every call and no barrier between calls: a chunk taken
+ * from the wrong call or a slot overwritten before it was consumed shows
+ * as wrong data. */
+static void runahead_body(int me, int n, void *arg)
+{
+    const struct ra_param *p = arg;
+    static const sym_algorithm_t algos[] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
+                                             SYM_ALGO_TREE };
+    uint32_t *buf = malloc(RA_LARGE * 4), *src = malloc(RA_LARGE * 4);
+    uint32_t *dst = malloc(RA_LARGE * 4);
+    PE_ASSERT(buf && src && dst, "malloc failed");
+    sym_team_t teams[2] = { sym_team_world(), SYM_TEAM_INVALID };
+    PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &teams[1]));
+    for (int call = 0; call < RA_CALLS; call++) {
+        sym_team_t t = teams[call / 3 % 2];
+        const int root = (call / 2 + call / 7) % n;
+        const size_t count = call % 3 == 2 ? RA_LARGE - (size_t)call : 1 + (size_t)call % 5;
+        sym_coll_opts_t o = { algos[call / 2 % 4], 0,
+                              p->per_call ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT };
+        if (call % 2 == 0) {
+            for (size_t e = 0; e < RA_LARGE; e++)
+                buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
+            PE_OK(sym_broadcast(t, buf, count, SYM_UINT32, root, &o));
+            for (size_t e = 0; e < RA_LARGE; e++) {
+                uint32_t want = e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
+                PE_ASSERT(buf[e] == want, "broadcast call %d (root %d, %zu elements, %s): "
+                          "element %zu is %08x, expected %08x", call, root, count,
+                          sym_algorithm_name(o.algorithm), e, buf[e], want);
+            }
+        } else {
+            for (size_t e = 0; e < RA_LARGE; e++) {
+                src[e] = ra_val(call, me, e);
+                dst[e] = 0x5a5a5a5au;
+            }
+            PE_OK(sym_reduce(t, dst, src, count, SYM_UINT32, SYM_OP_SUM, root, &o));
+            for (size_t e = 0; e < RA_LARGE; e++) {
+                uint32_t want = 0x5a5a5a5au;
+                if (me == root && e < count) {
+                    want = 0;
+                    for (int r = 0; r < n; r++)
+                        want += ra_val(call, r, e);
+                }
+                PE_ASSERT(dst[e] == want, "reduce call %d (root %d, %zu elements, %s): "
+                          "element %zu is %08x, expected %08x", call, root, count,
+                          sym_algorithm_name(o.algorithm), e, dst[e], want);
+            }
+        }
+    }
+    /* the team goes while the last calls' senders may still be ahead; the
+     * world's last call is left to sym_finalize */
+    PE_OK(sym_team_destroy(teams[1]));
+    for (size_t e = 0; e < 3; e++)
+        buf[e] = me == n - 1 ? ra_val(RA_CALLS, me, e) : 0;
+    PE_OK(sym_broadcast(sym_team_world(), buf, 3, SYM_UINT32, n - 1, NULL));
+    for (size_t e = 0; e < 3; e++)
+        PE_ASSERT(buf[e] == ra_val(RA_CALLS, n - 1, e), "last broadcast: element %zu", e);
+    free(buf);
+    free(src);
+    free(dst);
+}
+
+ParameterizedTestParameters(coll_runahead, back_to_back)
+{
+    static struct ra_param ps[] = { { 2, false }, { 3, false }, { 4, false }, { 5, false },
+                                    { 2, true },  { 4, true } };
+    return cr_make_param_array(struct ra_param, ps, sizeof(ps) / sizeof(ps[0]));
+}
+
+ParameterizedTest(struct ra_param *p, coll_runahead, back_to_back)
+{
+    run_pes_env(p->npes, p->per_call ? runahead_call_env : runahead_env, runahead_body, p);
+}
+
+/* A sender that ran ahead destroys the team at once, then every PE makes a
+ * new team, which takes the same mailbox slot: the old team's data must all
+ * have arrived, and no late credit of the old team may land in the new
+ * team's flags. */
+static void destroy_body(int me, int n, void *arg)
+{
+    (void)arg;
+    uint32_t buf[RA_LARGE];
+    for (int round = 0; round < 6; round++) {
+        sym_team_t t;
+        PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
+        const int root = round % n;
+        const size_t count = round % 2 ? RA_LARGE : 2;
+        for (size_t e = 0; e < count; e++)
+            buf[e] = me == root ? ra_val(round, root, e) : 0;
+        PE_OK(sym_broadcast(t, buf, count, SYM_UINT32, root, NULL));
+        PE_OK(sym_team_destroy(t));
+        for (size_t e = 0; e < count; e++)
+            PE_ASSERT(buf[e] == ra_val(round, root, e), "round %d: element %zu is %08x", round,
+                      e, buf[e]);
+    }
+}
+
+ParameterizedTestParameters(coll_runahead, team_destroy)
+{
+    static int counts[] = { 2, 3 };
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, coll_runahead, team_destroy)
+{
+    static const char *const env[] = { "SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_SLOTS=1",
+                                        "SYMHEAP_COLL_RUNAHEAD=1", NULL };
+    run_pes_env(*npes, env, destroy_body, NULL);
 }

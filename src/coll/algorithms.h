@@ -102,4 +102,9 @@ static inline size_t sym_block_start(size_t count, int n, int b)
  * a rooted collective's senders see a mismatch found by a receiver. */
 sym_status_t sym_coll_flush_all(struct sym_coll *c);
 
+/* Whether a broadcast or reduce sender runs ahead (broadcast.c):
+ * opts->runahead, else SYMHEAP_COLL_RUNAHEAD; an invalid value is
+ * SYM_ERR_INVALID_ARG naming `name`. */
+sym_status_t sym_coll_runahead(const char *name, const sym_coll_opts_t *opts, bool *on);
+
 #endif /* SYM_COLL_ALGORITHMS_H */

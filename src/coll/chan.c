@@ -14,11 +14,21 @@
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))
 #define MIN_CHUNK 64u
 #define SLOTS_PER_LINK 2
-/* Every channel has SLOTS_PER_LINK slots per link (ch->k says so too): as
- * a constant, the n % k and n / k of every send, receive and release are a
- * mask and a shift instead of two 64-bit divisions on the tiny-message
- * critical path. */
-#define CH_K ((uint64_t)SLOTS_PER_LINK)
+#define MAX_SLOTS_SHIFT 3 /* up to 8 slots per link */
+#define DEEP_CHUNK_MIN 61440u
+/* Slots per link are a power of two fixed when the channel is laid out,
+ * so the n % k and n / k of every send, receive and release are a mask and
+ * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the
+ * tiny-message critical path. */
+static inline uint64_t k_slot(const struct sym_chan *ch, uint64_t n)
+{
+    return n & ch->kmask;
+}
+
+static inline uint64_t k_use(const struct sym_chan *ch, uint64_t n)
+{
+    return n >> ch->kshift;
+}
 
 _Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
 _Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
@@ -59,14 +69,49 @@ static inline bool inline_fits(const struct sym_fp *fp, size_t len, uint64_t msg
            fp->algo <= UINT8_MAX && fp->count <= UINT32_MAX;
 }
 
+/* The fingerprint a slot's header line carries, in either format. */
+static void line_fp(const struct sym_chunk_hdr *hdr, struct sym_fp *out)
+{
+    const struct inline_line *l = (const void *)hdr;
+    if ((l->tag & ~0xffu) != INLINE_TAG) {
+        *out = hdr->fp;
+        return;
+    }
+    memset(out, 0, sizeof(*out));
+    out->seq = l->seq;
+    out->kind = l->kind;
+    out->dtype = l->dtype;
+    out->op = l->op;
+    out->algo = l->algo;
+    out->count = l->count;
+    out->root = l->root;
+    out->layout = l->layout;
+}
+
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
                            const int *pe_of, size_t max_chunk, const char *what)
 {
     memset(ch, 0, sizeof(*ch));
-    const uint64_t k = SLOTS_PER_LINK, links = (uint64_t)n * k;
-    uint64_t fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
-    uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
-    uint64_t chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
+    /* More slots per link let a sender run further ahead of a receiver that
+     * is not running (a loop of small broadcasts, more PEs than cores), but
+     * cut the area into smaller chunks.  With SYMHEAP_COLL_RUNAHEAD set,
+     * take the most slots (8, 4, else 2: a power of two) that still give
+     * chunks of SYMHEAP_CHUNK_SIZE or 60 KiB, whichever is smaller (large
+     * messages stream through such chunks at nearly full speed): the
+     * world's 1 MiB gives 8 slots at 2 PEs, 4 at 3 and 4, 2 beyond.
+     * Without it, 2 slots and the large chunks they give, as always. */
+    const uint64_t want = max_chunk < DEEP_CHUNK_MIN ? max_chunk : DEEP_CHUNK_MIN;
+    unsigned shift = sym_rt.cfg.coll_runahead ? MAX_SLOTS_SHIFT : 1;
+    uint64_t k, links, fixed, chunk;
+    for (;; shift--) {
+        k = UINT64_C(1) << shift;
+        links = (uint64_t)n * k;
+        fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
+        uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
+        chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
+        if (chunk >= want / SYM_LINE * SYM_LINE || k == SLOTS_PER_LINK)
+            break;
+    }
     if (chunk > max_chunk)
         chunk = max_chunk / SYM_LINE * SYM_LINE;
     if (chunk < MIN_CHUNK)
@@ -84,6 +129,8 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->area_size = area_size;
     ch->n = n;
     ch->k = (int)k;
+    ch->kshift = shift;
+    ch->kmask = k - 1;
     ch->chunk = (size_t)chunk;
     ch->pe_of = pe_of;
     ch->poison_off = area_off;
@@ -104,7 +151,7 @@ void sym_chan_fini(struct sym_chan *ch)
 
 static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
 {
-    return ch->slot_off + ((uint64_t)src * CH_K + slot) * ch->slot_stride;
+    return ch->slot_off + (((uint64_t)src << ch->kshift) + slot) * ch->slot_stride;
 }
 
 static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
@@ -117,13 +164,13 @@ void sym_chan_clear_local(struct sym_chan *ch)
     /* flags and the poison word only: slot payloads need no clearing */
     memset(sym_rt.base + ch->poison_off, 0, (size_t)(ch->slot_off - ch->poison_off));
     for (int src = 0; src < ch->n; src++)
-        for (uint64_t slot = 0; slot < CH_K; slot++)
+        for (uint64_t slot = 0; slot < (uint64_t)ch->k; slot++)
             memset(sym_rt.base + full_off(ch, src, slot), 0, sizeof(uint64_t));
 }
 
 static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
 {
-    return ch->free_off + ((uint64_t)dst * CH_K + slot) * SYM_LINE;
+    return ch->free_off + (((uint64_t)dst << ch->kshift) + slot) * SYM_LINE;
 }
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
@@ -189,6 +236,8 @@ struct chan_wait {
     uint64_t target;
     int peer;         /* team number of the PE we wait for */
     const char *what; /* "send chunk", "free slot" */
+    uint64_t held;    /* credit waits: the peer's slot, whose header names the
+                       * (maybe earlier) call that left it unconsumed; else 0 */
 };
 
 static bool chan_ready(void *arg)
@@ -207,6 +256,16 @@ static void chan_describe(void *arg, char *buf, size_t len)
     size_t used = (size_t)snprintf(buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64
                                    " on %s", t->pe_of[w->peer], w->peer, t->name, w->what,
                                    w->c->name + 4, w->c->fp.seq, t->name);
+    struct sym_chunk_hdr line;
+    if (w->held && used < len &&
+        sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK) {
+        char text[160];
+        struct sym_fp held;
+        line_fp(&line, &held);
+        sym_fp_text(&held, text, sizeof(text));
+        used += (size_t)snprintf(buf + used, len - used, " (the slot still holds this PE's "
+                                 "chunk of %s, never consumed)", text);
+    }
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
         struct call_line theirs = { 0 };
@@ -268,11 +327,11 @@ static sym_status_t chan_stalled(void *arg)
 }
 
 static sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
-                              const char *what)
+                              const char *what, uint64_t held)
 {
     if (__builtin_expect(sym_flag_load(flag_off) >= target, 1))
         return SYM_OK;
-    struct chan_wait w = { c, flag_off, target, peer, what };
+    struct chan_wait w = { c, flag_off, target, peer, what, held };
     struct sym_waiter waiter = { chan_ready, chan_describe, &w, chan_stalled };
     sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
     if (st != SYM_OK)
@@ -359,7 +418,7 @@ prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot
         __builtin_prefetch(payload);
         __builtin_prefetch(payload + SYM_LINE);
     }
-    __builtin_prefetch(sym_rt.base + free_off(ch, src, ch->sent[src] % CH_K));
+    __builtin_prefetch(sym_rt.base + free_off(ch, src, k_slot(ch, ch->sent[src])));
     /* the release will write the sender's free flag: stores become visible
      * in order, so until that line is here it holds back the next send */
     const uint8_t *f = sym_direct(ch->pe_of[src], free_off(ch, me, slot));
@@ -373,7 +432,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
+    const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);
     prefetch_for_write(pe, s, len);
@@ -381,7 +440,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     if (use > 0) {
         /* credit: the receiver gave this slot back after its previous use */
         uint64_t f = free_off(ch, dst, slot);
-        if ((st = chan_wait(c, f, use, dst, "free a mailbox slot")) != SYM_OK)
+        if ((st = chan_wait(c, f, use, dst, "free a mailbox slot", s)) != SYM_OK)
             return st;
     }
     if (inline_fits(&c->fp, len, msg_bytes)) {
@@ -419,8 +478,8 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
-    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data");
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
+    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -431,15 +490,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_fp fp_in;
     const struct sym_fp *fp = &hdr->fp;
     if (inl) {
-        memset(&fp_in, 0, sizeof(fp_in));
-        fp_in.seq = l->seq;
-        fp_in.kind = l->kind;
-        fp_in.dtype = l->dtype;
-        fp_in.op = l->op;
-        fp_in.algo = l->algo;
-        fp_in.count = l->count;
-        fp_in.root = l->root;
-        fp_in.layout = l->layout;
+        line_fp(hdr, &fp_in);
         fp = &fp_in;
     } else if (__builtin_expect(tag != 0, 0)) {
         char msg[300];
@@ -486,7 +537,7 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
 sym_status_t sym_chan_release(struct sym_coll *c, int src)
 {
     struct sym_chan *ch = &c->team->chan;
-    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     ch->recvd[src] = n + 1;
     double saved = op_timeout_enter(c);
     sym_status_t st = sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
@@ -503,14 +554,27 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     if (n == 0)
         return SYM_OK;
     /* the last chunk sent used slot (n-1) % k for the ((n-1)/k)-th time */
-    const uint64_t last = n - 1, slot = last % CH_K;
-    return chan_wait(c, free_off(ch, dst, slot), last / CH_K + 1, dst,
-                     "consume what this PE sent");
+    const uint64_t last = n - 1, slot = k_slot(ch, last);
+    return chan_wait(c, free_off(ch, dst, slot), k_use(ch, last) + 1, dst,
+                     "consume what this PE sent", slot_off(ch, c->team->rank, slot));
+}
+
+sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op)
+{
+    if (!team->chan.ran_ahead || team->broken || !sym_flag_load(team->chan.poison_off))
+        return SYM_OK;
+    struct sym_coll probe = { .team = team, .name = op };
+    probe.fp.seq = team->coll_seq;
+    sym_status_t why = sym_chan_poisoned(&probe);
+    sym_team_break(team, why, sym_last_error());
+    return sym_error(why, "%s: a broadcast or reduce on %s from which this PE returned early "
+                     "(run-ahead) failed on another member: %s", op, team->name,
+                     team->broken_msg);
 }
 
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 {
-    const uint64_t n = ch->recvd[src], slot = n % CH_K, use = n / CH_K;
+    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     if (sym_flag_load(full_off(ch, src, slot)) < use + 1)
         return NULL;
     return (const void *)(sym_rt.base + slot_off(ch, src, slot));
@@ -518,6 +582,6 @@ const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src)
 
 bool sym_chan_can_send(const struct sym_chan *ch, int dst)
 {
-    const uint64_t n = ch->sent[dst], slot = n % CH_K, use = n / CH_K;
+    const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     return use == 0 || sym_flag_load(free_off(ch, dst, slot)) >= use;
 }

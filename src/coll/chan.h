@@ -61,12 +61,15 @@ struct sym_chan {
     uint64_t area_off;
     uint64_t area_size;
     int n;          /* links: one per team member */
-    int k;          /* slots per link */
+    int k;          /* slots per link: a power of two, 2 .. 8 */
+    unsigned kshift; /* log2(k) */
+    uint64_t kmask;  /* k - 1 */
     size_t chunk;   /* payload bytes per slot */
     uint64_t poison_off, call_off, msg_off, free_off, slot_off, slot_stride;
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
+    bool ran_ahead; /* a broadcast/reduce sender returned without a flush */
 };
 
 /* One collective call in progress. */
@@ -76,6 +79,7 @@ struct sym_coll {
     struct sym_fp fp;
     double timeout_s;
     bool published; /* fingerprint written to this PE's call line */
+    bool runahead;  /* broadcast/reduce senders skip the final flush */
 };
 
 /* Lay out a channel for n members in [area_off, area_off + area_size).
@@ -109,6 +113,11 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg);
 
 /* If some member poisoned the team: its status (message recorded), else OK. */
 sym_status_t sym_chan_poisoned(struct sym_coll *c);
+
+/* At sym_finalize (world team): if this PE ran ahead on `team` and a
+ * member has since poisoned it, break the team and return that error
+ * (a mismatch or loss this PE's early returns never saw), else SYM_OK. */
+sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op);
 
 /* Non-blocking views for point-to-point, which matches messages itself:
  * the next chunk from `src` if it has arrived (header first, payload right

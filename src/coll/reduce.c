@@ -12,8 +12,9 @@ sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, si
     const int me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
     if (me != root) {
+        /* with run-ahead, no wait for the root to consume it: broadcast.c */
         sym_status_t st = sym_msg_send(c, root, src, bytes);
-        return st == SYM_OK ? sym_chan_flush(c, root) : st;
+        return st == SYM_OK && !c->runahead ? sym_chan_flush(c, root) : st;
     }
     uint8_t *mine = NULL;
     /* in place, members from 2 on write dst before reading their own term */
@@ -63,7 +64,7 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
                                                es);
         }
     }
-    if (st == SYM_OK && parent >= 0)
+    if (st == SYM_OK && parent >= 0 && !c->runahead)
         st = sym_chan_flush(c, parent);
     return st;
 }
@@ -107,7 +108,7 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     if (st == SYM_OK && me != root) {
         st = sym_msg_send(c, root, work + sym_block_start(count, n, own) * es,
                           sym_block_count(count, n, own) * es);
-        if (st == SYM_OK)
+        if (st == SYM_OK && !c->runahead)
             st = sym_chan_flush(c, root);
     } else if (st == SYM_OK) {
         for (int r = 0; r < n && st == SYM_OK; r++) {
@@ -138,11 +139,16 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
                                 sym_datatype_t dt, sym_op_t op, int root,
                                 const sym_coll_opts_t *opts)
 {
-    struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root,
-                                     opts);
+    bool runahead;
+    sym_status_t st = sym_coll_runahead("sym_reduce", opts, &runahead);
     if (st != SYM_OK)
         return st;
+    struct sym_coll c;
+    st = sym_coll_begin(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root, opts);
+    if (st != SYM_OK)
+        return st;
+    c.runahead = runahead;
+    team->chan.ran_ahead |= runahead;
     const bool is_root = team->rank == root;
     if (count && (!src || (is_root && !dst))) {
         team->coll_seq--;
