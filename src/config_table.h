@@ -45,7 +45,7 @@
     X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                      \
       "OpenSHMEM broadcast/collect/fcollect/alltoall(s) write straight into the "     \
       "peers' symmetric dest from this many bytes of dest per PE (smaller: through "   \
-      "the mailboxes)")                                                                 \
+      "the mailboxes); for a team of n PEs, times (n/2)^4")                           \
     X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                   \
       "Team barrier algorithm {auto|naive|tree|rd}")                                    \
     X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",               \

@@ -26,7 +26,8 @@
  * member calling a mailbox-path routine meanwhile is a native mismatch.
  *
  * Small calls are latency-bound and keep the mailbox path (fewer
- * synchronisations): SYMHEAP_SHMEM_ONECOPY_MIN bytes of dest per PE.
+ * synchronisations): SYMHEAP_SHMEM_ONECOPY_MIN bytes of dest per PE at
+ * 2 PEs, scaled by (n/2)^4 for a team of n (see big_enough).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,8 @@ static sym_status_t run_push(struct oc_call *c, size_t my_at)
     return st == SYM_OK ? st2 : st;
 }
 
+static bool big_enough(int n, size_t dest_bytes);
+
 static int oc_run(struct oc_call *c)
 {
     c->n = sym_team_n_pes(c->t);
@@ -304,7 +307,7 @@ static int oc_run(struct oc_call *c)
             total += (size_t)c->all[i].nelems;
         }
         size_t *counts = malloc((size_t)c->n * sizeof *counts);
-        bool big = total * c->esz >= sym_rt.cfg.shmem_onecopy_min;
+        bool big = big_enough(c->n, total * c->esz);
         uint64_t off;
         /* dest must hold the total: the same verdict everywhere, as the
          * offsets and heap layouts are the same. */
@@ -354,10 +357,23 @@ out:
 /* Worth the extra synchronisation?  Decided from this member's arguments;
  * members that decide differently were called with different sizes, which
  * the native fingerprints report as a mismatch. */
+static bool big_enough(int n, size_t dest_bytes)
+{
+    /* The handshake and the exit barrier cost scheduling rounds, which grow
+     * fast once the team oversubscribes the cores: measured crossovers
+     * (bench/RESULTS.md) 16 KiB of dest at 2 PEs, about 256 KiB at 4 on
+     * 2 cores; so the threshold scales as (n/2)^4 (8 PEs: 4 MiB,
+     * unmeasured). */
+    size_t need = sym_rt.cfg.shmem_onecopy_min, q = (size_t)n;
+    if (__builtin_mul_overflow(need, q * q, &need) || __builtin_mul_overflow(need, q * q, &need))
+        return false;
+    return dest_bytes >= need / 16;
+}
+
 static bool wanted(sym_team_t t, size_t dest_bytes)
 {
     int n = sym_team_n_pes(t);
-    return n > 1 && sym_rt.initialized && dest_bytes >= sym_rt.cfg.shmem_onecopy_min;
+    return n > 1 && sym_rt.initialized && big_enough(n, dest_bytes);
 }
 
 int symshmem_onecopy_broadcast(sym_team_t t, void *dest, const void *source, size_t nelems,
