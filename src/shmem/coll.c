@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onecopy.h"
 #include "shmem_internal.h"
 
 void shmem_barrier_all(void) { symshmem_check("shmem_barrier_all", sym_barrier_all()); }
@@ -35,6 +36,9 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
     sym_team_t t = symshmem_native_team(team);
     if (bytes_of(nelems, esz, &nbytes) || t == SYM_TEAM_INVALID)
         return -1;
+    int oc = symshmem_onecopy_broadcast(t, dest, source, nelems, esz, root);
+    if (oc != SYMSHMEM_ONECOPY_DECLINED)
+        return oc;
     /* The native broadcast works in place: the root's data starts in dest. */
     if (sym_team_my_pe(t) == root && dest != source && nbytes)
         memmove(dest, source, nbytes);
@@ -47,6 +51,9 @@ static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size
     size_t nbytes;
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
+    int oc = symshmem_onecopy_fcollect(symshmem_native_team(team), dest, source, nelems, esz);
+    if (oc != SYMSHMEM_ONECOPY_DECLINED)
+        return oc;
     return status_of(sym_all_gather(symshmem_native_team(team), dest, source, nbytes,
                                     SYM_UINT8, NULL));
 }
@@ -59,6 +66,9 @@ static int coll_collect(shmem_team_t team, void *dest, const void *source, size_
     size_t nbytes;
     if (n < 1 || bytes_of(nelems, esz, &nbytes))
         return -1;
+    int oc = symshmem_onecopy_collect(t, dest, source, nelems, esz);
+    if (oc != SYMSHMEM_ONECOPY_DECLINED)
+        return oc;
     uint64_t mine = nbytes, *all = malloc((size_t)n * sizeof *all);
     size_t *counts = malloc((size_t)n * sizeof *counts);
     int rc = -1;
@@ -78,6 +88,9 @@ static int coll_alltoall(shmem_team_t team, void *dest, const void *source, size
     size_t nbytes;
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
+    int oc = symshmem_onecopy_alltoall(symshmem_native_team(team), dest, source, nelems, esz);
+    if (oc != SYMSHMEM_ONECOPY_DECLINED)
+        return oc;
     return status_of(sym_all_to_all(symshmem_native_team(team), dest, source, nbytes,
                                     SYM_UINT8, NULL));
 }
@@ -93,6 +106,9 @@ static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptr
     size_t total;
     if (n < 1 || dst < 1 || sst < 1 || bytes_of((size_t)n * nelems, esz, &total))
         return -1;
+    int oc = symshmem_onecopy_alltoalls(t, dest, source, dst, sst, nelems, esz);
+    if (oc != SYMSHMEM_ONECOPY_DECLINED)
+        return oc;
     unsigned char *in = malloc(total ? total : 1), *out = malloc(total ? total : 1);
     int rc = -1;
     if (in && out) {
