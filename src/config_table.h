@@ -98,6 +98,9 @@
       "Set by symrun for the PEs it starts, not by users: this PE's number")            \
     X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                    \
       "Set by symrun for the PEs it starts, not by users: the number of PEs")          \
+    X(ofi_eager_connect, "SYMHEAP_OFI_EAGER_CONNECT", BOOL, "0",                       \
+      "ofi transport: connect to every peer reached through libfabric inside sym_init " \
+      "(0: on the first operation to it, as the provider does by itself)")              \
     X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
       "Tests only: run the ofi transport as if the provider required these mr_mode "    \
       "bits, a comma-separated list of local, prov_key, endpoint, allocated, or all "   \

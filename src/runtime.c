@@ -233,6 +233,21 @@ static sym_status_t init_steps(void)
         sym_rt.peer_tp[pe] = sym_rt.peer_base[pe] ? sym_rt.shm : sym_rt.ofi;
     if (force_ofi)
         sym_rt.peer_tp[sym_rt.me] = sym_rt.ofi;
+#ifdef SYM_HAVE_OFI
+    /* Connections to the peers reached through libfabric now, while every
+     * PE is here (transports/ofi/ofi_av.c). */
+    if (sym_rt.ofi && sym_rt.npes > 1) {
+        bool *via_ofi = calloc((size_t)sym_rt.npes, sizeof(bool));
+        if (!via_ofi)
+            return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory");
+        for (int pe = 0; pe < sym_rt.npes; pe++)
+            via_ofi[pe] = pe != sym_rt.me && sym_rt.peer_tp[pe] == sym_rt.ofi;
+        st = ofi_transport_connect(sym_rt.ofi, boot, via_ofi);
+        free(via_ofi);
+        if (st != SYM_OK)
+            return st;
+    }
+#endif
     /* Once any word may be updated by a provider atomic (a peer on another
      * host), every atomic goes through the provider, local ones included:
      * CPU and NIC atomics on one word are not atomic with respect to each

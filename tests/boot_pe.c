@@ -31,6 +31,8 @@
  *                             sym_ptr reaches exactly the peers of its own
  *                             group (shm) and not the others (ofi)
  *   BOOT_PE_NPES=N            check that the job has N PEs
+ *   BOOT_PE_CONTEND_ROUNDS=N  rounds of check's contended ticket counter
+ *                             (default 2000)
  *
  * Exit status: 0 when every check passed, BROKEN (10) otherwise, with the
  * reason on stderr.
@@ -192,8 +194,10 @@ static void check_contention(void)
     if (!ticket)
         broken("sym_calloc: %s", sym_last_error());
     OK(sym_barrier_all());
+    const char *env = getenv("BOOT_PE_CONTEND_ROUNDS");
+    const int rounds = env && atoi(env) > 0 ? atoi(env) : CONTEND_ROUNDS;
     uint64_t last = 0;
-    for (int k = 0; k < CONTEND_ROUNDS; k++) {
+    for (int k = 0; k < rounds; k++) {
         uint64_t t;
         OK(sym_atomic_fetch_inc64(ticket, &t, 0));
         if (k > 0 && t <= last)
@@ -203,7 +207,7 @@ static void check_contention(void)
         OK(sym_atomic_inc64(ticket, npes - 1));
     }
     OK(sym_barrier_all());
-    const uint64_t want = (uint64_t)npes * CONTEND_ROUNDS * (me == 0 && npes == 1 ? 2 : 1);
+    const uint64_t want = (uint64_t)npes * (uint64_t)rounds * (me == 0 && npes == 1 ? 2 : 1);
     if ((me == 0 || me == npes - 1) && *ticket != want)
         broken("contended counter on PE %d is %llu, expected %llu", me,
                (unsigned long long)*ticket, (unsigned long long)want);

@@ -124,7 +124,17 @@ static void start_in(struct bjob *j, int r, int spoke, const char *groups, int p
     const char *prefix[] = { "ip", "netns", "exec", ns_spoke[spoke - 1], NULL };
     /* FI_TCP_IFACE: the spoke's link, as one would name the cluster
      * network on a real host with several interfaces. */
-    const char *env[] = { root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30", NULL };
+    /* 200 contended ticket rounds instead of 2000: every round of every
+     * PE needs PE 0 (and PE 3) to be scheduled (manual progress), so on a
+     * loaded 2-core host the 2000 rounds alone outlasted SYMHEAP_TIMEOUT
+     * for the PE that finished first and waited in the next barrier
+     * (session 5: 1 failure in the first run at load 30); 200 rounds of 4
+     * PEs on one word still interleave. */
+    const char *env[] = { root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30",
+                          "BOOT_PE_CONTEND_ROUNDS=200",
+                          /* connections between hosts set up inside sym_init,
+                           * while every PE is there to accept them */
+                          "SYMHEAP_OFI_EAGER_CONNECT=1", NULL };
     bjob_start_tcp(j, r, prefix, env, args);
 }
 

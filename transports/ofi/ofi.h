@@ -29,6 +29,15 @@ struct sym_boot;
 sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
                                   const char *provider, struct sym_transport **tp_p);
 
+/* Connect to every peer marked in via_ofi[npes] now (SYMHEAP_OFI_EAGER_CONNECT),
+ * instead of on the first operation to it, then a bootstrap barrier that
+ * serves the peers' connections meanwhile.  Collective: every PE with an
+ * ofi transport calls it, after the transport is in sym_rt.ofi (the
+ * barrier's wait drives its progress).  Errors: SYM_ERR_TRANSPORT naming the
+ * peer, SYM_ERR_TIMEOUT (init deadline), bootstrap errors. */
+sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
+                                   const bool *via_ofi);
+
 /* Name of the provider an ofi transport runs on. */
 const char *ofi_transport_provider(const struct sym_transport *tp);
 

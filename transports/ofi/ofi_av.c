@@ -65,3 +65,46 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
     free(all);
     return st;
 }
+
+/* Connection-oriented providers (tcp;ofi_rxm, verbs;ofi_rxm) connect to a
+ * peer on the first operation to it.  Left to the application, that set-up
+ * happens at any time, under load, with the peer maybe busy elsewhere, and
+ * both ends of a pair may connect at once (rxm logged "Connection refused"
+ * during such lazy set-ups in the network-namespace test).  Here every pair
+ * connects once, from the lower-numbered PE, while every PE is inside
+ * sym_init: an 8-byte read of the peer's heap (nothing is modified), then a
+ * bootstrap barrier, whose wait drives this transport's progress (every
+ * bootstrap waits through sym_wait_for), so each PE serves the reads aimed
+ * at it until all of them completed.  Bounded by the init deadline.
+ * Off by default (SYMHEAP_OFI_EAGER_CONNECT): n(n-1)/2 connections at init
+ * is what a job of few PEs wants, not one of thousands; the barrier is
+ * taken either way, so PEs that disagree on the setting still meet. */
+sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
+                                   const bool *via_ofi)
+{
+    struct ofi_transport *t = ofi_of(tp);
+    const char *op = "sym_init (ofi connections)";
+    int posted = 0;
+    for (int pe = t->me + 1; sym_rt.cfg.ofi_eager_connect && pe < t->npes; pe++) {
+        if (!via_ofi[pe])
+            continue;
+        struct ofi_ctx *ctx;
+        sym_status_t st = ofi_next_ctx(t, op, pe, &ctx);
+        if (st != SYM_OK)
+            return st;
+        OFI_POST(t, op, pe, "fi_read",
+                 fi_read(t->ep, t->bounce + OFI_BOUNCE_BYTES + 40, 8, t->bounce_desc, t->addr[pe],
+                         t->rbase[pe], t->rkey[pe], ctx));
+        ofi_issued(t);
+        t->last_kind[pe] = OFI_KIND_READ;
+        t->last_seq[pe] = t->issued;
+        posted++;
+    }
+    sym_status_t st = posted ? ofi_drain(t, op) : SYM_OK;
+    if (st != SYM_OK)
+        return st;
+    sym_debug("ofi: connected to %d peer(s) at init", posted);
+    /* Every PE, also one with nothing to connect, serves the others' reads
+     * until all are done. */
+    return boot->ops->barrier(boot, op);
+}

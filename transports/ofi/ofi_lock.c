@@ -86,6 +86,24 @@ static sym_status_t progress(struct sym_transport *tp)
     LOCKED(ofi_raw_ops.progress(tp));
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Until when this thread's waits poll instead of blocking: set when the
+ * wait fd woke it, i.e. a peer's operation arrived.  With manual progress
+ * every incoming operation (a put to serve, the acknowledgement of our own
+ * write) needs this process to run; blocking again at once made each of
+ * them pay a wake-up from ppoll, tens of microseconds on this host (an
+ * 8-byte put + quiet over tcp;ofi_rxm took 60-80 us against 22 us with a
+ * polling target).  Operations come in bursts, so for SYMHEAP_WAIT_YIELD_US
+ * after a wake-up the waiter yields and drives progress, as the yield phase
+ * of sym_wait_for does before a first sleep; an idle waiter still sleeps. */
+static _Thread_local uint64_t hot_until_ns;
+
 /* Block on the provider's wait fd (when fi_trywait allows) without the
  * lock, then make progress under it. */
 static sym_status_t sleep_(struct sym_transport *tp, long ns)
@@ -93,6 +111,10 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
     struct ofi_transport *t = ofi_of(tp);
     struct timespec ts = { 0, ns };
     bool can_block = false;
+    if (t->wait_fd >= 0 && hot_until_ns && mono_ns() < hot_until_ns) {
+        sched_yield();
+        LOCKED(ofi_raw_ops.progress(tp));
+    }
     if (t->wait_fd >= 0) {
         struct fid *fids[1] = { &t->cq->fid };
         pthread_mutex_lock(&ofi_lock);
@@ -101,7 +123,8 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
     }
     if (can_block) {
         struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
-        ppoll(&pfd, 1, &ts, NULL);
+        if (ppoll(&pfd, 1, &ts, NULL) > 0)
+            hot_until_ns = mono_ns() + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
     } else if (t->wait_fd >= 0) {
         /* fi_trywait refused: there are events to progress first (below).
          * Give the core away meanwhile: on an oversubscribed host the peer
