@@ -245,8 +245,12 @@ static void mismatch(enum mm_kind kind)
      * mismatch; a PE on the mailbox path (all of them when the threshold is
      * raised) may have moved blocks between the members that agree with
      * it, inside dest only.  Nothing past the largest dest in any case. */
+    /* Strict only where every call here is sure to take the one-copy
+     * path, the threshold forced to 0 (the min0 variants): the default
+     * threshold scales with the team's size (4 MiB of dest at 8 PEs), so
+     * these 64 KiB blocks may take the mailbox path there. */
     const char *min = getenv("SYMHEAP_SHMEM_ONECOPY_MIN");
-    bool onecopy = !min || !strcmp(min, "0"), mailbox = !onecopy || (kind == MM_BELOW && odd);
+    bool onecopy = min && !strcmp(min, "0"), mailbox = !onecopy || (kind == MM_BELOW && odd);
     for (size_t i = 0; i < whole; i++) {
         unsigned char b = dst[i];
         bool inside = i < whole - GUARD, from_pe = b >= 0x11 && b < 0x11 + npes;
