@@ -31,6 +31,21 @@ static void contains_at(const char *file, int line, const char *haystack, const 
 }
 #define CONTAINS(h, n) contains_at(__FILE__, __LINE__, (h), (n))
 
+/* A survivor's view of a killed PE: call #calls of `op` returned PEER_LOST
+ * with a message naming the victim and the call. */
+static void lost_at(const char *file, int line, sym_status_t st, const char *op, int calls,
+                    int victim)
+{
+    if (st != SYM_ERR_PEER_LOST)
+        pe_fail(file, line, "st == SYM_ERR_PEER_LOST", "%s #%d returned %s: %s", op, calls,
+                sym_status_name(st), sym_last_error());
+    char want[32];
+    snprintf(want, sizeof(want), "PE %d", victim);
+    contains_at(file, line, sym_last_error(), want);
+    contains_at(file, line, sym_last_error(), op);
+}
+#define EXPECT_LOST(st, op, calls, victim) lost_at(__FILE__, __LINE__, (st), (op), (calls), (victim))
+
 /* A team of every PE that is not the world, so breaking it is harmless. */
 static sym_team_t whole_split(void)
 {
@@ -565,13 +580,8 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     }
     double dt = harness_now() - t0;
     PE_ASSERT(me != victim, "the victim outlived its killer");
-    PE_ASSERT(st == SYM_ERR_PEER_LOST, "allreduce #%d returned %s: %s", calls,
-              sym_status_name(st), sym_last_error());
-    char want[32];
-    snprintf(want, sizeof(want), "PE %d", victim);
-    CONTAINS(sym_last_error(), want);
+    EXPECT_LOST(st, "sym_allreduce", calls, victim);
     CONTAINS(sym_last_error(), "signal 9");
-    CONTAINS(sym_last_error(), "sym_allreduce");
     PE_ASSERT(dt < KILL_AFTER_S + 2.0, "the loss was reported %.2f s after the start (the "
               "victim died after %.1f s)", dt, KILL_AFTER_S);
     /* finalize marks this PE as done, so survivors still waiting are not
@@ -984,12 +994,7 @@ static void receiver_dies_body(int me, int n, void *arg)
         } while (st == SYM_OK && p->consumes && calls < 1000);
     }
     if (me == 0 && p->consumes) {
-        PE_ASSERT(st == SYM_ERR_PEER_LOST, "broadcast #%d returned %s: %s", calls,
-                  sym_status_name(st), sym_last_error());
-        char want[32];
-        snprintf(want, sizeof(want), "PE %d", victim);
-        CONTAINS(sym_last_error(), want);
-        CONTAINS(sym_last_error(), "sym_broadcast");
+        EXPECT_LOST(st, "sym_broadcast", calls, victim);
         PE_ASSERT(calls >= 2, "the root did not run ahead (failed at call %d)", calls);
     }
     st = sym_finalize();

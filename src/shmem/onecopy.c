@@ -376,6 +376,15 @@ static bool wanted(sym_team_t t, size_t dest_bytes)
     return n > 1 && sym_rt.initialized && big_enough(n, dest_bytes);
 }
 
+/* fcollect, alltoall(s): worth it for n blocks of nelems elements each? */
+static bool blocks_wanted(sym_team_t t, size_t nelems, size_t esz)
+{
+    size_t len;
+    int n = sym_team_n_pes(t);
+    return n >= 1 && !__builtin_mul_overflow(nelems, esz, &len) &&
+           !__builtin_mul_overflow(len, (size_t)n, &len) && wanted(t, len);
+}
+
 int symshmem_onecopy_broadcast(sym_team_t t, void *dest, const void *source, size_t nelems,
                                size_t esz, int root)
 {
@@ -391,10 +400,7 @@ int symshmem_onecopy_broadcast(sym_team_t t, void *dest, const void *source, siz
 int symshmem_onecopy_fcollect(sym_team_t t, void *dest, const void *source, size_t nelems,
                               size_t esz)
 {
-    size_t len;
-    int n = sym_team_n_pes(t);
-    if (n < 1 || __builtin_mul_overflow(nelems, esz, &len) ||
-        __builtin_mul_overflow(len, (size_t)n, &len) || !wanted(t, len))
+    if (!blocks_wanted(t, nelems, esz))
         return SYMSHMEM_ONECOPY_DECLINED;
     struct oc_call c = {.routine = OC_FCOLLECT, .t = t, .dest = dest, .source = source,
                         .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};
@@ -414,10 +420,7 @@ int symshmem_onecopy_collect(sym_team_t t, void *dest, const void *source, size_
 int symshmem_onecopy_alltoall(sym_team_t t, void *dest, const void *source, size_t nelems,
                               size_t esz)
 {
-    size_t len;
-    int n = sym_team_n_pes(t);
-    if (n < 1 || __builtin_mul_overflow(nelems, esz, &len) ||
-        __builtin_mul_overflow(len, (size_t)n, &len) || !wanted(t, len))
+    if (!blocks_wanted(t, nelems, esz))
         return SYMSHMEM_ONECOPY_DECLINED;
     struct oc_call c = {.routine = OC_ALLTOALL, .t = t, .dest = dest, .source = source,
                         .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};
@@ -427,10 +430,7 @@ int symshmem_onecopy_alltoall(sym_team_t t, void *dest, const void *source, size
 int symshmem_onecopy_alltoalls(sym_team_t t, void *dest, const void *source, ptrdiff_t dst,
                                ptrdiff_t sst, size_t nelems, size_t esz)
 {
-    size_t len;
-    int n = sym_team_n_pes(t);
-    if (n < 1 || dst < 1 || sst < 1 || __builtin_mul_overflow(nelems, esz, &len) ||
-        __builtin_mul_overflow(len, (size_t)n, &len) || !wanted(t, len))
+    if (dst < 1 || sst < 1 || !blocks_wanted(t, nelems, esz))
         return SYMSHMEM_ONECOPY_DECLINED;
     /* sym_iput moves elements of 1, 2, 4, 8 or 16 bytes */
     if (esz != 1 && esz != 2 && esz != 4 && esz != 8 && esz != 16)
