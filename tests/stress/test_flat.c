@@ -91,6 +91,12 @@ static void compare(const struct snap *a, const struct snap *b, const char *what
               "after %d %s cycles: %zu bytes malloc'ed, before %zu (%+lld)", CYCLES, what,
               b->malloc_inuse, a->malloc_inuse,
               (long long)b->malloc_inuse - (long long)a->malloc_inuse);
+    /* the figures behind "flat", for the record (issue 7's closing note) */
+    if (sym_my_pe() == 0)
+        fprintf(stderr, "flat: %d %s cycles at %d PEs, PE 0 before = after: heap free %zu "
+                "bytes (largest %zu), %d descriptors, %d file and %d anonymous mappings, "
+                "%zu bytes malloc'ed\n", CYCLES, what, sym_n_pes(), a->heap_free,
+                a->heap_largest, a->fds, a->maps_file, a->maps_anon, a->malloc_inuse);
 }
 
 static uint64_t next(uint64_t *s)
