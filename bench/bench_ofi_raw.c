@@ -1,17 +1,23 @@
 /*
  * bench_ofi_raw.c - the raw-libfabric baseline for the ofi transport: what
- * fi_write and a memory-polling ping-pong get on a provider without symheap
- * in between, in the style of fabtests' fi_rma_bw and fi_rdm_pingpong.
- * Two processes (a fork), addresses exchanged over a socketpair, one RDM
- * endpoint each with the same hints symheap uses.
+ * libfabric itself gets on a provider without symheap in between, in the
+ * style of fabtests' fi_rma_bw and fi_rdm_pingpong.  Two processes (a
+ * fork), addresses exchanged over a socketpair, one RDM endpoint each with
+ * the hints symheap uses (FI_DELIVERY_COMPLETE writes).
  *
  *   build/bench/bench_ofi_raw [provider] [max-size]     (default tcp;ofi_rxm, 1M)
  *
- * Prints, per size: write latency (fi_write + counter wait, one in flight,
- * what a blocking sym_put + sym_quiet costs), write bandwidth with 64 writes
- * in flight, and the one-way latency of an 8-byte write ping-pong where each
- * side polls its own memory while driving progress (sym_p64 +
- * sym_wait_until).  Every transfer is verified at the end of each size.
+ * The twin of bench_ofi_sym.c (same sizes, counts, output columns): per
+ * size (1 B, x4, up to max-size) process 0 times
+ *   put_lat   fi_write + counter wait, one at a time
+ *   get_lat   fi_read + counter wait
+ *   bw_block  one fi_write in flight (wait for each)
+ *   bw_win    64 fi_writes in flight, one counter wait per window
+ * and once an 8-byte fi_fetch_atomic FI_SUM (fetch-add).  Writes are never
+ * injected: an injected write's completion means "sent", and symheap's
+ * quiet must mean "landed".  Process 1 meanwhile polls a word of its own
+ * memory, calling fi_cq_read between polls (the provider needs it for
+ * manual progress), until process 0 writes it.  Every size is verified.
  */
 #include <inttypes.h>
 #include <rdma/fabric.h>
@@ -31,8 +37,10 @@
 #include <unistd.h>
 
 #define WINDOW 64
-#define FLAG_OFF 0        /* ping-pong word */
-#define DONE_OFF 64       /* bandwidth phase: target stops polling */
+#define DONE_OFF 0        /* phase word: the target polls it */
+#define COUNTER_OFF 64    /* fetch-add target */
+#define OPERAND_OFF 128
+#define OLD_OFF 192
 #define DATA_OFF 4096
 
 #define CHECK(call)                                                                   \
@@ -57,7 +65,6 @@ static fi_addr_t peer;
 static uint64_t rbase, rkey, issued;
 static uint8_t *buf;
 static void *desc;
-static size_t inject_size;
 
 static uint64_t now_ns(void)
 {
@@ -86,9 +93,16 @@ static void wait_all(void)
 static void write_to_peer(const void *src, size_t len, uint64_t off)
 {
     ssize_t rc;
-    while ((rc = len <= inject_size
-                     ? fi_inject_write(ep, src, len, peer, rbase + off, rkey)
-                     : fi_write(ep, src, len, desc, peer, rbase + off, rkey, NULL)) == -FI_EAGAIN)
+    while ((rc = fi_write(ep, src, len, desc, peer, rbase + off, rkey, NULL)) == -FI_EAGAIN)
+        progress();
+    CHECK(rc);
+    issued++;
+}
+
+static void read_from_peer(void *dst, size_t len, uint64_t off)
+{
+    ssize_t rc;
+    while ((rc = fi_read(ep, dst, len, desc, peer, rbase + off, rkey, NULL)) == -FI_EAGAIN)
         progress();
     CHECK(rc);
     issued++;
@@ -127,8 +141,7 @@ static void run(int rank, int sock, const char *prov, size_t max)
     CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
     CHECK(fi_ep_bind(ep, &cntr->fid, FI_WRITE | FI_READ));
     CHECK(fi_enable(ep));
-    inject_size = info->tx_attr->inject_size;
-    size_t len = DATA_OFF + 2 * max;
+    size_t len = DATA_OFF + 3 * max;
     if (posix_memalign((void **)&buf, 4096, len))
         exit(1);
     memset(buf, 0, len);
@@ -153,41 +166,45 @@ static void run(int rank, int sock, const char *prov, size_t max)
     if (fi_av_insert(av, theirs.addr, 1, &peer, 0, NULL) != 1)
         exit(1);
 
-    volatile uint64_t *flag = (volatile uint64_t *)(buf + FLAG_OFF);
     volatile uint64_t *done = (volatile uint64_t *)(buf + DONE_OFF);
-    uint8_t *src = buf + DATA_OFF + max, *dst = buf + DATA_OFF;
-    uint64_t seq = 0, phase = 0;
+    uint64_t *counter = (uint64_t *)(buf + COUNTER_OFF);
+    uint64_t *operand = (uint64_t *)(buf + OPERAND_OFF), *old = (uint64_t *)(buf + OLD_OFF);
+    uint8_t *src = buf + DATA_OFF + 2 * max, *back = buf + DATA_OFF + max; /* target: DATA_OFF */
+    uint64_t phase = 0, wrong_total = 0;
     if (rank == 0)
-        printf("# bench_ofi_raw: provider %s, inject %zu B, %d writes in flight for bandwidth\n"
-               "# %10s %14s %14s %12s %8s\n",
-               info->fabric_attr->prov_name, inject_size, WINDOW, "size", "write_lat_ns",
-               "bw_MB/s", "pingpong_ns", "#wrong");
-    /* Ping-pong: 8-byte writes of a sequence number, each side polling. */
-    const int pp_iters = 2000;
-    for (int i = 0; i < 200; i++) { /* warm-up, connection set-up */
-        if (rank == 0) {
-            seq++;
-            write_to_peer(&seq, 8, FLAG_OFF);
-            poll_word(flag, seq);
-        } else {
-            poll_word(flag, ++seq);
-            write_to_peer(&seq, 8, FLAG_OFF);
+        printf("# bench_ofi_raw: provider %s, %d writes in flight for bw_win\n"
+               "# %10s %12s %12s %12s %12s %8s\n",
+               info->fabric_attr->prov_name, WINDOW, "size", "put_lat_ns", "get_lat_ns",
+               "bw_block_MB/s", "bw_win_MB/s", "#wrong");
+    /* fetch-add: 8 bytes on process 1's counter, each old value checked. */
+    phase++;
+    if (rank == 1) {
+        poll_word(done, phase);
+    } else {
+        const int iters = 1000;
+        uint64_t wrong = 0, t_start = 0;
+        *operand = 1;
+        for (int i = 0; i < 100 + iters; i++) {
+            if (i == 100)
+                t_start = now_ns();
+            while (fi_fetch_atomic(ep, operand, 1, desc, old, desc, peer, rbase + COUNTER_OFF,
+                                   rkey, FI_UINT64, FI_SUM, NULL) == -FI_EAGAIN)
+                progress();
+            issued++;
+            wait_all();
+            wrong += *old != (uint64_t)i;
         }
+        double lat = (double)(now_ns() - t_start) / iters;
+        read_from_peer(back, 8, COUNTER_OFF);
+        wait_all();
+        memcpy(counter, back, 8);
+        wrong += *counter != (uint64_t)(100 + iters);
+        wrong_total += wrong;
+        printf("  fadd %12.0f %8" PRIu64 "\n", lat, wrong);
+        write_to_peer(&phase, 8, DONE_OFF);
+        wait_all();
     }
-    uint64_t t0 = now_ns();
-    for (int i = 0; i < pp_iters; i++) {
-        if (rank == 0) {
-            seq++;
-            write_to_peer(&seq, 8, FLAG_OFF);
-            poll_word(flag, seq);
-        } else {
-            poll_word(flag, ++seq);
-            write_to_peer(&seq, 8, FLAG_OFF);
-        }
-    }
-    double pp = (double)(now_ns() - t0) / pp_iters / 2;
-    wait_all();
-    for (size_t size = 8; size <= max; size *= 4) {
+    for (size_t size = 1; size <= max; size *= 4) {
         phase++;
         if (rank == 1) { /* target: drive progress until the initiator says done */
             poll_word(done, phase);
@@ -195,35 +212,50 @@ static void run(int rank, int sock, const char *prov, size_t max)
         }
         for (size_t k = 0; k < size; k++)
             src[k] = (uint8_t)(k * 7 + size + phase);
-        int lat_iters = size >= 65536 ? 200 : 1000;
-        t0 = now_ns();
+        memset(back, 0, size);
+        for (int i = 0; i < 20; i++) { /* warm-up */
+            write_to_peer(src, size, DATA_OFF);
+            wait_all();
+        }
+        int lat_iters = size >= 65536 ? 100 : 500;
+        uint64_t t0 = now_ns();
         for (int i = 0; i < lat_iters; i++) {
             write_to_peer(src, size, DATA_OFF);
             wait_all();
         }
-        double lat = (double)(now_ns() - t0) / lat_iters;
-        int bw_rounds = size >= 65536 ? 10 : 50;
+        double put_lat = (double)(now_ns() - t0) / lat_iters;
+        int rounds = size >= 65536 ? 5 : 20;
         t0 = now_ns();
-        for (int r = 0; r < bw_rounds; r++) {
+        for (int i = 0; i < rounds * WINDOW; i++) {
+            write_to_peer(src, size, DATA_OFF);
+            wait_all();
+        }
+        double bw_block = (double)size * WINDOW * rounds / ((double)(now_ns() - t0) / 1e9) / 1e6;
+        t0 = now_ns();
+        for (int r = 0; r < rounds; r++) {
             for (int w = 0; w < WINDOW; w++)
                 write_to_peer(src, size, DATA_OFF);
             wait_all();
         }
-        double secs = (double)(now_ns() - t0) / 1e9;
-        double bw = (double)size * WINDOW * bw_rounds / secs / 1e6;
-        /* Verify: read the target's copy back. */
-        while (fi_read(ep, dst, size, desc, peer, rbase + DATA_OFF, rkey, NULL) == -FI_EAGAIN)
-            progress();
-        issued++;
-        wait_all();
+        double bw_win = (double)size * WINDOW * rounds / ((double)(now_ns() - t0) / 1e9) / 1e6;
+        t0 = now_ns();
+        for (int i = 0; i < lat_iters; i++) {
+            read_from_peer(back, size, DATA_OFF);
+            wait_all();
+        }
+        double get_lat = (double)(now_ns() - t0) / lat_iters;
         uint64_t wrong = 0;
         for (size_t k = 0; k < size; k++)
-            wrong += dst[k] != src[k];
+            wrong += back[k] != src[k];
+        wrong_total += wrong;
         write_to_peer(&phase, 8, DONE_OFF);
         wait_all();
-        printf("  %10zu %14.0f %14.1f %12.0f %8" PRIu64 "\n", size, lat, bw, pp, wrong);
+        printf("  %10zu %12.0f %12.0f %12.1f %12.1f %8" PRIu64 "\n", size, put_lat, get_lat,
+               bw_block, bw_win, wrong);
         fflush(stdout);
     }
+    if (wrong_total)
+        exit(2);
     /* Keep progressing until the peer is done with us. */
     char c = 0;
     if (write(sock, &c, 1) != 1 || read(sock, &c, 1) != 1)

@@ -89,6 +89,7 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
         if (t->inject_ok && t->inject_size >= width) {
             OFI_POST(t, opname, pe, "fi_inject_atomic",
                      fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
+            ofi_mark_dirty(t, pe);
         } else {
             /* The fetching form: its completion carries the old value, so
              * it cannot be counted before the target applied it (tcp;ofi_rxm
@@ -100,7 +101,6 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
                                      t->addr[pe], raddr, key, dt, m->op, ctx));
         }
         ofi_issued(t);
-        ofi_mark_dirty(t, pe);
         return SYM_OK;
     }
     /* Registered operands (FI_MR_LOCAL), kept until the drain below. */
@@ -168,6 +168,7 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
     if (!fenced && inject) {
         OFI_POST(t, opname, pe, "fi_inject_atomic",
                  fi_inject_atomic(t->ep, &value, 1, t->addr[pe], raddr, key, FI_UINT64, fop));
+        ofi_mark_dirty(t, pe);
     } else if (!fenced) { /* fetching, as in ofi_atomic */
         OFI_POST(t, opname, pe, "fi_fetch_atomic",
                  fi_fetch_atomic(t->ep, opnd, 1, t->bounce_desc, opnd + 1, t->bounce_desc,
@@ -183,6 +184,5 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
                  fi_atomicmsg(t->ep, &msg, FI_FENCE | FI_DELIVERY_COMPLETE));
     }
     ofi_issued(t);
-    ofi_mark_dirty(t, pe);
     return SYM_OK;
 }

@@ -56,7 +56,8 @@ struct ofi_transport {
     uint64_t *rbase;  /* [npes] remote address of offset 0 (0 without FI_MR_VIRT_ADDR) */
     uint64_t *dkey;   /* [npes] key of each PE's global variables */
     uint64_t *dbase;  /* [npes] remote address of their byte 0, as rbase */
-    uint8_t *dirty;   /* [npes] written since the last flush */
+    uint8_t *dirty;   /* [npes] injected to since the last flush (other writes and
+                       * atomics are delivery-complete: landed when counted) */
     int *dirty_list;
     int ndirty;
 
