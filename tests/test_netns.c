@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
@@ -67,6 +68,26 @@ static void net_teardown(void)
     ns_hub[0] = '\0';
 }
 
+/* Wait until the kernel marks link `dev` in namespace `ns` running
+ * (operstate UP, IFF_RUNNING), which follows `ip link set up` by a moment
+ * (up to about a second).  libfabric's tcp provider lists only running
+ * interfaces: a PE started before that saw lo alone and advertised
+ * 127.0.0.1, which the other hosts' PEs cannot reach (sym_init now says
+ * so; it used to fail with -FI_EINVAL from connect()).  A real host's
+ * network is up before jobs start on it. */
+static bool link_running(const char *ns, const char *dev)
+{
+    for (int k = 0; k < 1000; k++) { /* 20 s */
+        if (sh("ip -n %s -o link show dev %s | grep -q 'state UP'", ns, dev) == 0)
+            return true;
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+    snprintf(setup_error, sizeof(setup_error), "link %s in namespace %s is not running 20 s "
+             "after it was set up", dev, ns);
+    return false;
+}
+
 /* Make the hub and `n` spokes; skips the test when that is impossible. */
 static void net_setup(int n)
 {
@@ -100,6 +121,11 @@ static void net_setup(int n)
              sh("ip -n %s addr add 10.77.%d.2/24 dev eth0", s, k) == 0 &&
              sh("ip -n %s link set eth0 up", s) == 0 && sh("ip -n %s link set lo up", s) == 0 &&
              sh("ip -n %s route add default via 10.77.%d.1", s, k) == 0;
+    }
+    for (int k = 1; ok && k <= n; k++) {
+        char hub_end[16];
+        snprintf(hub_end, sizeof(hub_end), "h%d", k);
+        ok = link_running(ns_hub, hub_end) && link_running(ns_spoke[k - 1], "eth0");
     }
     if (!ok) {
         char why[1024];
