@@ -256,3 +256,36 @@ Test(netns, mixed_two_by_two, .fini = fini, .timeout = 240)
     bjob_fini(&ref);
     bjob_fini(&job);
 }
+
+/* A PE whose provider finds no running interface advertises the loopback
+ * address (libfabric's tcp provider falls back to lo without a word);
+ * peers on other hosts cannot reach it, which used to surface as a bare
+ * -FI_EINVAL from the first connection.  Here PE 1's FI_TCP_IFACE names
+ * an interface that is down (its bootstrap still goes over eth0): both
+ * PEs must fail sym_init with SYM_ERR_UNAVAILABLE naming PE 1 and its
+ * address, neither hangs nor reports a transport error. */
+Test(netns, loopback_address_refused, .fini = fini, .timeout = 240)
+{
+    net_setup(2);
+    /* a veth pair left down inside spoke 2: an interface, never running */
+    cr_assert(sh("ip -n %s link add nic1 type veth peer name nic1p", ns_spoke[1]) == 0 &&
+                  sh("ip -n %s addr add 10.78.2.2/24 dev nic1", ns_spoke[1]) == 0,
+              "cannot add the interface that stays down: %s", setup_error);
+    struct bjob job;
+    bjob_init(&job, 2);
+    static const char *const iface[] = { "FI_TCP_IFACE=eth0", "FI_TCP_IFACE=nic1" };
+    for (int r = 0; r < 2; r++) {
+        const char *prefix[] = { "ip", "netns", "exec", ns_spoke[r], NULL };
+        const char *env[] = { "SYMHEAP_ROOT_ADDR=10.77.1.2:5304", iface[r], NULL };
+        bjob_start_tcp(&job, r, prefix, env,
+                       (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE", NULL });
+    }
+    bjob_wait(&job, 120);
+    for (int r = 0; r < 2; r++) {
+        bjob_assert_exit(&job, r, 0);
+        bjob_assert_output(&job, r, "PE 1's libfabric address on provider tcp;ofi_rxm is the "
+                                    "loopback address 127.0.0.1, which PE 0 on another host "
+                                    "cannot reach");
+    }
+    bjob_fini(&job);
+}
