@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
@@ -67,6 +68,26 @@ static void net_teardown(void)
     ns_hub[0] = '\0';
 }
 
+/* Wait until the kernel marks link `dev` in namespace `ns` running
+ * (operstate UP, IFF_RUNNING), which follows `ip link set up` by a moment
+ * (up to about a second).  libfabric's tcp provider lists only running
+ * interfaces: a PE started before that saw lo alone and advertised
+ * 127.0.0.1, which the other hosts' PEs cannot reach (sym_init now says
+ * so; it used to fail with -FI_EINVAL from connect()).  A real host's
+ * network is up before jobs start on it. */
+static bool link_running(const char *ns, const char *dev)
+{
+    for (int k = 0; k < 1000; k++) { /* 20 s */
+        if (sh("ip -n %s -o link show dev %s | grep -q 'state UP'", ns, dev) == 0)
+            return true;
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+    snprintf(setup_error, sizeof(setup_error), "link %s in namespace %s is not running 20 s "
+             "after it was set up", dev, ns);
+    return false;
+}
+
 /* Make the hub and `n` spokes; skips the test when that is impossible. */
 static void net_setup(int n)
 {
@@ -100,6 +121,11 @@ static void net_setup(int n)
              sh("ip -n %s addr add 10.77.%d.2/24 dev eth0", s, k) == 0 &&
              sh("ip -n %s link set eth0 up", s) == 0 && sh("ip -n %s link set lo up", s) == 0 &&
              sh("ip -n %s route add default via 10.77.%d.1", s, k) == 0;
+    }
+    for (int k = 1; ok && k <= n; k++) {
+        char hub_end[16];
+        snprintf(hub_end, sizeof(hub_end), "h%d", k);
+        ok = link_running(ns_hub, hub_end) && link_running(ns_spoke[k - 1], "eth0");
     }
     if (!ok) {
         char why[1024];
@@ -228,5 +254,41 @@ Test(netns, mixed_two_by_two, .fini = fini, .timeout = 240)
                          "PE %d: the mixed job's results differ from the one-host job's", r);
     }
     bjob_fini(&ref);
+    bjob_fini(&job);
+}
+
+/* A PE whose provider finds no running interface advertises the loopback
+ * address (libfabric's tcp provider falls back to lo without a word);
+ * peers on other hosts cannot reach it, which used to surface as a bare
+ * -FI_EINVAL from the first connection.  Here PE 1's FI_TCP_IFACE names
+ * an interface that is down (its bootstrap still goes over eth0): PE 0,
+ * the bootstrap root, which has every address first, must fail sym_init
+ * with SYM_ERR_UNAVAILABLE naming PE 1 and its address.  PE 1 checks the
+ * same addresses and fails alike, unless the root's exit overtook the
+ * addresses on their way to it (then the bootstrap reports the root
+ * lost); it never succeeds, hangs or reports a transport error. */
+Test(netns, loopback_address_refused, .fini = fini, .timeout = 240)
+{
+    net_setup(2);
+    /* a veth pair left down inside spoke 2: an interface, never running */
+    cr_assert(sh("ip -n %s link add nic1 type veth peer name nic1p", ns_spoke[1]) == 0 &&
+                  sh("ip -n %s addr add 10.78.2.2/24 dev nic1", ns_spoke[1]) == 0,
+              "cannot add the interface that stays down: %s", setup_error);
+    struct bjob job;
+    bjob_init(&job, 2);
+    static const char *const iface[] = { "FI_TCP_IFACE=eth0", "FI_TCP_IFACE=nic1" };
+    static const char *const want[] = { "SYM_ERR_UNAVAILABLE",
+                                        "SYM_ERR_UNAVAILABLE|SYM_ERR_PEER_LOST" };
+    for (int r = 0; r < 2; r++) {
+        const char *prefix[] = { "ip", "netns", "exec", ns_spoke[r], NULL };
+        const char *env[] = { "SYMHEAP_ROOT_ADDR=10.77.1.2:5304", iface[r], NULL };
+        bjob_start_tcp(&job, r, prefix, env, (const char *[]){ "init-fails", want[r], NULL });
+    }
+    bjob_wait(&job, 120);
+    for (int r = 0; r < 2; r++)
+        bjob_assert_exit(&job, r, 0);
+    bjob_assert_output(&job, 0, "PE 1's libfabric address on provider tcp;ofi_rxm is the "
+                                "loopback address 127.0.0.1, which PE 0 on another host "
+                                "cannot reach");
     bjob_fini(&job);
 }

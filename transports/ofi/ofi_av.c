@@ -1,6 +1,9 @@
 /* ofi_av.c - exchanging address, keys and region bases (heap and global
  * variables) with every PE through the bootstrap, and filling the address
  * vector. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,68 @@ struct ofi_card {
     uint32_t pad;
     uint8_t addr[SYM_JOB_BLOB_MAX - 40];
 };
+
+/* The text of a loopback address (127.0.0.0/8, ::1) in a provider address
+ * of sockaddr format, which no other host can reach; NULL for any other. */
+static const char *loopback_text(const struct ofi_transport *t, const uint8_t *addr,
+                                 size_t len, char *buf, size_t buflen)
+{
+    const uint32_t fmt = t->info->addr_format;
+    sa_family_t family;
+    if ((fmt != FI_SOCKADDR && fmt != FI_SOCKADDR_IN && fmt != FI_SOCKADDR_IN6) ||
+        len < sizeof(struct sockaddr_in))
+        return NULL;
+    memcpy(&family, addr + offsetof(struct sockaddr, sa_family), sizeof(family));
+    if (family == AF_INET) {
+        struct sockaddr_in a;
+        memcpy(&a, addr, sizeof(a));
+        if (ntohl(a.sin_addr.s_addr) >> 24 != 127)
+            return NULL;
+        return inet_ntop(AF_INET, &a.sin_addr, buf, (socklen_t)buflen);
+    }
+    if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        struct sockaddr_in6 a;
+        memcpy(&a, addr, sizeof(a));
+        if (!IN6_IS_ADDR_LOOPBACK(&a.sin6_addr))
+            return NULL;
+        return inet_ntop(AF_INET6, &a.sin6_addr, buf, (socklen_t)buflen);
+    }
+    return NULL;
+}
+
+/* A provider that finds no running network interface falls back to the
+ * loopback address without a word: libfabric 1.17's tcp provider lists
+ * only interfaces the kernel marks running (IFF_RUNNING), which a link
+ * just brought up may not be yet (the kernel sets it a moment later, up
+ * to about a second: a PE started at once saw eth0 UP and LOWER_UP but
+ * not RUNNING), and appends lo to the list whatever FI_TCP_IFACE says.  A peer on another host then
+ * fails its first connection to this PE, and this PE every connection
+ * it opens from that address, with a bare -FI_EINVAL from connect()
+ * (issue 4's "EINVAL across the veth link").  Every PE sees every
+ * address, so all of them refuse such a job alike, naming the PE. */
+static sym_status_t check_reachable(struct ofi_transport *t, const struct ofi_card *all)
+{
+    /* a PE on another host than mine, if any (the same answer on every PE:
+     * the job spans hosts or it does not) */
+    int remote = -1;
+    for (int pe = 0; sym_rt.peer_local && pe < t->npes && remote < 0; pe++)
+        if (!sym_rt.peer_local[pe])
+            remote = pe;
+    for (int a = 0; a < t->npes && remote >= 0; a++) {
+        char text[INET6_ADDRSTRLEN];
+        if (!loopback_text(t, all[a].addr, all[a].addrlen, text, sizeof(text)))
+            continue;
+        /* PE a's host is not mine, or PE `remote`'s is not PE a's */
+        const int b = sym_rt.peer_local[a] ? remote : t->me;
+        return sym_error(SYM_ERR_UNAVAILABLE,
+                         "sym_init: PE %d's libfabric address on provider %s is the loopback "
+                         "address %s, which PE %d on another host cannot reach: the provider "
+                         "found no running network interface on PE %d's host (not up yet? "
+                         "FI_TCP_IFACE names the one to use)",
+                         a, t->prov_name, text, b, a);
+    }
+    return SYM_OK;
+}
 
 sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
 {
@@ -62,6 +127,8 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
         if (rc != 1)
             st = ofi_call_failed(t, "sym_init", pe, "fi_av_insert", rc < 0 ? rc : -FI_EINVAL);
     }
+    if (st == SYM_OK)
+        st = check_reachable(t, all);
     free(all);
     return st;
 }
