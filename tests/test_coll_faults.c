@@ -534,8 +534,14 @@ static void ring_mismatch_body(int me, int n, void *arg)
               sym_status_name(st), sym_last_error());
     char want[32];
     snprintf(want, sizeof(want), "count %zu", p->root_count);
-    CONTAINS(sym_last_error(), "count 3");
-    CONTAINS(sym_last_error(), want);
+    CONTAINS(sym_last_error(), "mismatched collectives");
+    if (p->root_count <= 7) { /* one ring: the line's fingerprint names both calls */
+        CONTAINS(sym_last_error(), "count 3");
+        CONTAINS(sym_last_error(), want);
+    } else { /* the stall check may see a sender that ran ahead into its next call */
+        PE_ASSERT(strstr(sym_last_error(), "count 3") || strstr(sym_last_error(), want),
+                  "message names neither call: %s", sym_last_error());
+    }
     for (int i = 0; i < 64; i++)
         PE_ASSERT(dst[i] == sent || (p->kind == 1 && me == root),
                   "element %d of dst holds %d", i, dst[i]);
