@@ -67,7 +67,7 @@
     X(coll_runahead, "SYMHEAP_COLL_RUNAHEAD", BOOL, "0",                                \
       "1: broadcast and reduce senders return once their data is in the receivers' "    \
       "slots (faster; a sender learns of a mismatch at its next call on the team), and "  \
-      "links get up to 8 slots; the same on every PE.  Per call: sym_coll_opts_t.runahead") \
+      "links get up to 8 slots (and up to 64 for messages of at most 28 bytes); the same on every PE.  Per call: sym_coll_opts_t.runahead") \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                       \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: " \
       "remap = share the data segment (auto falls back to cross-memory attach)")       \

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -1908,6 +1909,99 @@ ParameterizedTestParameters(coll_runahead, back_to_back)
 ParameterizedTest(struct ra_param *p, coll_runahead, back_to_back)
 {
     run_pes_env(p->npes, p->per_call ? runahead_call_env : runahead_env, runahead_body, p);
+}
+
+/* Tiny broadcasts and reduces (one line each) with SYMHEAP_COLL_RUNAHEAD=1
+ * go over the tiny ring, which a run-ahead sender fills far ahead of its
+ * receivers.  Long stretches with one root put well over a ring's worth of
+ * consecutive chunks on the same links, so every line is reused while
+ * receivers lag (credits), mixed with calls of the ordinary slots (ring,
+ * and a message too big to go inline) on the same links; on the world team
+ * and on a split team, at 1..8 PEs, with every value checked. */
+#define TW_CALLS 420
+#define TW_AHEAD 48
+#define TW_LAG_CALLS 400
+
+static void tiny_wrap_body(int me, int n, void *arg)
+{
+    (void)arg;
+    static const sym_algorithm_t algos[] = { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO };
+    sym_team_t teams[2] = { sym_team_world(), SYM_TEAM_INVALID };
+    PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &teams[1]));
+    uint64_t buf[8], src[8], dst[8];
+    for (int call = 0; call < TW_CALLS; call++) {
+        sym_team_t t = teams[call / 210];
+        const int root = (call / 70) % n;
+        const bool big = call % 37 == 36; /* 64 bytes: ordinary slots */
+        const size_t count = big ? 8 : 1 + (size_t)call % 3;
+        sym_coll_opts_t o = { call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0,
+                              SYM_RUNAHEAD_DEFAULT };
+        if (call % 2 == 0) {
+            for (size_t e = 0; e < 8; e++)
+                buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
+            PE_OK(sym_broadcast(t, buf, count, SYM_UINT64, root, &o));
+            for (size_t e = 0; e < 8; e++) {
+                uint64_t want = e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
+                PE_ASSERT(buf[e] == want, "broadcast call %d (root %d, %zu elements, %s): "
+                          "element %zu is %" PRIx64 ", expected %" PRIx64, call, root, count,
+                          sym_algorithm_name(o.algorithm), e, buf[e], want);
+            }
+        } else {
+            for (size_t e = 0; e < 8; e++) {
+                src[e] = ra_val(call, me, e);
+                dst[e] = 0x5a5a5a5au;
+            }
+            PE_OK(sym_reduce(t, dst, src, count, SYM_UINT64, SYM_OP_BXOR, root, &o));
+            for (size_t e = 0; e < 8; e++) {
+                uint64_t want = 0x5a5a5a5au;
+                if (me == root && e < count) {
+                    want = 0;
+                    for (int r = 0; r < n; r++)
+                        want ^= ra_val(call, r, e);
+                }
+                PE_ASSERT(dst[e] == want, "reduce call %d (root %d, %zu elements, %s): "
+                          "element %zu is %" PRIx64 ", expected %" PRIx64, call, root, count,
+                          sym_algorithm_name(o.algorithm), e, dst[e], want);
+            }
+        }
+    }
+    PE_OK(sym_team_destroy(teams[1]));
+    /* Receivers held back: the root makes TW_AHEAD tiny broadcasts before
+     * any receiver enters one (the world's tiny ring holds 64 per link), then
+     * keeps going while they catch up, so it reuses lines they may not have
+     * read yet unless it waits for their credits: without those waits a
+     * receiver reads a later call's line (a mismatch) or its data. */
+    uint64_t *go = sym_malloc(sizeof(uint64_t));
+    PE_ASSERT(go, "sym_malloc: %s", sym_last_error());
+    *go = 0;
+    PE_OK(sym_barrier_all());
+    for (int call = 0; call < TW_LAG_CALLS; call++) {
+        if (me != 0 && call == 0)
+            PE_OK(sym_signal_wait_until(go, SYM_CMP_GE, 1, NULL));
+        buf[0] = me == 0 ? ra_val(call, 0, 0) : 0;
+        PE_OK(sym_broadcast(sym_team_world(), buf, 1, SYM_UINT64, 0, NULL));
+        PE_ASSERT(buf[0] == ra_val(call, 0, 0), "held-back broadcast %d: %" PRIx64, call, buf[0]);
+        if (me == 0 && call == TW_AHEAD - 1)
+            for (int r = 1; r < n; r++)
+                PE_OK(sym_atomic_set64(go, 1, r));
+    }
+    PE_OK(sym_barrier_all());
+    sym_free(go);
+}
+
+ParameterizedTestParameters(coll_runahead, tiny_ring_wraps)
+{
+    static int counts[] = { 1, 2, 3, 4, 5, 8 };
+    return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
+}
+
+ParameterizedTest(int *npes, coll_runahead, tiny_ring_wraps)
+{
+    /* the default mailbox: 64 tiny slots per link on the world up to 8 PEs,
+     * 16..32 on a split team */
+    static const char *const env[] = { "SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=4M",
+                                        "SYMHEAP_HEAP_SIZE=32M", NULL };
+    run_pes_env(*npes, env, tiny_wrap_body, NULL);
 }
 
 /* A sender that ran ahead destroys the team at once, then every PE makes a

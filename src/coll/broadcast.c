@@ -135,5 +135,8 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
         return st;
     if (team->size == 1)
         return SYM_OK;
+    /* naive and tree send the whole message over every link */
+    if (c.fp.algo != SYM_ALGO_RING)
+        sym_chan_use_tiny(&c, bytes);
     return sym_coll_end(&c, broadcast_algorithms[c.fp.algo](&c, buf, bytes, root));
 }

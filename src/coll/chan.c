@@ -16,6 +16,7 @@
 #define SLOTS_PER_LINK 2
 #define MAX_SLOTS_SHIFT 3 /* up to 8 slots per link */
 #define DEEP_CHUNK_MIN 61440u
+#define TINY_SHIFT 6 /* up to 64 tiny slots per link with SYMHEAP_COLL_RUNAHEAD */
 /* Slots per link are a power of two fixed when the channel is laid out,
  * so the n % k and n / k of every send, receive and release are a mask and
  * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the
@@ -102,11 +103,22 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
      * Without it, 2 slots and the large chunks they give, as always. */
     const uint64_t want = max_chunk < DEEP_CHUNK_MIN ? max_chunk : DEEP_CHUNK_MIN;
     unsigned shift = sym_rt.cfg.coll_runahead ? MAX_SLOTS_SHIFT : 1;
+    /* The tiny ring costs n * (tk + 1) lines (33 KiB at 8 PEs and 64
+     * slots): it gets at most an eighth of the area, with as many slots
+     * (a power of two) as fit, but no fewer than the largest k. */
+    unsigned tshift = sym_rt.cfg.coll_runahead ? TINY_SHIFT : 0;
+    while (tshift > MAX_SLOTS_SHIFT &&
+           (uint64_t)n * ((UINT64_C(1) << tshift) + 1) * SYM_LINE > area_size / 8)
+        tshift--;
+    if (tshift <= MAX_SLOTS_SHIFT)
+        tshift = 0;
+    const uint64_t tk = tshift ? UINT64_C(1) << tshift : 0;
+    const uint64_t tiny_bytes = tk ? (uint64_t)n * (tk + 1) * SYM_LINE : 0;
     uint64_t k, links, fixed, chunk;
     for (;; shift--) {
         k = UINT64_C(1) << shift;
         links = (uint64_t)n * k;
-        fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE;
+        fixed = 2 * SYM_LINE + POISON_MSG_BYTES + links * SYM_LINE + tiny_bytes;
         uint64_t per_slot = area_size > fixed ? (area_size - fixed) / links : 0;
         chunk = per_slot > HDR_BYTES ? (per_slot - HDR_BYTES) / SYM_LINE * SYM_LINE : 0;
         if (chunk >= want / SYM_LINE * SYM_LINE || k == SLOTS_PER_LINK)
@@ -121,7 +133,9 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
                          what, area_size, n, fixed + links * (HDR_BYTES + MIN_CHUNK));
     ch->sent = calloc((size_t)n, sizeof(uint64_t));
     ch->recvd = calloc((size_t)n, sizeof(uint64_t));
-    if (!ch->sent || !ch->recvd) {
+    ch->tsent = calloc((size_t)n, sizeof(uint64_t));
+    ch->trecvd = calloc((size_t)n, sizeof(uint64_t));
+    if (!ch->sent || !ch->recvd || !ch->tsent || !ch->trecvd) {
         sym_chan_fini(ch);
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", what);
     }
@@ -137,7 +151,13 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->call_off = area_off + SYM_LINE;
     ch->msg_off = ch->call_off + SYM_LINE;
     ch->free_off = ch->msg_off + POISON_MSG_BYTES;
-    ch->slot_off = ch->free_off + links * SYM_LINE;
+    ch->tk = (int)tk;
+    ch->tkshift = tshift;
+    ch->tkmask = tk ? tk - 1 : 0;
+    ch->tcredit_off = ch->free_off + links * SYM_LINE;
+    ch->tslot_off = ch->tcredit_off + (tk ? (uint64_t)n * SYM_LINE : 0);
+    /* the tiny ring lies below slot_off: sym_chan_clear_local zeroes it */
+    ch->slot_off = ch->tcredit_off + tiny_bytes;
     ch->slot_stride = HDR_BYTES + chunk;
     return SYM_OK;
 }
@@ -146,6 +166,8 @@ void sym_chan_fini(struct sym_chan *ch)
 {
     free(ch->sent);
     free(ch->recvd);
+    free(ch->tsent);
+    free(ch->trecvd);
     memset(ch, 0, sizeof(*ch));
 }
 
@@ -426,9 +448,75 @@ prefetch_after_arrival(const struct sym_chan *ch, int me, int src, uint64_t slot
         PREFETCH_W(f);
 }
 
+static inline void fill_inline(struct inline_line *l, const struct sym_coll *c, const void *data,
+                               size_t len)
+{
+    *l = (struct inline_line){
+        .seq = c->fp.seq, .kind = (uint8_t)c->fp.kind, .dtype = (uint8_t)c->fp.dtype,
+        .op = (uint8_t)c->fp.op, .algo = (uint8_t)c->fp.algo,
+        .count = (uint32_t)c->fp.count, .root = c->fp.root, .layout = c->fp.layout,
+        .tag = INLINE_TAG | (uint32_t)len,
+    };
+    if (len)
+        memcpy(l->data, data, len);
+}
+
+/* ---- the tiny ring (chan.h) ----
+ * Chunk n from member `src` lands in line n % tk of src's ring in the
+ * receiver's area, its full word set to n / tk + 1 after the rest of the
+ * line; the receiver acknowledges by storing how many it consumed (n + 1)
+ * into its own credit line in the sender's area. */
+static inline uint64_t tslot_line(const struct sym_chan *ch, int src, uint64_t n)
+{
+    return ch->tslot_off + (((uint64_t)src << ch->tkshift) + (n & ch->tkmask)) * SYM_LINE;
+}
+
+static inline uint64_t tcredit_line(const struct sym_chan *ch, int r)
+{
+    return ch->tcredit_off + (uint64_t)r * SYM_LINE;
+}
+
+void sym_chan_use_tiny(struct sym_coll *c, size_t bytes)
+{
+    c->tiny = c->team->chan.tk > 0 && inline_fits(&c->fp, bytes, bytes);
+}
+
+static sym_status_t tiny_send(struct sym_coll *c, int dst, const void *data, size_t len,
+                              uint64_t msg_bytes)
+{
+    struct sym_chan *ch = &c->team->chan;
+    if (__builtin_expect(!inline_fits(&c->fp, len, msg_bytes), 0))
+        return sym_error(SYM_ERR_INTERNAL, "%s: a chunk of %zu bytes (message %" PRIu64
+                         ") on the tiny ring does not fit inline", c->name, len, msg_bytes);
+    const uint64_t n = ch->tsent[dst];
+    const int pe = ch->pe_of[dst];
+    const uint64_t s = tslot_line(ch, c->team->rank, n);
+    prefetch_for_write(pe, s, len);
+    if (n >= (uint64_t)ch->tk) {
+        /* credit: member dst consumed this line's previous chunk */
+        sym_status_t st = chan_wait(c, tcredit_line(ch, dst), n - (uint64_t)ch->tk + 1, dst,
+                                    "free a mailbox slot", s);
+        if (st != SYM_OK)
+            return st;
+    }
+    struct inline_line l;
+    fill_inline(&l, c, data, len);
+    sym_status_t st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
+                                         s + offsetof(struct inline_line, full),
+                                         (n >> ch->tkshift) + 1, SYM_SIGNAL_SET);
+    if (st == SYM_OK)
+        ch->tsent[dst] = n + 1;
+    return st;
+}
+
 sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
                            uint64_t msg_bytes)
 {
+    if (c->tiny) {
+        if (!c->published)
+            publish_call(c);
+        return tiny_send(c, dst, data, len, msg_bytes);
+    }
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
@@ -444,14 +532,8 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
             return st;
     }
     if (inline_fits(&c->fp, len, msg_bytes)) {
-        struct inline_line l = {
-            .seq = c->fp.seq, .kind = (uint8_t)c->fp.kind, .dtype = (uint8_t)c->fp.dtype,
-            .op = (uint8_t)c->fp.op, .algo = (uint8_t)c->fp.algo,
-            .count = (uint32_t)c->fp.count, .root = c->fp.root, .layout = c->fp.layout,
-            .tag = INLINE_TAG | (uint32_t)len,
-        };
-        if (len)
-            memcpy(l.data, data, len);
+        struct inline_line l;
+        fill_inline(&l, c, data, len);
         st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
                                 full_off(ch, c->team->rank, slot), use + 1, SYM_SIGNAL_SET);
         if (st != SYM_OK)
@@ -478,15 +560,37 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
-    const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
-    sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
-    if (st != SYM_OK)
-        return st;
-    const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
+    const struct sym_chunk_hdr *hdr;
+    bool inl;
+    uint32_t tag;
+    if (c->tiny) {
+        const uint64_t n = ch->trecvd[src], line = tslot_line(ch, src, n);
+        sym_status_t st = chan_wait(c, line + offsetof(struct inline_line, full),
+                                    (n >> ch->tkshift) + 1, src, "send its data", 0);
+        if (st != SYM_OK)
+            return st;
+        hdr = (const void *)(sym_rt.base + line);
+        tag = ((const struct inline_line *)hdr)->tag;
+        inl = (tag & ~0xffu) == INLINE_TAG;
+        if (__builtin_expect(!inl, 0)) {
+            char msg[300];
+            snprintf(msg, sizeof(msg), "PE %d wrote a line with format word 0x%08x into this "
+                     "PE's tiny ring on %s (only inline chunks go there)", ch->pe_of[src],
+                     (unsigned)tag, c->team->name);
+            sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+            return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+        }
+    } else {
+        const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
+        sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
+        if (st != SYM_OK)
+            return st;
+        hdr = (const void *)(sym_rt.base + slot_off(ch, src, slot));
+        tag = ((const struct inline_line *)hdr)->tag;
+        inl = (tag & ~0xffu) == INLINE_TAG;
+        prefetch_after_arrival(ch, c->team->rank, src, slot, hdr, inl);
+    }
     const struct inline_line *l = (const void *)hdr;
-    const uint32_t tag = l->tag;
-    const bool inl = (tag & ~0xffu) == INLINE_TAG;
-    prefetch_after_arrival(ch, c->team->rank, src, slot, hdr, inl);
     struct sym_fp fp_in;
     const struct sym_fp *fp = &hdr->fp;
     if (inl) {
@@ -537,6 +641,14 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
 sym_status_t sym_chan_release(struct sym_coll *c, int src)
 {
     struct sym_chan *ch = &c->team->chan;
+    if (c->tiny) {
+        const uint64_t n = ch->trecvd[src];
+        ch->trecvd[src] = n + 1;
+        double saved = op_timeout_enter(c);
+        sym_status_t st = sym_flag_set(ch->pe_of[src], tcredit_line(ch, c->team->rank), n + 1);
+        op_timeout_leave(saved);
+        return st;
+    }
     const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     ch->recvd[src] = n + 1;
     double saved = op_timeout_enter(c);
@@ -550,6 +662,14 @@ sym_status_t sym_chan_flush(struct sym_coll *c, int dst)
     struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
+    const uint64_t tn = ch->tsent[dst];
+    if (tn) {
+        sym_status_t st = chan_wait(c, tcredit_line(ch, dst), tn, dst,
+                                    "consume what this PE sent",
+                                    tslot_line(ch, c->team->rank, tn - 1));
+        if (st != SYM_OK)
+            return st;
+    }
     const uint64_t n = ch->sent[dst];
     if (n == 0)
         return SYM_OK;

@@ -70,6 +70,18 @@ struct sym_chan {
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
     bool ran_ahead; /* a broadcast/reduce sender returned without a flush */
+    /* The tiny ring (SYMHEAP_COLL_RUNAHEAD only, else tk == 0): per link,
+     * tk one-line slots for the inline chunks of small broadcasts and
+     * reduces, credited by one running count per link instead of a flag
+     * per slot, so a run-ahead sender can be tk calls ahead of a receiver
+     * that is not running (more PEs than cores) instead of k. */
+    int tk;
+    unsigned tkshift;
+    uint64_t tkmask;
+    uint64_t tcredit_off; /* [n] lines: how many tiny chunks member r consumed */
+    uint64_t tslot_off;   /* [n][tk] lines: tiny chunks from member r */
+    uint64_t *tsent;      /* [n] tiny chunks sent to each member */
+    uint64_t *trecvd;     /* [n] tiny chunks received from each member */
 };
 
 /* One collective call in progress. */
@@ -80,6 +92,7 @@ struct sym_coll {
     double timeout_s;
     bool published; /* fingerprint written to this PE's call line */
     bool runahead;  /* broadcast/reduce senders skip the final flush */
+    bool tiny;      /* every chunk of this call goes over the tiny ring */
 };
 
 /* Lay out a channel for n members in [area_off, area_off + area_size).
@@ -91,6 +104,14 @@ void sym_chan_fini(struct sym_chan *ch);
 
 /* Zero this PE's copy of the area (flags) before anyone uses it. */
 void sym_chan_clear_local(struct sym_chan *ch);
+
+/* Route every chunk of call c over the channel's tiny ring if it has one
+ * and each chunk is a whole message of `bytes` that goes inline.  Only for
+ * calls whose every message (both ways) is `bytes` long: sender and
+ * receiver must pick the same ring, which they do from the fingerprint
+ * alone (a mismatched pair that picks differently is caught by the
+ * stall check, as any call that shares no link). */
+void sym_chan_use_tiny(struct sym_coll *c, size_t bytes);
 
 /* Send one chunk of len <= chunk bytes to member `dst`. */
 sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,

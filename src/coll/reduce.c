@@ -175,6 +175,9 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
         in = scratch;
         work_dst = is_root ? (uint8_t *)scratch + abytes : NULL;
     }
+    /* naive and tree send the whole (accumulation type) vector over every link */
+    if (c.fp.algo != SYM_ALGO_RING)
+        sym_chan_use_tiny(&c, abytes);
     st = reduce_algorithms[c.fp.algo](&c, work_dst, in, count, acc, op, root);
     if (st == SYM_OK && is_root)
         sym_from_acc(dt, acc, op, team->size, dst, work_dst, count);
