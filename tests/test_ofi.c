@@ -7,6 +7,10 @@
  * both widths against a local reference, and put-with-signal ordering. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,4 +534,73 @@ ParameterizedTestParameters(ofi, out_of_range_refused)
 ParameterizedTest(struct ofi_param *p, ofi, out_of_range_refused)
 {
     run_ofi(p, bounds_body);
+}
+
+/* A blocking get that fails (here: times out on a target that makes no
+ * progress) must not write its destination later, when the target finally
+ * serves the read: the destination may be a stack frame that is gone by
+ * then.  (Seen over tcp;ofi_rxm: a barrier's 8-byte get of a live PE's
+ * counter, abandoned when another PE died, landed on a return address in
+ * sym_finalize.)  PE 1 stays outside the library until PE 0's get has
+ * failed (tcp;ofi_rxm serves reads only inside the target's libfabric
+ * calls), then both meet in a barrier and PE 0's next operation, which
+ * first completes everything in flight, shows the late read went nowhere. */
+static char late_read_flag[128];
+
+static void late_read_body(int me, int npes, void *arg)
+{
+    (void)npes;
+    (void)arg;
+    struct sym_transport *tp = sym_rt.ofi;
+    PE_ASSERT(tp != NULL, "no ofi transport");
+    uint64_t *word = sym_malloc(8);
+    PE_ASSERT(word != NULL, "sym_malloc: %s", sym_last_error());
+    const uint64_t off = (uint64_t)((uint8_t *)word - (uint8_t *)sym_rt.base);
+    const uint64_t remote = 0x1122334455667788u, sentinel = 0x5a5a5a5a5a5a5a5au;
+    *word = remote;
+    PE_OK(sym_barrier_all());
+    if (me == 1) {
+        /* no symheap call until PE 0 says its get has failed */
+        const double limit = harness_seconds(60);
+        double waited = 0;
+        while (access(late_read_flag, F_OK) != 0) {
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+            waited += 1e-3;
+            PE_ASSERT(waited < limit, "PE 0 never reported its get's timeout");
+        }
+    } else {
+        uint64_t *dst = malloc(8); /* not registered: read straight in before the fix */
+        PE_ASSERT(dst != NULL, "malloc");
+        *dst = sentinel;
+        sym_op_timeout_s = 1.0;
+        PE_FAILS_WITH(tp->ops->get(tp, 1, dst, off, 8), SYM_ERR_TIMEOUT);
+        sym_op_timeout_s = 0;
+        PE_ASSERT(*dst == sentinel, "the failed get wrote its destination: %#" PRIx64, *dst);
+        FILE *f = fopen(late_read_flag, "w");
+        PE_ASSERT(f != NULL, "cannot create %s", late_read_flag);
+        fclose(f);
+        PE_OK(sym_barrier_all());
+        uint64_t again = 0;
+        PE_OK(tp->ops->get(tp, 1, &again, off, 8));
+        PE_ASSERT(again == remote, "the second get read %#" PRIx64, again);
+        PE_ASSERT(*dst == sentinel, "the failed get's read landed after it returned: %#" PRIx64,
+                  *dst);
+        free(dst);
+        unlink(late_read_flag);
+    }
+    if (me == 1)
+        PE_OK(sym_barrier_all());
+    PE_OK(sym_barrier_all());
+    sym_free(word);
+}
+
+Test(ofi, failed_get_never_lands_later, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    snprintf(late_read_flag, sizeof(late_read_flag), "/tmp/symheap-test-late-read-%d",
+             (int)getpid());
+    unlink(late_read_flag);
+    struct ofi_param p = { 0, 2 }; /* tcp;ofi_rxm: reads need the target's progress */
+    run_ofi(&p, late_read_body);
+    unlink(late_read_flag);
 }

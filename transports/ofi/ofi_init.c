@@ -53,7 +53,16 @@ static void ofi_release(struct ofi_transport *t)
 
 void ofi_fini(struct sym_transport *tp)
 {
-    ofi_release(ofi_of(tp));
+    struct ofi_transport *t = ofi_of(tp);
+    /* Operations into memory that is not ours may still be in flight (see
+     * ofi_settle): closing the endpoint would progress them, freeing the
+     * buffers would let them land in freed memory.  Left for the exit. */
+    if (t->abandoned) {
+        sym_debug("ofi: transport abandoned after a failed wait: endpoint and buffers not "
+                  "released");
+        return;
+    }
+    ofi_release(t);
 }
 
 /* Names of the fitting providers, for the error when the wanted one is not. */

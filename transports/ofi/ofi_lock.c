@@ -115,7 +115,7 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
         sched_yield();
         LOCKED(ofi_raw_ops.progress(tp));
     }
-    if (t->wait_fd >= 0) {
+    if (t->wait_fd >= 0 && !t->abandoned) {
         struct fid *fids[1] = { &t->cq->fid };
         pthread_mutex_lock(&ofi_lock);
         can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
@@ -125,7 +125,7 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
         struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
         if (ppoll(&pfd, 1, &ts, NULL) > 0)
             hot_until_ns = mono_ns() + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
-    } else if (t->wait_fd >= 0) {
+    } else if (t->wait_fd >= 0 && !t->abandoned) {
         /* fi_trywait refused: there are events to progress first (below).
          * Give the core away meanwhile: on an oversubscribed host the peer
          * being waited for may need it, and a provider that kept refusing

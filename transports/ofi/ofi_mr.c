@@ -99,6 +99,16 @@ sym_status_t ofi_register(struct ofi_transport *t)
                &t->bounce_mr, &t->bounce_desc);
 }
 
+bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    return (b >= t->heap && b < t->heap + t->heap_len &&
+            n <= (size_t)(t->heap + t->heap_len - b)) ||
+           (t->data_len && b >= t->data && b < t->data + t->data_len &&
+            n <= (size_t)(t->data + t->data_len - b)) ||
+           (b >= t->bounce && b < t->bounce + OFI_REG_BYTES);
+}
+
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p)
 {
     const uint8_t *b = p;

@@ -85,6 +85,15 @@ struct ofi_transport {
     sym_status_t failed; /* first transport error, sticky */
     char failed_msg[320];
     uint64_t failed_grace_end; /* ofi_progress.c, failure(): 0 until the first report */
+    /* A drain ended before every issued operation completed (a lost peer,
+     * a timeout, a failed operation): the next operation first waits for
+     * them, since late completions still land in the bounce buffer, the
+     * scratch words and the slots it would reuse.  ofi_progress.c. */
+    bool unsettled;
+    /* Operations into memory that is not ours stayed in flight past
+     * OFI_SETTLE_NS after such a drain: no libfabric call is made on this
+     * transport again and its resources are not released (see settle()). */
+    bool abandoned;
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
 };
@@ -116,6 +125,9 @@ sym_status_t ofi_register(struct ofi_transport *t);
 /* Allgather (address, key, base) and fill the address vector. */
 sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot);
 
+/* Wait until every operation issued so far completed (no flush). */
+sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+
 /* The error of ofi_target. */
 sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
                               size_t n);
@@ -126,6 +138,11 @@ static inline sym_status_t ofi_target(struct ofi_transport *t, const char *op, i
                                       uint64_t off, size_t n, uint64_t *raddr_p,
                                       uint64_t *key_p)
 {
+    if (__builtin_expect(t->unsettled, 0)) { /* see ofi_transport.unsettled */
+        sym_status_t st = ofi_drain(t, op);
+        if (st != SYM_OK)
+            return st;
+    }
     if ((unsigned)pe >= (unsigned)t->npes)
         return ofi_out_of_range(t, op, pe, off, n);
     if (off < t->heap_len && n <= t->heap_len - off) {
@@ -175,8 +192,10 @@ static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
  * to another (a collective's data after its acknowledgement) costs no
  * round trip. */
 enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
-/* Wait until every operation issued so far completed (no flush). */
-sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+/* After a drain that failed with a caller's buffer in flight: drive
+ * progress (no health check) until every issued operation completed or
+ * failed, for at most OFI_SETTLE_NS; else abandon the transport. */
+void ofi_settle(struct ofi_transport *t);
 /* Everything issued has completed (reads the counters, no waiting). */
 bool ofi_all_done(struct ofi_transport *t);
 static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, const char *op)
@@ -238,6 +257,9 @@ sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
 
 /* Descriptor for a local buffer, or NULL when none is needed; *staged_p is
  * set when the buffer is unregistered and must go through the bounce buffer. */
+/* [p, p + n) lies in memory registered by this transport (heap, global
+ * variables, bounce buffer): it outlives any operation. */
+bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n);
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p);
 sym_status_t ofi_quiet(struct sym_transport *tp);
 

@@ -85,6 +85,8 @@ static void read_errors(struct ofi_transport *t)
 sym_status_t ofi_progress(struct sym_transport *tp)
 {
     struct ofi_transport *t = ofi_of(tp);
+    if (__builtin_expect(t->abandoned, 0))
+        return SYM_OK;
     struct fi_cq_entry entries[8];
     ssize_t rc = fi_cq_read(t->cq, entries, 8);
     if (rc == -FI_EAVAIL)
@@ -148,22 +150,76 @@ static void drain_describe(void *arg, char *buf, size_t len)
 
 sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
 {
+    if (__builtin_expect(t->abandoned, 0))
+        return failure(t, op);
     struct drain_wait w = { t, t->issued, 0, 0, 0 };
     if (!drain_ready(&w)) {
         struct sym_waiter waiter = { drain_ready, drain_describe, &w, NULL };
         sym_status_t st = sym_wait_for(op, &waiter, 0);
-        if (st != SYM_OK)
+        if (st != SYM_OK) {
+            t->unsettled = true;
             return st;
+        }
     }
-    if (t->failed != SYM_OK)
+    if (t->failed != SYM_OK) {
+        t->unsettled = w.done < w.target;
         return failure(t, op);
+    }
+    t->unsettled = false;
     if (w.target > t->drained)
         t->drained = w.target;
     return SYM_OK;
 }
 
+/* Bounds ofi_settle: a live target answers within a few round trips, a
+ * dead one's connection fails as soon as its socket is gone. */
+#define OFI_SETTLE_NS 2000000000u
+
+/* A blocking get's destination may be the caller's stack: a read that
+ * completes after the get returned an error writes into whatever frame is
+ * there by then.  (Seen: a barrier's report of who never arrived read a
+ * live PE's counter into a local; the read was left in flight when the
+ * health check named a dead PE, and landed on a return address during
+ * sym_finalize: SIGSEGV.)  So such a get waits, without the health check
+ * that ended its drain, until every issued operation completed or failed.
+ * If they do not within OFI_SETTLE_NS, no libfabric call is made on this
+ * transport again (nothing can deliver into the stale buffer then: these
+ * providers progress only inside our calls), and sym_finalize leaves its
+ * endpoint and buffers unreleased rather than let a late completion write
+ * into freed memory. */
+void ofi_settle(struct ofi_transport *t)
+{
+    if (t->abandoned)
+        return;
+    const uint64_t end = now_ns() + OFI_SETTLE_NS;
+    for (;;) {
+        struct fi_cq_entry entries[8];
+        if (fi_cq_read(t->cq, entries, 8) == -FI_EAVAIL)
+            read_errors(t);
+        if (completed(t) >= t->issued) {
+            t->unsettled = false;
+            return;
+        }
+        if (now_ns() >= end)
+            break;
+        sched_yield();
+    }
+    const uint64_t left = t->issued - completed(t);
+    t->abandoned = true;
+    if (t->failed == SYM_OK) {
+        t->failed = SYM_ERR_TRANSPORT;
+        snprintf(t->failed_msg, sizeof(t->failed_msg),
+                 "%llu libfabric operations on %s still in flight %.0f s after a failed wait: "
+                 "the transport was abandoned",
+                 (unsigned long long)left, t->prov_name,
+                 OFI_SETTLE_NS / 1e9);
+    }
+}
+
 bool ofi_all_done(struct ofi_transport *t)
 {
+    if (t->abandoned)
+        return false;
     ofi_progress(&t->base);
     if (completed(t) < t->issued || t->failed != SYM_OK)
         return false;

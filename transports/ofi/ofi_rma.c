@@ -67,6 +67,28 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
     return SYM_OK;
 }
 
+/* A blocking read of at most a slot into memory that is not ours (often
+ * the caller's stack) lands in the operation's slot and is copied out once
+ * complete: if its wait fails, a late completion writes into the slot, not
+ * into a frame that is gone (see ofi_settle). */
+static sym_status_t read_small(struct ofi_transport *t, const char *op, int pe, void *dst,
+                               uint64_t raddr, uint64_t key, size_t n)
+{
+    struct ofi_ctx *ctx;
+    sym_status_t st;
+    if ((st = ofi_order(t, OFI_KIND_READ, pe, op)) != SYM_OK ||
+        (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
+        return st;
+    void *slot = ofi_slot(t, ctx);
+    OFI_POST(t, op, pe, "fi_read",
+             fi_read(t->ep, slot, n, t->bounce_desc, t->addr[pe], raddr, key, ctx));
+    ofi_issued(t);
+    if ((st = ofi_drain(t, op)) != SYM_OK)
+        return st;
+    memcpy(dst, slot, n);
+    return SYM_OK;
+}
+
 static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, void *dst,
                                uint64_t off, size_t n, bool wait)
 {
@@ -75,6 +97,8 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
     sym_status_t st = ofi_target(t, op, pe, off, n, &raddr, &key);
     if (st != SYM_OK)
         return st;
+    if (wait && n && n <= OFI_SLOT_BYTES && !ofi_is_ours(t, d, n))
+        return read_small(t, op, pe, d, raddr, key, n);
     while (n) {
         size_t len = min_sz(n, t->max_msg);
         bool staged;
@@ -118,7 +142,14 @@ static sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off,
 
 static sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
 {
-    return read_range(ofi_of(tp), "sym_get", pe, dst, off, n, true);
+    struct ofi_transport *t = ofi_of(tp);
+    sym_status_t st = read_range(t, "sym_get", pe, dst, off, n, true);
+    /* Failed with pieces read straight into the caller's memory: they may
+     * still land there (ofi_settle).  Small reads went through a slot, and
+     * with FI_MR_LOCAL every piece goes through the bounce buffer. */
+    if (st != SYM_OK && n > OFI_SLOT_BYTES && !t->mr_local && !ofi_is_ours(t, dst, n))
+        ofi_settle(t);
+    return st;
 }
 
 static sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
