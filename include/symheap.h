@@ -240,14 +240,19 @@ SYM_API int sym_pe_accessible(int pe);
 SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe);
 
 /* Copy nbytes from symmetric `src` on PE `pe` into local `dest`.  Blocking:
- * the data has arrived on return.  Errors as sym_put(). */
+ * the data has arrived on return.  Errors as sym_put().  After an error
+ * (a lost peer, a timeout) `dest` holds unspecified bytes, but nothing is
+ * written into it after the call returned: over libfabric a read still in
+ * flight is completed first, for at most 2 s, else the transport is
+ * abandoned (every later operation on it fails with SYM_ERR_TRANSPORT). */
 SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe);
 
 /* Non-blocking put: returns at once; `src` must not be modified and the
  * transfer is not complete until sym_quiet().  Errors as sym_put(). */
 SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int pe);
 
-/* Non-blocking get: `dest` is valid only after sym_quiet(). */
+/* Non-blocking get: `dest` is valid only after sym_quiet().  If that
+ * sym_quiet() fails, `dest` may still be written until sym_finalize(). */
 SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int pe);
 
 /* Strided put: element i (of `elem_size` bytes, 1, 2, 4, 8 or 16) goes from
