@@ -554,6 +554,18 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     return st;
 }
 
+/* A sender's format word that cannot be there: the team's mailboxes are
+ * not what this library wrote, so the team is poisoned. */
+static sym_status_t bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,
+                               const char *where, const char *why)
+{
+    char msg[300];
+    snprintf(msg, sizeof(msg), "PE %d wrote %s with format word 0x%08x into this PE's %s on %s "
+             "(%s)", c->team->chan.pe_of[src], what, (unsigned)tag, where, c->team->name, why);
+    sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+    return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+}
+
 sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
                            uint64_t *msg_bytes_p)
 {
@@ -572,14 +584,9 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         hdr = (const void *)(sym_rt.base + line);
         tag = ((const struct inline_line *)hdr)->tag;
         inl = (tag & ~0xffu) == INLINE_TAG;
-        if (__builtin_expect(!inl, 0)) {
-            char msg[300];
-            snprintf(msg, sizeof(msg), "PE %d wrote a line with format word 0x%08x into this "
-                     "PE's tiny ring on %s (only inline chunks go there)", ch->pe_of[src],
-                     (unsigned)tag, c->team->name);
-            sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
-            return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
-        }
+        if (__builtin_expect(!inl, 0))
+            return bad_format(c, src, tag, "a line", "tiny ring",
+                              "only inline chunks go there");
     } else {
         const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
         sym_status_t st = chan_wait(c, full_off(ch, src, slot), use + 1, src, "send its data", 0);
@@ -597,12 +604,8 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         line_fp(hdr, &fp_in);
         fp = &fp_in;
     } else if (__builtin_expect(tag != 0, 0)) {
-        char msg[300];
-        snprintf(msg, sizeof(msg), "PE %d wrote a chunk header with format word 0x%08x into "
-                 "this PE's mailbox on %s (not a chunk of this library)", ch->pe_of[src],
-                 (unsigned)tag, c->team->name);
-        sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
-        return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+        return bad_format(c, src, tag, "a chunk header", "mailbox",
+                          "not a chunk of this library");
     }
     if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
         char mine[160], theirs[160], msg[400];
