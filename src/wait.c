@@ -176,37 +176,6 @@ void sym_progress(void)
     progress_all();
 }
 
-/* More PEs than cores: a yield that hands the core to a peer returns after
- * that peer's turn (two context switches, several microseconds here); one
- * that returns at once found nobody else runnable on this core.  A busy
- * yielder never leaves its core idle, so neither the real-time scheduler
- * (it pulls queued tasks only onto a core that drops in priority) nor the
- * ordinary one's idle balancing moves the PEs that are queued on another
- * core to this one: with 3 PEs on one core and 1 on the other, the lone PE
- * would spin for nothing while the three share a core (4-PE collectives
- * 1.5-2x slower, varying with where the PEs happened to start).  After a
- * few such empty yields in a row, a short sleep lets the core go idle. */
-#define FUTILE_YIELD_NS 4000u
-#define FUTILE_YIELDS 4u
-#define FUTILE_NAP_NS 20000
-struct yield_track {
-    uint64_t last; /* when the previous yield was issued; 0: none */
-    unsigned empty; /* empty yields in a row */
-};
-
-static bool yield_was_futile(struct yield_track *y, uint64_t t)
-{
-    const bool empty = y->last && t - y->last < FUTILE_YIELD_NS;
-    y->empty = empty ? y->empty + 1 : 0;
-    if (y->empty >= FUTILE_YIELDS) {
-        y->empty = 0;
-        y->last = 0;
-        return true;
-    }
-    y->last = t;
-    return false;
-}
-
 _Thread_local unsigned sym_transport_depth;
 _Thread_local double sym_op_timeout_s;
 
@@ -245,7 +214,6 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     uint64_t next_check = start;
     uint64_t next_stall_check = start + 1000000u;
     long sleep_ns = 0;
-    struct yield_track yields = { 0, 0 };
     for (;;) {
         progress_all();
         if (!coroutine && !nested)
@@ -282,14 +250,6 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
             continue;
         }
         if (t < yield_until) {
-            if (sym_rt.oversubscribed && yield_was_futile(&yields, t)) {
-                /* Nothing else could run on this core (its PEs sit queued
-                 * on the other ones): doze so the core goes idle and the
-                 * scheduler moves one of them here. */
-                struct timespec nap = { 0, FUTILE_NAP_NS };
-                nanosleep(&nap, NULL);
-                continue;
-            }
             sched_yield();
             continue;
         }
