@@ -512,14 +512,11 @@ static sym_status_t tiny_send(struct sym_coll *c, int dst, const void *data, siz
 sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
                            uint64_t msg_bytes)
 {
-    if (c->tiny) {
-        if (!c->published)
-            publish_call(c);
-        return tiny_send(c, dst, data, len, msg_bytes);
-    }
-    struct sym_chan *ch = &c->team->chan;
     if (!c->published)
         publish_call(c);
+    if (c->tiny)
+        return tiny_send(c, dst, data, len, msg_bytes);
+    struct sym_chan *ch = &c->team->chan;
     const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);

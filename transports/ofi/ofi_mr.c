@@ -99,27 +99,32 @@ sym_status_t ofi_register(struct ofi_transport *t)
                &t->bounce_mr, &t->bounce_desc);
 }
 
-bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n)
+/* The descriptor field of the registered region holding [p, p + n), or
+ * NULL when no region of ours holds it. */
+static void *const *region_desc(const struct ofi_transport *t, const void *p, size_t n)
 {
     const uint8_t *b = p;
-    return (b >= t->heap && b < t->heap + t->heap_len &&
-            n <= (size_t)(t->heap + t->heap_len - b)) ||
-           (t->data_len && b >= t->data && b < t->data + t->data_len &&
-            n <= (size_t)(t->data + t->data_len - b)) ||
-           (b >= t->bounce && b < t->bounce + OFI_REG_BYTES);
+    if (b >= t->heap && b < t->heap + t->heap_len && n <= (size_t)(t->heap + t->heap_len - b))
+        return &t->heap_desc;
+    if (t->data_len && b >= t->data && b < t->data + t->data_len &&
+        n <= (size_t)(t->data + t->data_len - b))
+        return &t->data_desc;
+    if (b >= t->bounce && b < t->bounce + OFI_REG_BYTES)
+        return &t->bounce_desc;
+    return NULL;
+}
+
+bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n)
+{
+    return region_desc(t, p, n) != NULL;
 }
 
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p)
 {
-    const uint8_t *b = p;
+    void *const *d = region_desc(t, p, n);
     *staged_p = false;
-    if (b >= t->heap && b < t->heap + t->heap_len && n <= (size_t)(t->heap + t->heap_len - b))
-        return t->heap_desc;
-    if (t->data_len && b >= t->data && b < t->data + t->data_len &&
-        n <= (size_t)(t->data + t->data_len - b))
-        return t->data_desc;
-    if (b >= t->bounce && b < t->bounce + OFI_REG_BYTES)
-        return t->bounce_desc;
+    if (d)
+        return *d;
     *staged_p = t->mr_local;
     t->staged += t->mr_local;
     return NULL;

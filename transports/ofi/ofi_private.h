@@ -92,7 +92,7 @@ struct ofi_transport {
     bool unsettled;
     /* Operations into memory that is not ours stayed in flight past
      * OFI_SETTLE_NS after such a drain: no libfabric call is made on this
-     * transport again and its resources are not released (see settle()). */
+     * transport again and its resources are not released (see ofi_settle). */
     bool abandoned;
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
@@ -255,11 +255,11 @@ sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
 
 /* ---- ofi_rma.c ----------------------------------------------------------- */
 
-/* Descriptor for a local buffer, or NULL when none is needed; *staged_p is
- * set when the buffer is unregistered and must go through the bounce buffer. */
 /* [p, p + n) lies in memory registered by this transport (heap, global
  * variables, bounce buffer): it outlives any operation. */
 bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n);
+/* Descriptor for a local buffer, or NULL when none is needed; *staged_p is
+ * set when the buffer is unregistered and must go through the bounce buffer. */
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p);
 sym_status_t ofi_quiet(struct sym_transport *tp);
 

@@ -193,9 +193,7 @@ void ofi_settle(struct ofi_transport *t)
         return;
     const uint64_t end = now_ns() + OFI_SETTLE_NS;
     for (;;) {
-        struct fi_cq_entry entries[8];
-        if (fi_cq_read(t->cq, entries, 8) == -FI_EAVAIL)
-            read_errors(t);
+        ofi_progress(&t->base);
         if (completed(t) >= t->issued) {
             t->unsettled = false;
             return;

@@ -162,6 +162,13 @@ static sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uin
  * always is), not when it landed.  Where a read is ordered after writes,
  * reading one word from every PE written since the last flush proves
  * those writes landed. */
+static void clear_dirty(struct ofi_transport *t)
+{
+    for (int k = 0; k < t->ndirty; k++)
+        t->dirty[t->dirty_list[k]] = 0;
+    t->ndirty = 0;
+}
+
 sym_status_t ofi_flush(struct ofi_transport *t, const char *op)
 {
     sym_status_t st = SYM_OK;
@@ -170,9 +177,7 @@ sym_status_t ofi_flush(struct ofi_transport *t, const char *op)
      * calls of a drain (a quiet right after a blocking put over tcp;ofi_rxm
      * cost microseconds of progress calls for nothing). */
     if (t->drained >= t->issued && t->failed == SYM_OK && (!t->raw_ordered || !t->ndirty)) {
-        for (int k = 0; k < t->ndirty; k++)
-            t->dirty[t->dirty_list[k]] = 0;
-        t->ndirty = 0;
+        clear_dirty(t);
         return SYM_OK;
     }
     if (t->raw_ordered)
@@ -181,11 +186,8 @@ sym_status_t ofi_flush(struct ofi_transport *t, const char *op)
                             false);
     if (st == SYM_OK)
         st = ofi_drain(t, op);
-    if (st == SYM_OK) {
-        for (int k = 0; k < t->ndirty; k++)
-            t->dirty[t->dirty_list[k]] = 0;
-        t->ndirty = 0;
-    }
+    if (st == SYM_OK)
+        clear_dirty(t);
     return st;
 }
 
