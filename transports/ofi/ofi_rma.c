@@ -14,7 +14,16 @@ static inline size_t min_sz(size_t a, size_t b)
  * Small pieces are injected or copied into slots (src reusable at once);
  * with `wait`, returns only when pieces posted from src itself completed,
  * so the caller may reuse src; without, *from_src_p (if not NULL) says
- * whether any piece is still read from src. */
+ * whether any piece is still read from src.
+ *
+ * Only non-blocking writes (`!wait`) are injected.  An injected write
+ * completes when it leaves, so the next quiet must prove it landed with a
+ * read (ofi_flush): two operations where a delivery-complete write from a
+ * slot is one.  Streams of put_nbi gain from injecting (libfabric's shm:
+ * 2-3x the rate of delivery-complete writes); a blocking put is most often
+ * followed by a quiet, fence or signal, where the extra read cost
+ * libfabric's shm 1.3-1.7x of a raw delivery-complete write (put+quiet,
+ * 1 B-4 KiB; tcp;ofi_rxm showed no difference either way). */
 static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
                                 const void *src, size_t n, bool wait, bool *from_src_p)
 {
@@ -39,7 +48,7 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
         if ((st = ofi_order(t, OFI_KIND_WRITE, pe, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
-        if (len <= t->inject_size && t->inject_ok) {
+        if (!wait && len <= t->inject_size && t->inject_ok) {
             OFI_POST(t, op, pe, "fi_inject_write",
                      fi_inject_write(t->ep, buf, len, t->addr[pe], raddr, key));
             ofi_mark_dirty(t, pe);
