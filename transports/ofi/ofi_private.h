@@ -76,6 +76,17 @@ struct ofi_transport {
     bool inject_ok;
     bool manual_progress;
     int wait_fd;         /* the CQ's wait object, or -1 */
+    /* Operations peers made on this PE (FI_RMA_EVENT), or NULL. */
+    struct fid_cntr *rcntr;
+    uint64_t rcntr_seen;   /* its value at the last look (ofi_lock.c) */
+    /* Sleeps on wait_fd that ended by their timeout, after which rcntr
+     * showed a peer's operation served (silent), and those the fd ended
+     * (loud).  Silent ones mean the fd does not fire for peers'
+     * operations, which the provider applies inside this PE's progress
+     * call: such sleeps are then capped (ofi_lock.c, sleep_). */
+    uint64_t sleeps_silent_served;
+    uint64_t sleeps_loud_served;
+    bool fd_deaf;
 
     uint8_t *last_kind;  /* [npes] OFI_KIND_* of the last operation to each PE */
     uint64_t *last_seq;  /* [npes] its number (issued after it was posted) */
