@@ -50,6 +50,9 @@ static void ofi_release(struct ofi_transport *t)
     free(t->dirty_list);
     free(t->last_kind);
     free(t->last_seq);
+    free(t->amo_lo);
+    free(t->amo_hi);
+    free(t->amo_seq);
     free(t);
 }
 
@@ -240,9 +243,13 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     t->dirty_list = calloc(n, sizeof(*t->dirty_list));
     t->last_kind = calloc(n, sizeof(*t->last_kind));
     t->last_seq = calloc(n, sizeof(*t->last_seq));
+    t->amo_lo = calloc(n, sizeof(*t->amo_lo));
+    t->amo_hi = calloc(n, sizeof(*t->amo_hi));
+    t->amo_seq = calloc(n, sizeof(*t->amo_seq));
     sym_status_t st = SYM_OK;
     if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty ||
-        !t->dirty_list || !t->last_kind || !t->last_seq)
+        !t->dirty_list || !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi ||
+        !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     if (st == SYM_OK)
         st = ofi_mr_force_parse(sym_rt.cfg.ofi_mr_force.s, &t->mr_forced);
