@@ -170,7 +170,9 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
         }
         pthread_mutex_unlock(&ofi_lock);
     }
-    const long cap_ns = (long)sym_rt.cfg.wait_poll_us * 1000;
+    const long cap_ns = sym_rt.cfg.wait_poll_us >= 1000000u /* a second: never reached */
+                            ? 1000000000L
+                            : (long)sym_rt.cfg.wait_poll_us * 1000;
     if (serves && (!has_fd || t->fd_deaf) && ns > cap_ns)
         ns = cap_ns;
     struct timespec ts = { 0, ns };
