@@ -37,6 +37,11 @@
       "more PEs on this host than cores)")                                              \
     X(wait_yield_us, "SYMHEAP_WAIT_YIELD_US", UINT, "2000",                             \
       "Microseconds a wait yields the CPU before it starts sleeping with backoff")       \
+    X(wait_poll_us, "SYMHEAP_WAIT_POLL_US", UINT, "50",                                 \
+      "Longest sleep, in microseconds, of a wait over a libfabric provider that cannot " \
+      "wake a sleeping PE for operations peers make on it (no wait fd, as libfabric's "  \
+      "shm provider, or one found silent while running): the most an idle waiter "      \
+      "delays serving them")                                                            \
     X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                     \
       "Split teams that can exist at once per PE (1..64); each gets an equal share of " \
       "half the mailbox region")                                                        \

@@ -97,6 +97,7 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
     { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
     { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
+    { "SYMHEAP_WAIT_POLL_US", "50us", SYM_ERR_CONFIG, "50" },
 #ifndef SYM_HAVE_OFI /* with libfabric it works: test_ofi */
     { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
 #endif

@@ -348,6 +348,62 @@ ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = HA
     run_ofi(p, signal_body);
 }
 
+/* ---- a put after a signal to the same word lands after it ---------------- */
+
+/* The transport lets a put to a PE overtake that PE's atomics still in
+ * flight when they touch other words (ofi_order), so a collective's data
+ * does not wait for the credit it released just before; a put to the very
+ * word of a signal in flight must still land after it.  Each round PE 0
+ * sets PE 1's word by a signal and at once puts another value to it; what
+ * PE 1 finds after PE 0's quiet must be the put's.  A put to a neighbouring
+ * word is checked too (it may overtake, but both must land). */
+#define ORDER_ROUNDS 300
+
+static void order_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    (void)npes;
+    uint64_t *words = sym_calloc(4, 8);
+    uint64_t *data = sym_calloc(1, 8);
+    PE_ASSERT(words && data, "allocation failed");
+    PE_OK(sym_barrier_all());
+    for (uint64_t r = 1; r <= ORDER_ROUNDS; r++) {
+        if (me == 0) {
+            uint64_t d = r, later = 10 * r + 1, next = 10 * r + 2;
+            PE_OK(sym_put_signal(data, &d, 8, &words[1], 10 * r,
+                                 r % 2 ? SYM_SIGNAL_SET : SYM_SIGNAL_ADD, 1));
+            PE_OK(sym_put(&words[1], &later, 8, 1));
+            PE_OK(sym_put(&words[2], &next, 8, 1));
+            PE_OK(sym_quiet());
+        }
+        PE_OK(sym_barrier_all());
+        if (me == 1) {
+            PE_ASSERT(words[1] == 10 * r + 1,
+                      "round %llu: word %llu after a signal then a put to it, expected the "
+                      "put's %llu", (unsigned long long)r, (unsigned long long)words[1],
+                      (unsigned long long)(10 * r + 1));
+            PE_ASSERT(words[2] == 10 * r + 2 && *data == r,
+                      "round %llu: neighbour %llu data %llu", (unsigned long long)r,
+                      (unsigned long long)words[2], (unsigned long long)*data);
+            words[1] = 0; /* the adding rounds start from 0 */
+        }
+        PE_OK(sym_barrier_all());
+    }
+    sym_free(data);
+    sym_free(words);
+}
+
+ParameterizedTestParameters(ofi, put_after_signal_same_word)
+{
+    return cr_make_param_array(struct ofi_param, params2, 2);
+}
+
+ParameterizedTest(struct ofi_param *p, ofi, put_after_signal_same_word,
+                  .timeout = HARNESS_CR_TIMEOUT(300))
+{
+    run_ofi(p, order_body);
+}
+
 /* ---- global and static variables: the second registered region ---------- */
 
 #define G_N 5000 /* 40000 bytes: several pages, past inject size and slots */

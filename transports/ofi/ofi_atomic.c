@@ -80,7 +80,7 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     sym_status_t st = ofi_target(t, opname, pe, off, width, &raddr, &key);
     if (st != SYM_OK)
         return st;
-    if ((st = ofi_order(t, OFI_KIND_ATOMIC, pe, opname)) != SYM_OK)
+    if ((st = ofi_order(t, OFI_KIND_ATOMIC, pe, off, width, opname)) != SYM_OK)
         return st;
     if (m->kind == OFI_AMO_PLAIN) {
         if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
@@ -154,9 +154,10 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
     sym_status_t st = ofi_target(t, opname, pe, sig_off, 8, &raddr, &key);
     if (st != SYM_OK)
         return st;
-    if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, pe, opname)) != SYM_OK)
+    if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, pe, sig_off, 8, opname)) != SYM_OK)
         return st;
     if (fenced) { /* FI_FENCE orders it after the data; what follows it is ordered as usual */
+        ofi_amo_range(t, pe, sig_off, 8);
         t->last_kind[pe] = OFI_KIND_ATOMIC;
         t->last_seq[pe] = t->issued + 1;
     }

@@ -32,6 +32,8 @@ static void ofi_release(struct ofi_transport *t)
         fi_close(&t->cq->fid);
     if (t->cntr)
         fi_close(&t->cntr->fid);
+    if (t->rcntr)
+        fi_close(&t->rcntr->fid);
     if (t->domain)
         fi_close(&t->domain->fid);
     if (t->fabric)
@@ -48,6 +50,9 @@ static void ofi_release(struct ofi_transport *t)
     free(t->dirty_list);
     free(t->last_kind);
     free(t->last_seq);
+    free(t->amo_lo);
+    free(t->amo_hi);
+    free(t->amo_seq);
     free(t);
 }
 
@@ -105,11 +110,19 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
                          names);
     }
     /* Providers report ordering only when asked for it; asking up front
-     * would drop those that lack it, so ask again for the one chosen. */
-    struct fi_info *ordered = NULL, *oh = ofi_hints();
-    if (oh) {
+     * would drop those that lack it, so ask again for the one chosen.
+     * FI_RMA_EVENT likewise, where offered: a counter of the operations
+     * peers made on this PE tells a sleeping waiter that it served one
+     * (ofi_lock.c, sleep_). */
+    struct fi_info *ordered = NULL;
+    for (int with_events = 1; with_events >= 0 && !ordered; with_events--) {
+        struct fi_info *oh = ofi_hints();
+        if (!oh)
+            break;
         oh->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
         oh->rx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+        if (with_events)
+            oh->caps |= FI_RMA_EVENT;
         oh->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
         oh->domain_attr->name = strdup(pick->domain_attr->name);
         if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, oh, &ordered) != 0)
@@ -152,8 +165,19 @@ static sym_status_t open_objects(struct ofi_transport *t)
     struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
     if ((rc = fi_cntr_open(t->domain, &cntr_attr, &t->cntr, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_cntr_open", rc);
+    /* Operations peers made on this PE, counted where the provider can
+     * (FI_RMA_EVENT): see ofi_lock.c, sleep_. */
+    if (i->caps & FI_RMA_EVENT) {
+        struct fi_cntr_attr rattr = { .events = FI_CNTR_EVENTS_COMP };
+        if (fi_cntr_open(t->domain, &rattr, &t->rcntr, NULL) != 0)
+            t->rcntr = NULL;
+    }
     if ((rc = fi_endpoint(t->domain, i, &t->ep, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_endpoint", rc);
+    if (t->rcntr && fi_ep_bind(t->ep, &t->rcntr->fid, FI_REMOTE_WRITE | FI_REMOTE_READ) != 0) {
+        fi_close(&t->rcntr->fid);
+        t->rcntr = NULL;
+    }
     /* Successes are counted, not queued; failures always reach the CQ. */
     if ((rc = fi_ep_bind(t->ep, &t->av->fid, 0)) != 0 ||
         (rc = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) !=
@@ -219,9 +243,13 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     t->dirty_list = calloc(n, sizeof(*t->dirty_list));
     t->last_kind = calloc(n, sizeof(*t->last_kind));
     t->last_seq = calloc(n, sizeof(*t->last_seq));
+    t->amo_lo = calloc(n, sizeof(*t->amo_lo));
+    t->amo_hi = calloc(n, sizeof(*t->amo_hi));
+    t->amo_seq = calloc(n, sizeof(*t->amo_seq));
     sym_status_t st = SYM_OK;
     if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty ||
-        !t->dirty_list || !t->last_kind || !t->last_seq)
+        !t->dirty_list || !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi ||
+        !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     if (st == SYM_OK)
         st = ofi_mr_force_parse(sym_rt.cfg.ofi_mr_force.s, &t->mr_forced);
@@ -242,12 +270,13 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         return st;
     }
     sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx (forced 0x%llx), inject %zu B, %s progress, "
-              "writes %sordered, reads %sordered after writes, fence %s, wait fd %d",
+              "writes %sordered, reads %sordered after writes, fence %s, wait fd %d, "
+              "operations on this PE %scounted",
               t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
               (unsigned long long)t->mr_forced,
               t->inject_size, t->manual_progress ? "manual" : "auto",
               t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ",
-              t->has_fence ? "yes" : "no", t->wait_fd);
+              t->has_fence ? "yes" : "no", t->wait_fd, t->rcntr ? "" : "not ");
     *tp_p = &t->base;
     return SYM_OK;
 }

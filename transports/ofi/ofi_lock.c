@@ -93,39 +93,96 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Until when this thread's waits poll instead of blocking: set when the
- * wait fd woke it, i.e. a peer's operation arrived.  With manual progress
- * every incoming operation (a put to serve, the acknowledgement of our own
- * write) needs this process to run; blocking again at once made each of
- * them pay a wake-up from ppoll, tens of microseconds on this host (an
- * 8-byte put + quiet over tcp;ofi_rxm took 60-80 us against 22 us with a
- * polling target).  Operations come in bursts, so for SYMHEAP_WAIT_YIELD_US
- * after a wake-up the waiter yields and drives progress, as the yield phase
- * of sym_wait_for does before a first sleep; an idle waiter still sleeps. */
+/* Until when this thread's waits poll instead of blocking: set when a
+ * peer's operation arrived (the wait fd woke us, or the count of
+ * operations on this PE rose).  With manual progress every incoming
+ * operation (a put to serve, the acknowledgement of our own write) needs
+ * this process to run; blocking again at once made each of them pay a
+ * wake-up from ppoll, tens of microseconds on this host (an 8-byte put +
+ * quiet over tcp;ofi_rxm took 60-80 us against 22 us with a polling
+ * target).  Operations come in bursts, so for SYMHEAP_WAIT_YIELD_US after
+ * one the waiter yields and drives progress, as the yield phase of
+ * sym_wait_for does before a first sleep; an idle waiter still sleeps. */
 static _Thread_local uint64_t hot_until_ns;
 
+/* Under the lock: did peers' operations on this PE complete since the last
+ * look?  Always false without a counter of them (no FI_RMA_EVENT). */
+static bool served_since(struct ofi_transport *t)
+{
+    if (!t->rcntr || t->abandoned)
+        return false;
+    uint64_t v = fi_cntr_read(t->rcntr);
+    if (v == t->rcntr_seen)
+        return false;
+    t->rcntr_seen = v;
+    return true;
+}
+
+/* Silent sleeps that served something, before the fd counts as deaf: one
+ * could be an operation that arrived between the timeout and the progress
+ * call after it; a deaf fd gives one per operation that finds the waiter
+ * asleep. */
+#define OFI_DEAF_AFTER 3
+
 /* Block on the provider's wait fd (when fi_trywait allows) without the
- * lock, then make progress under it. */
+ * lock, else sleep, then make progress under it.
+ *
+ * With manual data progress a peer's get or fetching atomic on this PE is
+ * served only inside this process's libfabric calls, so how long a waiter
+ * sleeps is how late it serves them.  The wait fd, where there is one,
+ * fires for what reaches the provider through it (tcp;ofi_rxm: a socket's
+ * data, peers' operations included): sleeping on it costs nothing.
+ * Without one (libfabric's shm provider offers no FI_WAIT_FD CQ), or with
+ * one that stays silent for peers' operations, a waiter that slept up to
+ * sym_wait_for's 1 ms served each of them that late: ~1 ms per get or
+ * fetch-add against 2-4 us raw.  So such sleeps are capped at
+ * SYMHEAP_WAIT_POLL_US: an idle waiter serves a peer within that, and
+ * with a counter of the operations made on this PE (FI_RMA_EVENT) serving
+ * one makes the waiter hot (above), so the rest of a burst is served at
+ * polling speed.  That counter also tells a silent fd from a working one:
+ * a sleep that ended by its timeout and then served an operation was not
+ * woken for it; once that happened OFI_DEAF_AFTER times more often than
+ * the fd woke us for one, the fd's sleeps are capped too. */
 static sym_status_t sleep_(struct sym_transport *tp, long ns)
 {
     struct ofi_transport *t = ofi_of(tp);
-    struct timespec ts = { 0, ns };
-    bool can_block = false;
-    if (t->wait_fd >= 0 && hot_until_ns && mono_ns() < hot_until_ns) {
+    const uint64_t hot_ns = (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
+    const bool has_fd = t->wait_fd >= 0 && !t->abandoned;
+    const bool serves = t->manual_progress && !t->abandoned; /* peers need our progress */
+    if ((has_fd || serves) && hot_until_ns && mono_ns() < hot_until_ns) {
         sched_yield();
-        LOCKED(ofi_raw_ops.progress(tp));
-    }
-    if (t->wait_fd >= 0 && !t->abandoned) {
-        struct fid *fids[1] = { &t->cq->fid };
         pthread_mutex_lock(&ofi_lock);
-        can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
+        sym_transport_depth++;
+        sym_status_t st = ofi_raw_ops.progress(tp);
+        if (served_since(t))
+            hot_until_ns = mono_ns() + hot_ns;
+        sym_transport_depth--;
+        pthread_mutex_unlock(&ofi_lock);
+        return st;
+    }
+    bool can_block = false;
+    if (has_fd || serves) {
+        pthread_mutex_lock(&ofi_lock);
+        (void)served_since(t); /* what was served before the sleep does not count */
+        if (has_fd) {
+            struct fid *fids[1] = { &t->cq->fid };
+            can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
+        }
         pthread_mutex_unlock(&ofi_lock);
     }
+    const long cap_ns = sym_rt.cfg.wait_poll_us >= 1000000u /* a second: never reached */
+                            ? 1000000000L
+                            : (long)sym_rt.cfg.wait_poll_us * 1000;
+    if (serves && (!has_fd || t->fd_deaf) && ns > cap_ns)
+        ns = cap_ns;
+    struct timespec ts = { 0, ns };
+    int woke = -1; /* 1: the fd ended the sleep, 0: its timeout did */
     if (can_block) {
         struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
-        if (ppoll(&pfd, 1, &ts, NULL) > 0)
-            hot_until_ns = mono_ns() + (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
-    } else if (t->wait_fd >= 0 && !t->abandoned) {
+        woke = ppoll(&pfd, 1, &ts, NULL) > 0;
+        if (woke)
+            hot_until_ns = mono_ns() + hot_ns;
+    } else if (has_fd) {
         /* fi_trywait refused: there are events to progress first (below).
          * Give the core away meanwhile: on an oversubscribed host the peer
          * being waited for may need it, and a provider that kept refusing
@@ -134,7 +191,25 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
     } else {
         nanosleep(&ts, NULL);
     }
-    LOCKED(ofi_raw_ops.progress(tp));
+    pthread_mutex_lock(&ofi_lock);
+    sym_transport_depth++;
+    sym_status_t st = ofi_raw_ops.progress(tp);
+    if ((woke >= 0 || !has_fd) && served_since(t)) {
+        hot_until_ns = mono_ns() + hot_ns;
+        if (woke == 1)
+            t->sleeps_loud_served++;
+        else if (woke == 0 && !t->fd_deaf &&
+                 ++t->sleeps_silent_served >= OFI_DEAF_AFTER * (t->sleeps_loud_served + 1)) {
+            t->fd_deaf = true;
+            sym_debug("ofi: %s's wait fd did not wake this PE for %llu operations peers made "
+                      "on it (woke it for %llu): sleeps are capped at %lu us from now on",
+                      t->prov_name, (unsigned long long)t->sleeps_silent_served,
+                      (unsigned long long)t->sleeps_loud_served, sym_rt.cfg.wait_poll_us);
+        }
+    }
+    sym_transport_depth--;
+    pthread_mutex_unlock(&ofi_lock);
+    return st;
 }
 
 static void *ptr(struct sym_transport *tp, int pe, uint64_t off)

@@ -76,9 +76,23 @@ struct ofi_transport {
     bool inject_ok;
     bool manual_progress;
     int wait_fd;         /* the CQ's wait object, or -1 */
+    /* Operations peers made on this PE (FI_RMA_EVENT), or NULL. */
+    struct fid_cntr *rcntr;
+    uint64_t rcntr_seen;   /* its value at the last look (ofi_lock.c) */
+    /* Sleeps on wait_fd that ended by their timeout, after which rcntr
+     * showed a peer's operation served (silent), and those the fd ended
+     * (loud).  Silent ones mean the fd does not fire for peers'
+     * operations, which the provider applies inside this PE's progress
+     * call: such sleeps are then capped (ofi_lock.c, sleep_). */
+    uint64_t sleeps_silent_served;
+    uint64_t sleeps_loud_served;
+    bool fd_deaf;
 
     uint8_t *last_kind;  /* [npes] OFI_KIND_* of the last operation to each PE */
     uint64_t *last_seq;  /* [npes] its number (issued after it was posted) */
+    /* [npes] offsets [amo_lo, amo_hi) covering the atomics to each PE that
+     * may still be in flight (the last numbered amo_seq): see ofi_order. */
+    uint64_t *amo_lo, *amo_hi, *amo_seq;
     uint64_t drained;    /* every operation up to this number has completed */
     uint64_t issued;     /* operations counted by cntr */
     uint64_t errors_seen;
@@ -190,23 +204,55 @@ static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
  * until what is in flight completed: a put and a later atomic to one word
  * land in program order.  Per target PE: a put to one PE after an atomic
  * to another (a collective's data after its acknowledgement) costs no
- * round trip. */
+ * round trip; nor, on one PE, does a put after atomics to other words
+ * (ofi_order). */
 enum { OFI_KIND_WRITE = 1, OFI_KIND_ATOMIC, OFI_KIND_READ };
+/* Note an atomic on (pe, off .. off + n) about to be posted. */
+static inline void ofi_amo_range(struct ofi_transport *t, int pe, uint64_t off, size_t n)
+{
+    if (t->amo_seq[pe] <= t->drained) { /* none in flight: a new range */
+        t->amo_lo[pe] = off;
+        t->amo_hi[pe] = off + n;
+    } else {
+        if (off < t->amo_lo[pe])
+            t->amo_lo[pe] = off;
+        if (off + n > t->amo_hi[pe])
+            t->amo_hi[pe] = off + n;
+    }
+    t->amo_seq[pe] = t->issued + 1;
+}
 /* After a drain that failed with a caller's buffer in flight: drive
  * progress (no health check) until every issued operation completed or
  * failed, for at most OFI_SETTLE_NS; else abandon the transport. */
 void ofi_settle(struct ofi_transport *t);
 /* Everything issued has completed (reads the counters, no waiting). */
 bool ofi_all_done(struct ofi_transport *t);
-static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, const char *op)
+/* `off`, `n`: the symheap offsets the operation touches on pe (heap and
+ * global variables never share one).  A write after an atomic to other
+ * words of that PE does not wait for the atomic: nothing but a fence or a
+ * quiet orders them (sym_fence), both of which drain, and the library's
+ * own protocols (a mailbox slot's data after the release of another
+ * slot's credit) read such a write only after a signal that is ordered
+ * after it.  Saves a round trip per collective message over tcp;ofi_rxm.
+ * A write to a word an atomic in flight may still update waits for it. */
+static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, uint64_t off,
+                                     size_t n, const char *op)
 {
     if (t->waw_ordered && t->raw_ordered)
         return SYM_OK;
-    if (t->last_kind[pe] != kind && t->last_seq[pe] > t->drained && !ofi_all_done(t)) {
+    bool wait = t->last_kind[pe] != kind && t->last_seq[pe] > t->drained;
+    if (kind == OFI_KIND_WRITE && t->last_kind[pe] == OFI_KIND_ATOMIC)
+        wait = false; /* decided by the range below */
+    if (kind == OFI_KIND_WRITE && t->amo_seq[pe] > t->drained && off < t->amo_hi[pe] &&
+        off + n > t->amo_lo[pe])
+        wait = true;
+    if (wait && !ofi_all_done(t)) {
         sym_status_t st = ofi_drain(t, op);
         if (st != SYM_OK)
             return st;
     }
+    if (kind == OFI_KIND_ATOMIC)
+        ofi_amo_range(t, pe, off, n);
     t->last_kind[pe] = (uint8_t)kind;
     t->last_seq[pe] = t->issued + 1; /* the operation about to be posted */
     return SYM_OK;

@@ -45,7 +45,8 @@ static sym_status_t write_range(struct ofi_transport *t, const char *op, int pe,
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_order(t, OFI_KIND_WRITE, pe, op)) != SYM_OK ||
+        if ((st = ofi_order(t, OFI_KIND_WRITE, pe, off + (uint64_t)(s - (const uint8_t *)src),
+                            len, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         if (!wait && len <= t->inject_size && t->inject_ok) {
@@ -85,7 +86,7 @@ static sym_status_t read_small(struct ofi_transport *t, const char *op, int pe, 
 {
     struct ofi_ctx *ctx;
     sym_status_t st;
-    if ((st = ofi_order(t, OFI_KIND_READ, pe, op)) != SYM_OK ||
+    if ((st = ofi_order(t, OFI_KIND_READ, pe, 0, 0, op)) != SYM_OK ||
         (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
         return st;
     void *slot = ofi_slot(t, ctx);
@@ -119,7 +120,7 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_order(t, OFI_KIND_READ, pe, op)) != SYM_OK ||
+        if ((st = ofi_order(t, OFI_KIND_READ, pe, 0, 0, op)) != SYM_OK ||
             (st = ofi_next_ctx(t, op, pe, &ctx)) != SYM_OK)
             return st;
         OFI_POST(t, op, pe, "fi_read",
