@@ -756,12 +756,10 @@ struct tcp_wait {
     uint32_t step;
 };
 
-/* Lock held. */
-static bool done_locked(const struct tcp_wait *w)
+/* Whether the step itself completed, whatever happened since (lock held). */
+static bool step_done_locked(const struct tcp_wait *w)
 {
     struct tcp_boot *tb = w->tb;
-    if (tb->fatal != SYM_OK || tb->lost >= 0)
-        return true;
     switch (w->kind) {
     case WAIT_CONNECT:
         return tb->connected == tb->base.size - 1;
@@ -776,6 +774,13 @@ static bool done_locked(const struct tcp_wait *w)
         return true;
     }
     return true;
+}
+
+/* The wait is over: the step completed, or it never will (lock held). */
+static bool done_locked(const struct tcp_wait *w)
+{
+    const struct tcp_boot *tb = w->tb;
+    return tb->fatal != SYM_OK || tb->lost >= 0 || step_done_locked(w);
 }
 
 static bool tcp_ready(void *arg)
@@ -848,10 +853,18 @@ static sym_status_t tcp_wait_for(struct tcp_wait *w, const char *op, double time
     int lost = tb->lost;
     char how[160];
     snprintf(how, sizeof(how), "%s", tb->lost_how);
-    bool done = done_locked(w);
+    bool done = step_done_locked(w);
     pthread_mutex_unlock(&tb->lock);
     if (fatal != SYM_OK)
         return sym_error(fatal, "%s", msg);
+    /* A step that completed before a PE was lost succeeded: its result is
+     * whole, and the loss is reported by the next wait.  A root that fails
+     * sym_init on what it just gathered (a loopback address, say) exits
+     * right after sending the result; its EOF often arrives in the same
+     * read, and reporting the root lost here would hide the real cause,
+     * which every PE finds by itself in the same result. */
+    if (done && st == SYM_OK)
+        return SYM_OK;
     if (lost >= 0)
         return sym_error(SYM_ERR_PEER_LOST, "%s: PE %d %s", op, lost, how);
     if (st == SYM_OK && !done)
