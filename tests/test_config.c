@@ -675,3 +675,50 @@ Test(config, symheap_info_rejects_malformed_values)
     cr_expect(r.exit_code == 0, "symheap-info with SYMHEAP_TRANSPORT=ofi exited %d: %s",
               r.exit_code, r.err);
 }
+
+#ifdef SYM_HAVE_OFI
+/* symheap-info lists the libfabric providers found, with what symheap
+ * needs of each, and marks the one auto picks: RDMA hardware first, else
+ * tcp;ofi_rxm; never udp;ofi_rxd, net, sockets or shm by default. */
+Test(config, symheap_info_lists_providers)
+{
+    static struct tool_run r;
+    run_info(NULL, &r);
+    cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
+    const char *list = strstr(r.out, "RDM providers with RMA and atomics:");
+    cr_assert(list, "no provider listing in:\n%s", r.out);
+    static const char *const rdma[] = { "verbs;ofi_rxm", "efa", "cxi", "psm3" };
+    int defaults = 0;
+    bool tcp = false, shm = false, rdma_found = false;
+    char dflt[64] = "";
+    for (const char *line = strchr(list, '\n'); line && line[1] == ' ';) {
+        line++;
+        const char *end = strchr(line, '\n');
+        char text[512], prov[64];
+        snprintf(text, sizeof(text), "%.*s", (int)(end ? end - line : (long)strlen(line)), line);
+        cr_assert(sscanf(text, "%63s", prov) == 1, "unreadable line '%s'", text);
+        cr_expect(strstr(text, "mr_mode ") && strstr(text, "inject ") &&
+                      strstr(text, " progress, "),
+                  "line without mr_mode, inject size or progress: '%s'", text);
+        tcp |= strcmp(prov, "tcp;ofi_rxm") == 0 && strstr(text, "all atomics");
+        shm |= strcmp(prov, "shm") == 0 && strstr(text, "VIRT_ADDR");
+        for (size_t k = 0; k < sizeof(rdma) / sizeof(rdma[0]); k++)
+            rdma_found |= strcmp(prov, rdma[k]) == 0;
+        if (strstr(text, "[default]")) {
+            defaults++;
+            snprintf(dflt, sizeof(dflt), "%s", prov);
+        }
+        if (strstr(prov, "ofi_rxd") || !strcmp(prov, "net") || !strncmp(prov, "net;", 4) ||
+            !strcmp(prov, "sockets") || !strcmp(prov, "shm"))
+            cr_expect(strstr(text, "[not by default: "), "%s is not excluded with a reason: '%s'",
+                      prov, text);
+        line = end;
+    }
+    cr_expect(tcp, "tcp;ofi_rxm with all atomics not listed:\n%s", list);
+    cr_expect(shm, "libfabric's shm provider (mr_mode VIRT_ADDR) not listed:\n%s", list);
+    cr_expect(defaults == 1, "%d providers marked [default]:\n%s", defaults, list);
+    if (!rdma_found)
+        cr_expect(!strcmp(dflt, "tcp;ofi_rxm"), "default %s, expected tcp;ofi_rxm:\n%s", dflt,
+                  list);
+}
+#endif
