@@ -722,3 +722,38 @@ Test(config, symheap_info_lists_providers)
                   list);
 }
 #endif
+
+/* README.md's table of environment variables names every variable of the
+ * one table (src/config_table.h), with its default.  The source tree is
+ * the one meson configured this build from (meson-info). */
+Test(config, readme_documents_every_variable)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    cr_assert(n > 0, "readlink /proc/self/exe");
+    self[n] = '\0';
+    snprintf(path, sizeof(path), "%s/../meson-info/meson-info.json", dirname(self));
+    static char buf[1 << 17];
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    const char *src = strstr(buf, "\"source\": \"");
+    cr_assert(src, "%s names no source directory", path);
+    src += strlen("\"source\": \"");
+    snprintf(path, sizeof(path), "%.*s/README.md", (int)strcspn(src, "\""), src);
+    f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    for (size_t v = 0; v < NVARS; v++) {
+        char row[96];
+        snprintf(row, sizeof(row), "| `%s` | %s |", table_names[v],
+                 *table_defaults[v] ? table_defaults[v] : "(empty)");
+        /* the symrun trio shares one row */
+        if (!strncmp(table_names[v], "SYMHEAP_SYMRUN_", 15)) {
+            snprintf(row, sizeof(row), "`%s`", table_names[v]);
+        }
+        cr_expect(strstr(buf, row), "README.md has no row '%s' (src/config_table.h)", row);
+    }
+}
