@@ -99,6 +99,32 @@ Test(ofi, missing_provider_is_a_clear_init_error)
     assert_job_ok(&out);
 }
 
+/* A provider that lacks an atomic symheap needs is refused at init, naming
+ * the atomic: libfabric 1.17's net provider answers fi_query_atomic for no
+ * fetching FI_ATOMIC_READ on FI_UINT32 (symheap-info: "lacks ..."). */
+static void lacking_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    PE_FAILS_WITH(sym_init(), SYM_ERR_UNAVAILABLE);
+    const char *msg = sym_last_error();
+    PE_ASSERT(strstr(msg, "libfabric provider net cannot execute the fetching atomic "
+                          "FI_ATOMIC_READ on FI_UINT32") &&
+                  strstr(msg, "SYMHEAP_OFI_PROVIDER"),
+              "message does not name the provider, the missing atomic and the way out: %s",
+              msg);
+}
+
+Test(ofi, missing_atomic_is_a_clear_init_error)
+{
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=net", NULL };
+    struct pe_job job = { .npes = 2, .body = lacking_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
 /* ---- transfers around the inject size and the bounce buffer --------------- */
 
 static uint8_t pattern(size_t i, int from, size_t size)
