@@ -581,3 +581,37 @@ Test(boot_tcp, strangers_at_root)
     bjob_assert_output(&job, 0, "too many connections without a hello");
     bjob_fini(&job);
 }
+
+/* ---- SYMHEAP_TRANSPORT=shm with a peer on another host ------------------ */
+
+/* PE 1 runs with a /dev/shm of its own (a private mount namespace: a
+ * container's view), so it is on another "host" for the shm transport
+ * (src/bootstrap/host_id.c) while the rendezvous still goes over
+ * 127.0.0.1.  SYMHEAP_TRANSPORT=shm cannot reach it: sym_init fails with
+ * SYM_ERR_UNAVAILABLE naming the peer instead of falling back to ofi.  PE 1
+ * fails alike, unless PE 0's exit overtook the exchange (then it reports
+ * PE 0 lost).  Needs root for the mount; skipped otherwise. */
+Test(boot_tcp, transport_shm_refuses_other_host)
+{
+    if (geteuid() != 0 || system("unshare -m true >/dev/null 2>&1") != 0)
+        cr_skip_test("SKIPPED: needs root and unshare(1) for a private /dev/shm");
+    char addr[64];
+    root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
+    const char *env[] = { addr, "SYMHEAP_TRANSPORT=shm", "SYMHEAP_TIMEOUT=30", NULL };
+    const char *private_shm[] = { "unshare", "-m", "sh", "-c",
+                                  "mount -t tmpfs -o mode=1777 symheap-test /dev/shm && "
+                                  "exec \"$0\" \"$@\"",
+                                  NULL };
+    struct bjob job;
+    bjob_init(&job, 2);
+    bjob_start_tcp(&job, 0, NULL, env,
+                   (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE", NULL });
+    bjob_start_tcp(&job, 1, private_shm, env,
+                   (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE|SYM_ERR_PEER_LOST", NULL });
+    bjob_wait(&job, 60);
+    for (int r = 0; r < 2; r++)
+        bjob_assert_exit(&job, r, 0);
+    bjob_assert_output(&job, 0, "PE 1 runs on another host, which SYMHEAP_TRANSPORT=shm cannot "
+                                "reach");
+    bjob_fini(&job);
+}

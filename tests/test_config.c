@@ -676,3 +676,85 @@ Test(config, symheap_info_rejects_malformed_values)
     cr_expect(r.exit_code == 0, "symheap-info with SYMHEAP_TRANSPORT=ofi exited %d: %s",
               r.exit_code, r.err);
 }
+
+#ifdef SYM_HAVE_OFI
+/* symheap-info lists the libfabric providers found, with what symheap
+ * needs of each, and marks the one auto picks: RDMA hardware first, else
+ * tcp;ofi_rxm; never udp;ofi_rxd, net, sockets or shm by default. */
+Test(config, symheap_info_lists_providers)
+{
+    static struct tool_run r;
+    run_info(NULL, &r);
+    cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
+    const char *list = strstr(r.out, "RDM providers with RMA and atomics:");
+    cr_assert(list, "no provider listing in:\n%s", r.out);
+    static const char *const rdma[] = { "verbs;ofi_rxm", "efa", "cxi", "psm3" };
+    int defaults = 0;
+    bool tcp = false, shm = false, rdma_found = false;
+    char dflt[64] = "";
+    for (const char *line = strchr(list, '\n'); line && line[1] == ' ';) {
+        line++;
+        const char *end = strchr(line, '\n');
+        char text[512], prov[64];
+        snprintf(text, sizeof(text), "%.*s", (int)(end ? end - line : (long)strlen(line)), line);
+        cr_assert(sscanf(text, "%63s", prov) == 1, "unreadable line '%s'", text);
+        cr_expect(strstr(text, "mr_mode ") && strstr(text, "inject ") &&
+                      strstr(text, " progress, "),
+                  "line without mr_mode, inject size or progress: '%s'", text);
+        tcp |= strcmp(prov, "tcp;ofi_rxm") == 0 && strstr(text, "all atomics");
+        shm |= strcmp(prov, "shm") == 0 && strstr(text, "VIRT_ADDR");
+        for (size_t k = 0; k < sizeof(rdma) / sizeof(rdma[0]); k++)
+            rdma_found |= strcmp(prov, rdma[k]) == 0;
+        if (strstr(text, "[default]")) {
+            defaults++;
+            snprintf(dflt, sizeof(dflt), "%s", prov);
+        }
+        if (strstr(prov, "ofi_rxd") || !strcmp(prov, "net") || !strncmp(prov, "net;", 4) ||
+            !strcmp(prov, "sockets") || !strcmp(prov, "shm"))
+            cr_expect(strstr(text, "[not by default: "), "%s is not excluded with a reason: '%s'",
+                      prov, text);
+        line = end;
+    }
+    cr_expect(tcp, "tcp;ofi_rxm with all atomics not listed:\n%s", list);
+    cr_expect(shm, "libfabric's shm provider (mr_mode VIRT_ADDR) not listed:\n%s", list);
+    cr_expect(defaults == 1, "%d providers marked [default]:\n%s", defaults, list);
+    if (!rdma_found)
+        cr_expect(!strcmp(dflt, "tcp;ofi_rxm"), "default %s, expected tcp;ofi_rxm:\n%s", dflt,
+                  list);
+}
+#endif
+
+/* README.md's table of environment variables names every variable of the
+ * one table (src/config_table.h), with its default.  The source tree is
+ * the one meson configured this build from (meson-info). */
+Test(config, readme_documents_every_variable)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    cr_assert(n > 0, "readlink /proc/self/exe");
+    self[n] = '\0';
+    snprintf(path, sizeof(path), "%s/../meson-info/meson-info.json", dirname(self));
+    static char buf[1 << 17];
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    const char *src = strstr(buf, "\"source\": \"");
+    cr_assert(src, "%s names no source directory", path);
+    src += strlen("\"source\": \"");
+    snprintf(path, sizeof(path), "%.*s/README.md", (int)strcspn(src, "\""), src);
+    f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+    fclose(f);
+    for (size_t v = 0; v < NVARS; v++) {
+        char row[96];
+        snprintf(row, sizeof(row), "| `%s` | %s |", table_names[v],
+                 *table_defaults[v] ? table_defaults[v] : "(empty)");
+        /* the symrun trio shares one row */
+        if (!strncmp(table_names[v], "SYMHEAP_SYMRUN_", 15)) {
+            snprintf(row, sizeof(row), "`%s`", table_names[v]);
+        }
+        cr_expect(strstr(buf, row), "README.md has no row '%s' (src/config_table.h)", row);
+    }
+}

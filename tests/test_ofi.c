@@ -4,7 +4,8 @@
  * ordering) and libfabric's shm (4 KiB inject, ordered).  Provider choice
  * and its errors, transfers on both sides of the inject size and of the
  * bounce buffer from registered and unregistered memory, every atomic at
- * both widths against a local reference, and put-with-signal ordering. */
+ * both widths against a local reference, put-with-signal ordering, and a
+ * provider's error entry turned into SYM_ERR_TRANSPORT with its text. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include "harness.h"
 #include "internal.h"
 #include "ofi/ofi.h"
+#include "ofi/ofi_private.h"
 
 static const char *const providers[] = { "tcp;ofi_rxm", "shm" };
 
@@ -92,6 +94,32 @@ Test(ofi, missing_provider_is_a_clear_init_error)
     const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=no-such-provider",
                           NULL };
     struct pe_job job = { .npes = 2, .body = missing_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* A provider that lacks an atomic symheap needs is refused at init, naming
+ * the atomic: libfabric 1.17's net provider answers fi_query_atomic for no
+ * fetching FI_ATOMIC_READ on FI_UINT32 (symheap-info: "lacks ..."). */
+static void lacking_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    PE_FAILS_WITH(sym_init(), SYM_ERR_UNAVAILABLE);
+    const char *msg = sym_last_error();
+    PE_ASSERT(strstr(msg, "libfabric provider net cannot execute the fetching atomic "
+                          "FI_ATOMIC_READ on FI_UINT32") &&
+                  strstr(msg, "SYMHEAP_OFI_PROVIDER"),
+              "message does not name the provider, the missing atomic and the way out: %s",
+              msg);
+}
+
+Test(ofi, missing_atomic_is_a_clear_init_error)
+{
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=net", NULL };
+    struct pe_job job = { .npes = 2, .body = lacking_body, .raw = true, .env = env };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -656,4 +684,77 @@ Test(ofi, failed_get_never_lands_later, .timeout = HARNESS_CR_TIMEOUT(120))
     struct ofi_param p = { 0, 2 }; /* tcp;ofi_rxm: reads need the target's progress */
     run_ofi(&p, late_read_body);
     unlink(late_read_flag);
+}
+
+/* A provider's error reaches the caller as SYM_ERR_TRANSPORT with the
+ * provider's own words: PE 0 uses a wrong key for PE 1's heap (as a stale
+ * or corrupted key exchange would), so PE 1's provider refuses the write
+ * and PE 0's completion queue gets an error entry.  The message names the
+ * operation, the target PE, the provider and the provider's text
+ * (fi_cq_strerror, in parentheses).  PE 1 stays alive, so the error is not
+ * mistaken for a lost peer.  Over tcp;ofi_rxm: libfabric 1.17's shm
+ * provider does not fail such a write, it answers -FI_EAGAIN until the
+ * operation's deadline (SYM_ERR_TIMEOUT "kept answering -FI_EAGAIN"). */
+static char provider_error_flag[128];
+
+static void provider_error_body(int me, int npes, void *arg)
+{
+    (void)npes;
+    (void)arg;
+    PE_OK(sym_init());
+    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    uint64_t *word = sym_calloc(1, 8);
+    PE_ASSERT(word != NULL, "sym_calloc: %s", sym_last_error());
+    PE_OK(sym_barrier_all());
+    if (me == 1) {
+        /* serve PE 0's write (manual progress) until it has its error */
+        const double deadline = harness_now() + harness_seconds(60);
+        while (access(provider_error_flag, F_OK) != 0) {
+            PE_OK(sym_rt.ofi->ops->progress(sym_rt.ofi));
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+            PE_ASSERT(harness_now() < deadline, "PE 0 never reported its failed put");
+        }
+        PE_ASSERT(*word == 0, "a put with a wrong key wrote PE 1's heap: %#" PRIx64, *word);
+    } else {
+        t->rkey[1] ^= 0x5a5a5a5a00000000u; /* no provider hands out such a key */
+        const uint64_t v = 0x0123456789abcdefu;
+        /* a small blocking put returns once posted: its quiet fails */
+        sym_status_t st = sym_put(word, &v, 8, 1);
+        PE_ASSERT(st == SYM_OK || st == SYM_ERR_TRANSPORT, "sym_put returned %s: %s",
+                  sym_status_name(st), sym_last_error());
+        if (st == SYM_OK)
+            PE_FAILS_WITH(sym_quiet(), SYM_ERR_TRANSPORT);
+        const char *msg = sym_last_error();
+        const char *want = "libfabric sym_put to PE 1 failed on provider tcp;ofi_rxm: ";
+        PE_ASSERT(strstr(msg, want) && strchr(strstr(msg, want), '('),
+                  "the error does not name the operation, the PE, the provider and its "
+                  "text: %s",
+                  msg);
+        /* sticky: the next operation reports it at once */
+        PE_FAILS_WITH(sym_quiet(), SYM_ERR_TRANSPORT);
+        FILE *f = fopen(provider_error_flag, "w");
+        PE_ASSERT(f != NULL, "cannot create %s", provider_error_flag);
+        fclose(f);
+    }
+    /* PE 0's transport stays failed, so its finalize barrier fails and it
+     * leaves; PE 1's then waits for it until its (short) timeout. */
+    sym_status_t st = sym_finalize();
+    PE_ASSERT(me == 0 ? st == SYM_ERR_TRANSPORT
+                      : st == SYM_ERR_TIMEOUT || st == SYM_ERR_PEER_LOST || st == SYM_OK,
+              "sym_finalize returned %s: %s", sym_status_name(st), sym_last_error());
+}
+
+Test(ofi, provider_error_is_a_transport_error, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    snprintf(provider_error_flag, sizeof(provider_error_flag),
+             "/tmp/symheap-test-provider-error-%d", (int)getpid());
+    unlink(provider_error_flag);
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                          "SYMHEAP_INIT_TIMEOUT=60", harness_timeout_env(5), NULL };
+    struct pe_job job = { .npes = 2, .body = provider_error_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    unlink(provider_error_flag);
+    assert_job_ok(&out);
 }
