@@ -7,7 +7,9 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "harness.h"
@@ -740,14 +742,30 @@ ParameterizedTest(int *npes, teams, create_with_different_lists)
 /* ------------------------------------------------------------------------ */
 
 /* A team's timeout bounds its collectives: with 0.5 s, a member that comes
- * 6 s late makes the others fail well before it arrives, not after
- * SYMHEAP_TIMEOUT.  Not within 0.5 s plus a little: over libfabric with
+ * late makes the others fail well before it arrives, not after
+ * SYMHEAP_TIMEOUT.  The late member comes once every other PE has given up
+ * (each marks its slot of a shared page), or after 6 s (scaled) if one
+ * never does: their wait cannot have ended by its arrival either way, and
+ * a team timeout that does not work makes them wait past 4.5 s (scaled)
+ * and fail; a fixed 6 s nap cost 6 s per case, 24 s under TSan.  Not within 0.5 s plus a little: over libfabric with
  * manual progress, the report's reads of the late member's call line and
  * the poisoning of the team wait for it too, each bounded by the team's
  * timeout.  Another team with the default keeps waiting. */
+struct late_shared {
+    int gave_up[MAXN];
+};
+
+static bool all_gave_up(struct late_shared *sh, int late)
+{
+    for (int i = 0; i < late; i++)
+        if (!__atomic_load_n(&sh->gave_up[i], __ATOMIC_ACQUIRE))
+            return false;
+    return true;
+}
+
 static void timeout_body(int me, int n, void *arg)
 {
-    (void)arg;
+    struct late_shared *sh = arg;
     sym_team_t t, patient;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &patient));
@@ -755,11 +773,14 @@ static void timeout_body(int me, int n, void *arg)
     PE_OK(sym_team_set_timeout(t, 0.5)); /* setting it again is fine */
     const int late = n - 1;
     if (me == late) {
-        sleep_s(harness_seconds(6.0)); /* deliberately late */
+        const double until = harness_now() + harness_seconds(6.0);
+        while (!all_gave_up(sh, late) && harness_now() < until)
+            sleep_s(0.01); /* deliberately late */
     } else {
         double t0 = harness_now();
         sym_status_t st = sym_barrier(t, NULL);
         double dt = harness_now() - t0;
+        __atomic_store_n(&sh->gave_up[me], 1, __ATOMIC_RELEASE);
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
                   sym_last_error());
         PE_ASSERT(dt >= 0.45 && dt < harness_seconds(4.5), "timed out after %.2f s (team timeout 0.5 s)", dt);
@@ -784,5 +805,10 @@ ParameterizedTestParameters(teams, set_timeout)
 
 ParameterizedTest(int *npes, teams, set_timeout)
 {
-    run_pes(*npes, timeout_body, NULL);
+    struct late_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert(sh != MAP_FAILED, "mmap");
+    memset(sh, 0, sizeof(*sh));
+    run_pes(*npes, timeout_body, sh);
+    munmap(sh, sizeof(*sh));
 }
