@@ -4,7 +4,9 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dirent.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -491,4 +493,72 @@ Test(faults, sigterm_is_not_caught_over_ofi)
     pe_job_run(&job, &out);
     cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
                  out.exit_code[0], out.term_signal[0]);
+}
+
+/* libfabric's shm provider keeps each endpoint's region in /dev/shm as
+ * "<pid>:<n>:<n>" and unlinks it only when the endpoint closes: a PE killed
+ * over that provider would leave it behind.  The launcher removes the
+ * regions named after its dead PEs (src/launch/launcher.c). */
+static int provider_regions_of(pid_t pid)
+{
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "%ld:", (long)pid);
+    DIR *dir = opendir("/dev/shm");
+    if (dir == NULL)
+        return -1;
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL)
+        if (strncmp(de->d_name, prefix, (size_t)plen) == 0)
+            count++;
+    closedir(dir);
+    return count;
+}
+
+static void killed_over_shm_provider_body(int me, int n, void *arg)
+{
+    (void)n;
+    PE_OK(sym_init());
+    if (me == 0) {
+        /* Say which pid to look for, and that its region existed. */
+        FILE *f = fopen((const char *)arg, "w");
+        if (f == NULL)
+            _exit(3);
+        fprintf(f, "%ld %d\n", (long)getpid(), provider_regions_of(getpid()));
+        fclose(f);
+        raise(SIGKILL);
+    }
+    (void)sym_barrier_all(); /* fails: PE 0 is gone */
+    _exit(0);
+}
+
+Test(faults, killed_pe_leaves_no_provider_region)
+{
+#ifndef SYM_HAVE_OFI
+    cr_skip_test("SKIPPED: built without libfabric");
+#endif
+    static const char *const env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm",
+                                       NULL };
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/symheap-faults-region-%ld", (long)getpid());
+    unlink(path);
+    struct pe_job job = { .npes = 2, .body = killed_over_shm_provider_body, .arg = path,
+                          .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    long pid = 0;
+    int before = -1;
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "PE 0 did not report its pid (exit %d, signal %d)", out.exit_code[0],
+                       out.term_signal[0]);
+    int got = fscanf(f, "%ld %d", &pid, &before);
+    fclose(f);
+    unlink(path);
+    cr_assert_eq(got, 2, "PE 0's report is malformed");
+    cr_assert_eq(out.term_signal[0], SIGKILL, "PE 0 ended with exit code %d, signal %d",
+                 out.exit_code[0], out.term_signal[0]);
+    cr_assert_gt(before, 0, "PE 0 (pid %ld) had no libfabric shm region to leak", pid);
+    int after = provider_regions_of((pid_t)pid);
+    cr_assert_eq(after, 0, "%d libfabric shm region(s) /dev/shm/%ld:* outlived the killed PE",
+                 after, pid);
 }
