@@ -85,6 +85,29 @@ static void list_names(struct fi_info *list, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
+/* The chosen provider's entry again, asked with ordering (and, with
+ * `events`, FI_RMA_EVENT) in the hints; NULL when it does not offer them. */
+static struct fi_info *requery(const struct fi_info *pick, bool events)
+{
+    struct fi_info *ordered = NULL, *oh = ofi_hints();
+    if (!oh)
+        return NULL;
+    oh->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+    oh->rx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
+    if (events)
+        oh->caps |= FI_RMA_EVENT;
+    /* pick's own names, lent for the query and taken back before
+     * fi_freeinfo (which would free them with the hints) */
+    oh->fabric_attr->prov_name = pick->fabric_attr->prov_name;
+    oh->domain_attr->name = pick->domain_attr->name;
+    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, oh, &ordered) != 0)
+        ordered = NULL;
+    oh->fabric_attr->prov_name = NULL;
+    oh->domain_attr->name = NULL;
+    fi_freeinfo(oh);
+    return ordered;
+}
+
 static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
 {
     struct fi_info *hints = ofi_hints(), *list = NULL;
@@ -114,21 +137,9 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
      * FI_RMA_EVENT likewise, where offered: a counter of the operations
      * peers made on this PE tells a sleeping waiter that it served one
      * (ofi_lock.c, sleep_). */
-    struct fi_info *ordered = NULL;
-    for (int with_events = 1; with_events >= 0 && !ordered; with_events--) {
-        struct fi_info *oh = ofi_hints();
-        if (!oh)
-            break;
-        oh->tx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
-        oh->rx_attr->msg_order = FI_ORDER_RAW | FI_ORDER_WAW;
-        if (with_events)
-            oh->caps |= FI_RMA_EVENT;
-        oh->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
-        oh->domain_attr->name = strdup(pick->domain_attr->name);
-        if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, oh, &ordered) != 0)
-            ordered = NULL;
-        fi_freeinfo(oh);
-    }
+    struct fi_info *ordered = requery(pick, true);
+    if (!ordered)
+        ordered = requery(pick, false);
     t->info = fi_dupinfo(ordered ? ordered : pick);
     fi_freeinfo(ordered);
     fi_freeinfo(list);
