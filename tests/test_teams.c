@@ -750,9 +750,14 @@ ParameterizedTest(int *npes, teams, create_with_different_lists)
  * and fail; a fixed 6 s nap cost 6 s per case, 24 s under TSan.  Not within 0.5 s plus a little: over libfabric with
  * manual progress, the report's reads of the late member's call line and
  * the poisoning of the team wait for it too, each bounded by the team's
- * timeout.  Another team with the default keeps waiting. */
+ * timeout.  The others call the barrier only once the late member has
+ * stopped making library calls, so over manual progress its first message
+ * to that member cannot complete: a transport call of the barrier not
+ * bounded by the team's timeout shows as a wait until the late member
+ * comes.  Another team with the default keeps waiting. */
 struct late_shared {
     int gave_up[MAXN];
+    int late_idle; /* the late member makes no library calls from now on */
 };
 
 static bool all_gave_up(struct late_shared *sh, int late)
@@ -774,16 +779,28 @@ static void timeout_body(int me, int n, void *arg)
     const int late = n - 1;
     if (me == late) {
         const double until = harness_now() + harness_seconds(6.0);
+        __atomic_store_n(&sh->late_idle, 1, __ATOMIC_RELEASE);
         while (!all_gave_up(sh, late) && harness_now() < until)
             sleep_s(0.01); /* deliberately late */
     } else {
+        /* Only once the late member has stopped making library calls: over
+         * a provider with manual progress the first message to it then
+         * cannot complete, so every transport call of the barrier has to be
+         * bounded by the team's timeout (the inline ping's put_signal was
+         * not, and waited for the late member's arrival: 6.5 s). */
+        const double idle_by = harness_now() + harness_seconds(10.0);
+        while (!__atomic_load_n(&sh->late_idle, __ATOMIC_ACQUIRE)) {
+            PE_ASSERT(harness_now() < idle_by, "the late PE %d never got to its nap", late);
+            sleep_s(0.001);
+        }
         double t0 = harness_now();
         sym_status_t st = sym_barrier(t, NULL);
         double dt = harness_now() - t0;
         __atomic_store_n(&sh->gave_up[me], 1, __ATOMIC_RELEASE);
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
                   sym_last_error());
-        PE_ASSERT(dt >= 0.45 && dt < harness_seconds(4.5), "timed out after %.2f s (team timeout 0.5 s)", dt);
+        PE_ASSERT(dt >= 0.45 && dt < harness_seconds(4.5), "timed out after %.2f s (team timeout 0.5 s): %s", dt,
+                  sym_last_error());
         PE_ASSERT(strstr(sym_last_error(), "0.5 s") != NULL, "message: %s", sym_last_error());
     }
     /* the patient team waits out the late member */

@@ -279,8 +279,11 @@ static void chan_describe(void *arg, char *buf, size_t len)
                                    " on %s", t->pe_of[w->peer], w->peer, t->name, w->what,
                                    w->c->name + 4, w->c->fp.seq, t->name);
     struct sym_chunk_hdr line;
-    if (w->held && used < len &&
-        sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK) {
+    double saved_held = op_timeout_enter(w->c); /* the read waits for the member over ofi */
+    bool got_held = w->held && used < len &&
+                    sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK;
+    op_timeout_leave(saved_held);
+    if (got_held) {
         char text[160];
         struct sym_fp held;
         line_fp(&line, &held);
@@ -501,9 +504,11 @@ static sym_status_t tiny_send(struct sym_coll *c, int dst, const void *data, siz
     }
     struct inline_line l;
     fill_inline(&l, c, data, len);
+    double saved = op_timeout_enter(c);
     sym_status_t st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
                                          s + offsetof(struct inline_line, full),
                                          (n >> ch->tkshift) + 1, SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
     if (st == SYM_OK)
         ch->tsent[dst] = n + 1;
     return st;
@@ -531,8 +536,10 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     if (inline_fits(&c->fp, len, msg_bytes)) {
         struct inline_line l;
         fill_inline(&l, c, data, len);
+        double saved = op_timeout_enter(c);
         st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
                                 full_off(ch, c->team->rank, slot), use + 1, SYM_SIGNAL_SET);
+        op_timeout_leave(saved);
         if (st != SYM_OK)
             return st;
         ch->sent[dst] = n + 1;
