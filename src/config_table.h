@@ -108,7 +108,8 @@
       "(0: on the first operation to it, as the provider does by itself)")              \
     X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
       "Tests only: run the ofi transport as if the provider required these mr_mode "    \
-      "bits, a comma-separated list of local, prov_key, endpoint, allocated, or all "   \
-      "(none: only what the provider asks for)")
+      "bits, a comma-separated list of local, prov_key, endpoint, allocated, all (the " \
+      "four), virt_addr (only on a provider that offers FI_MR_VIRT_ADDR, as shm; "      \
+      "elsewhere an init error) (none: only what the provider asks for)")
 
 #endif /* SYM_CONFIG_TABLE_H */
