@@ -110,6 +110,10 @@
       "Tests only: run the ofi transport as if the provider required these mr_mode "    \
       "bits, a comma-separated list of local, prov_key, endpoint, allocated, all (the " \
       "four), virt_addr (only on a provider that offers FI_MR_VIRT_ADDR, as shm; "      \
-      "elsewhere an init error) (none: only what the provider asks for)")
+      "elsewhere an init error) (none: only what the provider asks for)")             \
+    X(ofi_eagain_every, "SYMHEAP_OFI_EAGAIN_EVERY", UINT, "0",                          \
+      "Tests only: every N-th attempt of the ofi transport to post an operation "       \
+      "answers -FI_EAGAIN without reaching the provider, which the transport retries "  \
+      "(1: every one, so operations time out); 0: off")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -276,6 +276,7 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         !t->dirty_list || !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi ||
         !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
+    t->eagain_every = sym_rt.cfg.ofi_eagain_every;
     if (st == SYM_OK)
         st = ofi_mr_force_parse(sym_rt.cfg.ofi_mr_force.s, &t->mr_forced);
     if (st == SYM_OK)
