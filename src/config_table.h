@@ -114,6 +114,10 @@
     X(ofi_eagain_every, "SYMHEAP_OFI_EAGAIN_EVERY", UINT, "0",                          \
       "Tests only: every N-th attempt of the ofi transport to post an operation "       \
       "answers -FI_EAGAIN without reaching the provider, which the transport retries "  \
-      "(1: every one, so operations time out); 0: off")
+      "(1: every one, so operations time out); 0: off")                                 \
+    X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                          \
+      "Tests only: run the ofi transport as if the provider did not order writes and "  \
+      "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "   \
+      "provider offers it, as sockets does, else waits for the data first)")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -233,6 +233,10 @@ static void read_attributes(struct ofi_transport *t)
     const size_t largest = t->max_msg;
     t->waw_ordered = (order & FI_ORDER_WAW) && i->ep_attr->max_order_waw_size >= largest;
     t->raw_ordered = (order & FI_ORDER_RAW) && i->ep_attr->max_order_raw_size >= largest;
+    /* SYMHEAP_OFI_IGNORE_ORDER: the paths of unordered providers (fenced
+     * signals, waits between kinds) on one that orders, for the tests */
+    if (sym_rt.cfg.ofi_ignore_order)
+        t->waw_ordered = t->raw_ordered = false;
     t->has_fence = (i->caps & FI_FENCE) != 0;
     t->inject_ok = t->raw_ordered;
     t->manual_progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL;

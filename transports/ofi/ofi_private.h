@@ -113,6 +113,8 @@ struct ofi_transport {
     unsigned long eagain_every;
     unsigned long post_attempts;
     uint64_t fake_again;
+    /* signals posted with FI_FENCE (ofi_signal), for the tests */
+    uint64_t fenced_signals;
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
 };
