@@ -29,8 +29,11 @@ static const char *const providers[] = { "tcp;ofi_rxm", "shm" };
  * (its entry that answers the ordering query does not list it, so without
  * the word peers are addressed by offsets there too) */
 static const char *const modes[] = { "local", "prov_key", "endpoint", "allocated", "all",
-                                     "virt_addr", "all,virt_addr" };
+                                     "virt_addr", "local,virt_addr", "prov_key,virt_addr",
+                                     "endpoint,virt_addr", "allocated,virt_addr",
+                                     "all,virt_addr" };
 #define NMODES_ANY 5 /* the first five run on both providers */
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 struct mr_param {
     int provider; /* index into providers */
@@ -43,11 +46,11 @@ static uint64_t mode_bits(int mode)
     static const uint64_t bits[] = { FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT,
                                      FI_MR_ALLOCATED,
                                      FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT |
-                                         FI_MR_ALLOCATED,
-                                     FI_MR_VIRT_ADDR,
-                                     FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT |
-                                         FI_MR_ALLOCATED | FI_MR_VIRT_ADDR };
-    return bits[mode];
+                                         FI_MR_ALLOCATED };
+    if (mode < NMODES_ANY)
+        return bits[mode];
+    /* virt_addr alone, then with each of the above */
+    return FI_MR_VIRT_ADDR | (mode == NMODES_ANY ? 0 : bits[mode - NMODES_ANY - 1]);
 }
 
 static void run_mr(const struct mr_param *p, pe_body_fn body)
@@ -60,8 +63,8 @@ static void run_mr(const struct mr_param *p, pe_body_fn body)
 }
 
 /* Every provider and mode at 2 PEs, and everything forced at 3; over shm
- * also virt_addr alone and with everything else, at 2 and 3 PEs. */
-#define NPARAMS (2 * NMODES_ANY + 2 + 3)
+ * also virt_addr alone and with each mode at 2 PEs, with everything at 3. */
+#define NPARAMS (2 * NMODES_ANY + 2 + (NMODES - NMODES_ANY) + 1)
 static struct mr_param params[NPARAMS];
 
 ParameterizedTestParameters(ofi_mr, forced)
@@ -72,9 +75,9 @@ ParameterizedTestParameters(ofi_mr, forced)
             params[n++] = (struct mr_param){ prov, m, 2 };
         params[n++] = (struct mr_param){ prov, 4, 3 };
     }
-    params[n++] = (struct mr_param){ 1, 5, 2 };
-    params[n++] = (struct mr_param){ 1, 6, 2 };
-    params[n++] = (struct mr_param){ 1, 6, 3 };
+    for (int m = NMODES_ANY; m < (int)NMODES; m++)
+        params[n++] = (struct mr_param){ 1, m, 2 };
+    params[n++] = (struct mr_param){ 1, (int)NMODES - 1, 3 };
     return cr_make_param_array(struct mr_param, params, NPARAMS);
 }
 
