@@ -128,7 +128,9 @@ static const struct env_case bad_env[] = {
     { "SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0" },
     { "SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_OFI_MR_FORCE", "local,virt_addr", SYM_ERR_CONFIG, "local,prov_key" },
+    { "SYMHEAP_OFI_MR_FORCE", "local,virtual", SYM_ERR_CONFIG, "local,prov_key" },
+    { "SYMHEAP_OFI_EAGAIN_EVERY", "often", SYM_ERR_CONFIG, "0" },
+    { "SYMHEAP_OFI_IGNORE_ORDER", "unordered", SYM_ERR_CONFIG, "0" },
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
