@@ -1233,16 +1233,11 @@ static void supervise(struct job *job)
  * user named after one of the job's PE pids are theirs: removed. */
 static bool is_region_of(const char *name, const struct job *job)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(name, &end, 10);
-    if (errno != 0 || end == name || *end != ':' || name[0] == '0')
+    pid_t pid;
+    if (sym_launch_parse_region_name(name, &pid) != 0)
         return false;
-    for (const char *c = end; *c; c++)
-        if (*c != ':' && (*c < '0' || *c > '9'))
-            return false;
     for (int i = 0; i < job->npes; i++)
-        if (job->pe[i].pid > 0 && (unsigned long)job->pe[i].pid == v)
+        if (job->pe[i].pid > 0 && job->pe[i].pid == pid)
             return true;
     return false;
 }

@@ -76,4 +76,19 @@ int sym_launch_sweep_stale(bool dry_run, FILE *log);
 int sym_launch_parse_object_name(const char *name, unsigned *uid_p, pid_t *owner_pid_p,
                                  unsigned long long *owner_start_p);
 
+/* Remove this user's regions of libfabric's shm provider whose creator is
+ * gone (sweep.c): /dev/shm/<pid>:<n>:<n>, a regular file this user owns,
+ * whose pid no process has (kill(pid, 0) fails with ESRCH).  A live pid's
+ * region, another user's and other names are never touched; neither is a
+ * region whose pid was reused (the name records no start time).  Only
+ * symheap-info --cleanup calls it: the names are libfabric's, used by any
+ * program of this user, so they are swept on request, not at every symrun.
+ * dry_run and log as sym_launch_sweep_stale; returns how many it removed
+ * (would remove), -1 if /dev/shm cannot be read. */
+int sym_launch_sweep_provider_regions(bool dry_run, FILE *log);
+
+/* The pid of a libfabric shm region's name "<pid>:<n>:<n>" (without the
+ * leading '/'); 0 on success, -1 if the name is not of that form. */
+int sym_launch_parse_region_name(const char *name, pid_t *pid_p);
+
 #endif /* SYM_LAUNCH_LAUNCHER_H */
