@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "harness_tcp.h"
 #include "launch/launcher.h"
 
 /* Small heaps keep 8-PE jobs cheap; short timeouts make a hang fail fast. */
@@ -79,6 +80,23 @@ double harness_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+enum harness_launcher harness_launcher(void)
+{
+    static enum harness_launcher chosen;
+    if (chosen == HARNESS_LAUNCHER_DEFAULT) {
+        const char *s = getenv("SYMHEAP_TEST_LAUNCHER");
+        if (!s || !*s || !strcmp(s, "symrun")) {
+            chosen = HARNESS_LAUNCHER_SYMRUN;
+        } else if (!strcmp(s, "tcp")) {
+            chosen = HARNESS_LAUNCHER_TCP;
+        } else {
+            fprintf(stderr, "SYMHEAP_TEST_LAUNCHER='%s' is not one of symrun, tcp\n", s);
+            abort();
+        }
+    }
+    return chosen;
+}
+
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     char msg[1024];
@@ -135,6 +153,8 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         env[n++] = job->env[i];
     env[n] = NULL;
 
+    enum harness_launcher launcher = job->launcher ? job->launcher : harness_launcher();
+    char root_addr[64];
     struct sym_launch_opts opts = {
         .npes = job->npes,
         .body = pe_main,
@@ -143,7 +163,10 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         .grace_s = harness_seconds(job->grace_s > 0 ? job->grace_s : 5),
         .env = env,
         .quiet = false,
-        .keep_objects = true, /* count what the library leaves, then sweep */
+        .keep_objects = false, /* res.objects_left: what the library left, then swept */
+        .tcp_root_addr = launcher == HARNESS_LAUNCHER_TCP
+                             ? harness_tcp_root_addr(root_addr, sizeof(root_addr))
+                             : NULL,
     };
     struct sym_launch_result res;
     double t0 = harness_now();
@@ -162,8 +185,7 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
             out->exit_code[i] = WEXITSTATUS(ws);
         }
     }
-    out->leftover_objects = sym_launch_count_job_objects(res.key);
-    sym_launch_cleanup_job(res.key);
+    out->leftover_objects = res.objects_left;
     sym_launch_result_free(&res);
 }
 

@@ -2,7 +2,9 @@
  * harness.h - run a test body on N real PEs.
  *
  * The body runs in N processes forked by the real launcher (src/launch), each
- * joining the job through sym_init() exactly as under symrun.  A PE reports
+ * joining the job through sym_init() exactly as under symrun, or, with
+ * SYMHEAP_TEST_LAUNCHER=tcp, exactly as PEs started by hand with the TCP
+ * rendezvous (the launcher still supervises them).  A PE reports
  * failure only through its exit status (Criterion's assertions must not be
  * used in a forked child): PE_ASSERT prints what failed, with the PE number,
  * and exits.  The test process then fails the Criterion test naming every
@@ -19,6 +21,20 @@
 
 #define HARNESS_MAX_PES 64
 
+/* How the PEs of a job are started and join it (SYMHEAP_TEST_LAUNCHER). */
+enum harness_launcher {
+    HARNESS_LAUNCHER_DEFAULT = 0, /* in struct pe_job: the one harness_launcher() names */
+    HARNESS_LAUNCHER_SYMRUN,      /* forked by the launcher, joined through its job
+                                     control segment, as under symrun */
+    HARNESS_LAUNCHER_TCP,         /* forked and supervised by the same launcher, but
+                                     joined through the TCP rendezvous on 127.0.0.1,
+                                     as PEs started by hand (harness_tcp.c) */
+};
+
+/* SYMHEAP_TEST_LAUNCHER=symrun|tcp (unset or empty: symrun), read once;
+ * any other value aborts the test program, saying so. */
+enum harness_launcher harness_launcher(void);
+
 /* A body: runs on every PE.  Returning means success. */
 typedef void (*pe_body_fn)(int me, int npes, void *arg);
 
@@ -30,6 +46,7 @@ struct pe_job {
     const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
     double job_timeout_s;    /* whole job; default 120 */
     double grace_s;          /* launcher grace after the first failure; default 5 */
+    enum harness_launcher launcher; /* default: harness_launcher() */
 };
 
 struct pe_outcome {

@@ -1,0 +1,196 @@
+/*
+ * test_harness.c - the harness runs PEs the way SYMHEAP_TEST_LAUNCHER says,
+ * and keeps its guarantees under every launcher: the PEs really joined the
+ * job that way, a failing PE is named, a hung job is killed at its timeout
+ * and the objects a PE leaves in /dev/shm are counted, then removed.
+ *
+ * Suite `launcher` runs under whatever launcher is in effect (CI runs it
+ * under each); suite `launcher_tcp` forces the TCP rendezvous, so the
+ * default run covers that launcher too.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "harness.h"
+#include "internal.h"
+
+static const char *launcher_name(enum harness_launcher l)
+{
+    return l == HARNESS_LAUNCHER_TCP ? "tcp" : "symrun";
+}
+
+static void assert_env(const char *name, bool set)
+{
+    const char *v = getenv(name);
+    PE_ASSERT((v != NULL) == set, "%s is %s%s%s", name, v ? "set to '" : "unset",
+              v ? v : "", v ? "'" : "");
+}
+
+/* A PE checks that it joined through the bootstrap `arg` names, and that
+ * the environment holds that launcher's variables and not the other's. */
+static void in_effect_body(int me, int npes, void *arg)
+{
+    enum harness_launcher want = *(const enum harness_launcher *)arg;
+    const char *name = sym_rt.boot->ops->name;
+    PE_ASSERT(!strcmp(name, launcher_name(want)), "joined through the %s bootstrap, not %s",
+              name, launcher_name(want));
+    const bool tcp = want == HARNESS_LAUNCHER_TCP;
+    assert_env("SYMHEAP_ROOT_ADDR", tcp);
+    assert_env("SYMHEAP_RANK", tcp);
+    assert_env("SYMHEAP_SIZE", tcp);
+    assert_env("SYMHEAP_SYMRUN_FD", !tcp);
+    assert_env("SYMHEAP_SYMRUN_PE", !tcp);
+    assert_env("SYMHEAP_SYMRUN_NPES", !tcp);
+    PE_ASSERT(!tcp || !strcmp(getenv("SYMHEAP_BOOTSTRAP"), "tcp"), "SYMHEAP_BOOTSTRAP=%s",
+              getenv("SYMHEAP_BOOTSTRAP"));
+    /* symrun's segment is reachable from no PE of a rendezvous job */
+    PE_ASSERT(tcp == (sym_rt.job == NULL), "the job control segment is %smapped",
+              sym_rt.job ? "" : "not ");
+    /* the PE number the harness reports a failure under is the rank */
+    const char *rank = getenv(tcp ? "SYMHEAP_RANK" : "SYMHEAP_SYMRUN_PE");
+    PE_ASSERT(rank && atoi(rank) == me, "PE %d was started as %s", me, rank);
+    PE_ASSERT(npes == 3, "%d PEs", npes);
+    PE_OK(sym_barrier_all());
+}
+
+Test(launcher, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    enum harness_launcher want = harness_launcher();
+    run_pes(3, in_effect_body, &want);
+}
+
+/* The launcher's own variables win over the job's: a job cannot make its
+ * PEs join symrun's segment (or another rendezvous) by accident. */
+Test(launcher_tcp, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    enum harness_launcher want = HARNESS_LAUNCHER_TCP;
+    const char *const env[] = { "SYMHEAP_BOOTSTRAP=symrun", "SYMHEAP_SYMRUN_FD=99",
+                                "SYMHEAP_ROOT_ADDR=127.0.0.1:9", NULL };
+    struct pe_job job = { .npes = 3, .body = in_effect_body, .arg = &want, .env = env,
+                          .launcher = HARNESS_LAUNCHER_TCP };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* PE 1 leaves an object named as the library names its own (job key,
+ * owner), as a PE killed inside sym_init would: under symrun the launcher
+ * owns the job's objects, under the rendezvous each PE owns its own and
+ * PE 0 drew the key, so the count must follow the names, not the launcher's
+ * key. */
+static void leak_body(int me, int npes, void *arg)
+{
+    (void)npes;
+    (void)arg;
+    if (me != 1)
+        return;
+    char name[256];
+    snprintf(name, sizeof(name), SYM_SHM_NAME_FMT, (unsigned)getuid(), sym_rt.boot->key,
+             sym_rt.boot->owner, "leak");
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    PE_ASSERT(fd >= 0, "shm_open %s: %s", name, strerror(errno));
+    close(fd);
+}
+
+static void leftover_counted(enum harness_launcher launcher)
+{
+    struct pe_job job = { .npes = 2, .body = leak_body, .launcher = launcher };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(out.exit_code[i], 0, "PE %d ended with %d", i, out.exit_code[i]);
+    cr_assert_eq(out.leftover_objects, 1, "%d objects of the job counted, 1 left by PE 1",
+                 out.leftover_objects);
+    /* and swept: nothing of this user named "...-leak" is left */
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), SYM_SHM_PREFIX "%u-", (unsigned)getuid());
+    int again = 0;
+    DIR *dir = opendir("/dev/shm");
+    cr_assert(dir, "opendir /dev/shm: %s", strerror(errno));
+    for (struct dirent *de; (de = readdir(dir)) != NULL;) {
+        size_t n = strlen(de->d_name);
+        if (n > 5 && !strcmp(de->d_name + n - 5, "-leak") &&
+            !strncmp(de->d_name, prefix, strlen(prefix)))
+            again++;
+    }
+    closedir(dir);
+    cr_assert_eq(again, 0, "%d leaked objects still in /dev/shm after the job", again);
+}
+
+Test(launcher, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    leftover_counted(harness_launcher());
+}
+
+Test(launcher_tcp, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    leftover_counted(HARNESS_LAUNCHER_TCP);
+}
+
+/* PE 2 fails after a barrier; the others must learn it from the
+ * rendezvous (a PE of this job sees no launcher segment) and name it. */
+static void one_fails_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    PE_OK(sym_barrier_all());
+    if (me == npes - 1)
+        PE_ASSERT(false, "PE %d fails on purpose", me);
+    sym_status_t st = sym_barrier_all();
+    char want[32];
+    snprintf(want, sizeof(want), "PE %d", npes - 1);
+    fprintf(stderr, "PE %d: the barrier after the failure returned %s: %s\n", me,
+            sym_status_name(st), sym_last_error());
+    fflush(NULL);
+    _exit(st == SYM_ERR_PEER_LOST && strstr(sym_last_error(), want) ? 7 : 8);
+}
+
+Test(launcher_tcp, failing_pe_named, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    struct pe_job job = { .npes = 3, .body = one_fails_body, .launcher = HARNESS_LAUNCHER_TCP };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert(!out.timed_out, "the job timed out");
+    cr_assert_eq(out.exit_code[2], 1, "PE 2 ended with %d, not its failure (1)",
+                 out.exit_code[2]);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(out.exit_code[i], 7,
+                     "PE %d ended with %d: it did not report PE 2 lost (7) (see above)", i,
+                     out.exit_code[i]);
+    cr_assert_eq(out.leftover_objects, 0, "%d objects left", out.leftover_objects);
+}
+
+/* Every PE hangs outside the library: only the job timeout ends it. */
+static void hang_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    for (;;)
+        pause();
+}
+
+Test(launcher_tcp, hang_killed_at_job_timeout, .timeout = HARNESS_CR_TIMEOUT(60))
+{
+    const double limit = 2;
+    struct pe_job job = { .npes = 2, .body = hang_body, .job_timeout_s = limit,
+                          .launcher = HARNESS_LAUNCHER_TCP };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert(out.timed_out, "the job did not time out");
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(out.term_signal[i], SIGTERM, "PE %d ended with %d, not SIGTERM", i,
+                     out.exit_code[i]);
+    /* the launcher sends SIGTERM at the limit, SIGKILL 1 s later */
+    cr_assert(out.seconds >= harness_seconds(limit) && out.seconds < harness_seconds(limit + 3),
+              "the job ended after %.2f s, limit %.1f s", out.seconds, harness_seconds(limit));
+    cr_assert_eq(out.leftover_objects, 0, "%d objects left", out.leftover_objects);
+}
