@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
@@ -39,6 +40,7 @@ static void assert_env(const char *name, bool set)
  * the environment holds that launcher's variables and not the other's. */
 static void in_effect_body(int me, int npes, void *arg)
 {
+    (void)me;
     enum harness_launcher want = *(const enum harness_launcher *)arg;
     const char *name = sym_rt.boot->ops->name;
     PE_ASSERT(!strcmp(name, launcher_name(want)), "joined through the %s bootstrap, not %s",
@@ -55,9 +57,6 @@ static void in_effect_body(int me, int npes, void *arg)
     /* symrun's segment is reachable from no PE of a rendezvous job */
     PE_ASSERT(tcp == (sym_rt.job == NULL), "the job control segment is %smapped",
               sym_rt.job ? "" : "not ");
-    /* the PE number the harness reports a failure under is the rank */
-    const char *rank = getenv(tcp ? "SYMHEAP_RANK" : "SYMHEAP_SYMRUN_PE");
-    PE_ASSERT(rank && atoi(rank) == me, "PE %d was started as %s", me, rank);
     PE_ASSERT(npes == 3, "%d PEs", npes);
     PE_OK(sym_barrier_all());
 }
@@ -136,36 +135,58 @@ Test(launcher_tcp, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
     leftover_counted(HARNESS_LAUNCHER_TCP);
 }
 
-/* PE 2 fails after a barrier; the others must learn it from the
- * rendezvous (a PE of this job sees no launcher segment) and name it. */
+/* PE 2 fails after a barrier: the harness must report the failure under
+ * the PE number the PE had in the job (its rank), and the others must
+ * learn it from the rendezvous (no PE of this job sees the launcher's
+ * segment) and name it.
+ * Each survivor records what its barrier said in memory shared with the
+ * test process and leaves only once both have: a survivor that left
+ * first would be the death the other one reports. */
+struct fail_report {
+    int done;              /* survivors that recorded their result */
+    int status[2];         /* sym_status_t of the barrier after the failure */
+    char message[2][256];
+};
+
 static void one_fails_body(int me, int npes, void *arg)
 {
-    (void)arg;
+    struct fail_report *r = arg;
     PE_OK(sym_barrier_all());
     if (me == npes - 1)
         PE_ASSERT(false, "PE %d fails on purpose", me);
-    sym_status_t st = sym_barrier_all();
-    char want[32];
-    snprintf(want, sizeof(want), "PE %d", npes - 1);
-    fprintf(stderr, "PE %d: the barrier after the failure returned %s: %s\n", me,
-            sym_status_name(st), sym_last_error());
-    fflush(NULL);
-    _exit(st == SYM_ERR_PEER_LOST && strstr(sym_last_error(), want) ? 7 : 8);
+    r->status[me] = sym_barrier_all();
+    snprintf(r->message[me], sizeof(r->message[me]), "%s", sym_last_error());
+    __atomic_fetch_add(&r->done, 1, __ATOMIC_RELEASE);
+    const double deadline = harness_now() + harness_seconds(20);
+    while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) < npes - 1) {
+        PE_ASSERT(harness_now() < deadline, "the other survivor never reported");
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    _exit(0);
 }
 
 Test(launcher_tcp, failing_pe_named, .timeout = HARNESS_CR_TIMEOUT(60))
 {
-    struct pe_job job = { .npes = 3, .body = one_fails_body, .launcher = HARNESS_LAUNCHER_TCP };
+    struct fail_report *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert(r != MAP_FAILED, "mmap: %s", strerror(errno));
+    struct pe_job job = { .npes = 3, .body = one_fails_body, .arg = r,
+                          .launcher = HARNESS_LAUNCHER_TCP };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(!out.timed_out, "the job timed out");
     cr_assert_eq(out.exit_code[2], 1, "PE 2 ended with %d, not its failure (1)",
                  out.exit_code[2]);
-    for (int i = 0; i < 2; i++)
-        cr_assert_eq(out.exit_code[i], 7,
-                     "PE %d ended with %d: it did not report PE 2 lost (7) (see above)", i,
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(out.exit_code[i], 0, "PE %d ended with %d (see above)", i,
                      out.exit_code[i]);
+        cr_assert(r->status[i] == SYM_ERR_PEER_LOST && strstr(r->message[i], "PE 2 "),
+                  "PE %d's barrier after PE 2 failed returned %s: %s", i,
+                  sym_status_name(r->status[i]), r->message[i]);
+    }
     cr_assert_eq(out.leftover_objects, 0, "%d objects left", out.leftover_objects);
+    munmap(r, sizeof(*r));
 }
 
 /* Every PE hangs outside the library: only the job timeout ends it. */
