@@ -24,6 +24,17 @@
 #include "harness.h"
 #include "internal.h"
 
+/* Every job here has 3 PEs: PE 0, the rendezvous root, serves two others. */
+#define NPES 3
+
+/* The jobs run through pe_job_run honour SYMHEAP_TEST_PES as run_pes does. */
+static void skip_unless_listed(void)
+{
+    if (!harness_pes_listed(NPES))
+        cr_skip_test("SYMHEAP_TEST_PES=%s leaves jobs of %d PEs out", getenv("SYMHEAP_TEST_PES"),
+                     NPES);
+}
+
 static const char *launcher_name(enum harness_launcher l)
 {
     return l == HARNESS_LAUNCHER_TCP ? "tcp" : "symrun";
@@ -57,14 +68,14 @@ static void in_effect_body(int me, int npes, void *arg)
     /* symrun's segment is reachable from no PE of a rendezvous job */
     PE_ASSERT(tcp == (sym_rt.job == NULL), "the job control segment is %smapped",
               sym_rt.job ? "" : "not ");
-    PE_ASSERT(npes == 3, "%d PEs", npes);
+    PE_ASSERT(npes == NPES, "%d PEs", npes);
     PE_OK(sym_barrier_all());
 }
 
 Test(launcher, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
 {
     enum harness_launcher want = harness_launcher();
-    run_pes(3, in_effect_body, &want);
+    run_pes(NPES, in_effect_body, &want);
 }
 
 /* The launcher's own variables win over the job's: a job cannot make its
@@ -74,7 +85,8 @@ Test(launcher_tcp, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
     enum harness_launcher want = HARNESS_LAUNCHER_TCP;
     const char *const env[] = { "SYMHEAP_BOOTSTRAP=symrun", "SYMHEAP_SYMRUN_FD=99",
                                 "SYMHEAP_ROOT_ADDR=127.0.0.1:9", NULL };
-    struct pe_job job = { .npes = 3, .body = in_effect_body, .arg = &want, .env = env,
+    skip_unless_listed();
+    struct pe_job job = { .npes = NPES, .body = in_effect_body, .arg = &want, .env = env,
                           .launcher = HARNESS_LAUNCHER_TCP };
     struct pe_outcome out;
     pe_job_run(&job, &out);
@@ -102,10 +114,11 @@ static void leak_body(int me, int npes, void *arg)
 
 static void leftover_counted(enum harness_launcher launcher)
 {
-    struct pe_job job = { .npes = 2, .body = leak_body, .launcher = launcher };
+    skip_unless_listed();
+    struct pe_job job = { .npes = NPES, .body = leak_body, .launcher = launcher };
     struct pe_outcome out;
     pe_job_run(&job, &out);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < NPES; i++)
         cr_assert_eq(out.exit_code[i], 0, "PE %d ended with %d", i, out.exit_code[i]);
     cr_assert_eq(out.leftover_objects, 1, "%d objects of the job counted, 1 left by PE 1",
                  out.leftover_objects);
@@ -168,10 +181,11 @@ static void one_fails_body(int me, int npes, void *arg)
 
 Test(launcher_tcp, failing_pe_named, .timeout = HARNESS_CR_TIMEOUT(60))
 {
+    skip_unless_listed();
     struct fail_report *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert(r != MAP_FAILED, "mmap: %s", strerror(errno));
-    struct pe_job job = { .npes = 3, .body = one_fails_body, .arg = r,
+    struct pe_job job = { .npes = NPES, .body = one_fails_body, .arg = r,
                           .launcher = HARNESS_LAUNCHER_TCP };
     struct pe_outcome out;
     pe_job_run(&job, &out);
@@ -202,12 +216,13 @@ static void hang_body(int me, int npes, void *arg)
 Test(launcher_tcp, hang_killed_at_job_timeout, .timeout = HARNESS_CR_TIMEOUT(60))
 {
     const double limit = 2;
-    struct pe_job job = { .npes = 2, .body = hang_body, .job_timeout_s = limit,
+    skip_unless_listed();
+    struct pe_job job = { .npes = NPES, .body = hang_body, .job_timeout_s = limit,
                           .launcher = HARNESS_LAUNCHER_TCP };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(out.timed_out, "the job did not time out");
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < NPES; i++)
         cr_assert_eq(out.term_signal[i], SIGTERM, "PE %d ended with %d, not SIGTERM", i,
                      out.exit_code[i]);
     /* the launcher sends SIGTERM at the limit, SIGKILL 1 s later */
