@@ -97,6 +97,18 @@ enum harness_launcher harness_launcher(void)
     return chosen;
 }
 
+void harness_require_symrun(const char *why)
+{
+    if (harness_launcher() != HARNESS_LAUNCHER_SYMRUN)
+        cr_skip_test("SYMHEAP_TEST_LAUNCHER=%s: %s", getenv("SYMHEAP_TEST_LAUNCHER"), why);
+}
+
+const char *harness_killed_words(void)
+{
+    return harness_launcher() == HARNESS_LAUNCHER_TCP ? "without finalizing (died or unreachable"
+                                                      : "signal 9";
+}
+
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     char msg[1024];

@@ -35,6 +35,18 @@ enum harness_launcher {
  * any other value aborts the test program, saying so. */
 enum harness_launcher harness_launcher(void);
 
+/* For a test that checks what only symrun's job control segment gives (a
+ * PE's exit status told to its peers, the segment itself, the launcher's
+ * variables as plain configuration): under any other launcher, report the
+ * test as skipped, saying why, instead of running it unfaithfully. */
+void harness_require_symrun(const char *why);
+
+/* The words survivors use for a PE's death by SIGKILL: under symrun the
+ * launcher publishes how it died ("killed by signal 9"); under the TCP
+ * rendezvous they only see its connection drop without a goodbye
+ * ("... without finalizing (died or unreachable...)"). */
+const char *harness_killed_words(void);
+
 /* A body: runs on every PE.  Returning means success. */
 typedef void (*pe_body_fn)(int me, int npes, void *arg);
 
