@@ -80,15 +80,15 @@ double harness_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-enum harness_launcher harness_launcher(void)
+const char *harness_launcher(void)
 {
-    static enum harness_launcher chosen;
-    if (chosen == HARNESS_LAUNCHER_DEFAULT) {
+    static const char *chosen;
+    if (!chosen) {
         const char *s = getenv("SYMHEAP_TEST_LAUNCHER");
         if (!s || !*s || !strcmp(s, "symrun")) {
-            chosen = HARNESS_LAUNCHER_SYMRUN;
+            chosen = "symrun";
         } else if (!strcmp(s, "tcp")) {
-            chosen = HARNESS_LAUNCHER_TCP;
+            chosen = "tcp";
         } else {
             fprintf(stderr, "SYMHEAP_TEST_LAUNCHER='%s' is not one of symrun, tcp\n", s);
             abort();
@@ -99,14 +99,14 @@ enum harness_launcher harness_launcher(void)
 
 void harness_require_symrun(const char *why)
 {
-    if (harness_launcher() != HARNESS_LAUNCHER_SYMRUN)
+    if (strcmp(harness_launcher(), "symrun") != 0)
         cr_skip_test("SYMHEAP_TEST_LAUNCHER=%s: %s", getenv("SYMHEAP_TEST_LAUNCHER"), why);
 }
 
 const char *harness_killed_words(void)
 {
-    return harness_launcher() == HARNESS_LAUNCHER_TCP ? "without finalizing (died or unreachable"
-                                                      : "signal 9";
+    return !strcmp(harness_launcher(), "tcp") ? "without finalizing (died or unreachable"
+                                              : "signal 9";
 }
 
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
@@ -165,7 +165,7 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         env[n++] = job->env[i];
     env[n] = NULL;
 
-    enum harness_launcher launcher = job->launcher ? job->launcher : harness_launcher();
+    const char *launcher = job->launcher ? job->launcher : harness_launcher();
     char root_addr[64];
     struct sym_launch_opts opts = {
         .npes = job->npes,
@@ -176,7 +176,7 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         .env = env,
         .quiet = false,
         .keep_objects = false, /* res.objects_left: what the library left, then swept */
-        .tcp_root_addr = launcher == HARNESS_LAUNCHER_TCP
+        .tcp_root_addr = !strcmp(launcher, "tcp")
                              ? harness_tcp_root_addr(root_addr, sizeof(root_addr))
                              : NULL,
     };

@@ -21,19 +21,13 @@
 
 #define HARNESS_MAX_PES 64
 
-/* How the PEs of a job are started and join it (SYMHEAP_TEST_LAUNCHER). */
-enum harness_launcher {
-    HARNESS_LAUNCHER_DEFAULT = 0, /* in struct pe_job: the one harness_launcher() names */
-    HARNESS_LAUNCHER_SYMRUN,      /* forked by the launcher, joined through its job
-                                     control segment, as under symrun */
-    HARNESS_LAUNCHER_TCP,         /* forked and supervised by the same launcher, but
-                                     joined through the TCP rendezvous on 127.0.0.1,
-                                     as PEs started by hand (harness_tcp.c) */
-};
-
-/* SYMHEAP_TEST_LAUNCHER=symrun|tcp (unset or empty: symrun), read once;
- * any other value aborts the test program, saying so. */
-enum harness_launcher harness_launcher(void);
+/* SYMHEAP_TEST_LAUNCHER: who starts the PEs of every job and how they join
+ * it, read once.  "symrun" (unset or empty too): forked by the launcher,
+ * joined through its job control segment, as under symrun.  "tcp": forked
+ * and supervised by the same launcher, but joined through the TCP
+ * rendezvous on 127.0.0.1, as PEs started by hand (harness_tcp.c).
+ * Anything else aborts the test program, saying so. */
+const char *harness_launcher(void);
 
 /* For a test that checks what only symrun's job control segment gives (a
  * PE's exit status told to its peers, the segment itself, the launcher's
@@ -58,7 +52,7 @@ struct pe_job {
     const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
     double job_timeout_s;    /* whole job; default 120 */
     double grace_s;          /* launcher grace after the first failure; default 5 */
-    enum harness_launcher launcher; /* default: harness_launcher() */
+    const char *launcher;    /* NULL: harness_launcher(); or force "symrun", "tcp" */
 };
 
 struct pe_outcome {

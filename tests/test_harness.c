@@ -35,11 +35,6 @@ static void skip_unless_listed(void)
                      NPES);
 }
 
-static const char *launcher_name(enum harness_launcher l)
-{
-    return l == HARNESS_LAUNCHER_TCP ? "tcp" : "symrun";
-}
-
 static void assert_env(const char *name, bool set)
 {
     const char *v = getenv(name);
@@ -52,11 +47,10 @@ static void assert_env(const char *name, bool set)
 static void in_effect_body(int me, int npes, void *arg)
 {
     (void)me;
-    enum harness_launcher want = *(const enum harness_launcher *)arg;
+    const char *want = arg;
     const char *name = sym_rt.boot->ops->name;
-    PE_ASSERT(!strcmp(name, launcher_name(want)), "joined through the %s bootstrap, not %s",
-              name, launcher_name(want));
-    const bool tcp = want == HARNESS_LAUNCHER_TCP;
+    PE_ASSERT(!strcmp(name, want), "joined through the %s bootstrap, not %s", name, want);
+    const bool tcp = !strcmp(want, "tcp");
     assert_env("SYMHEAP_ROOT_ADDR", tcp);
     assert_env("SYMHEAP_RANK", tcp);
     assert_env("SYMHEAP_SIZE", tcp);
@@ -74,20 +68,18 @@ static void in_effect_body(int me, int npes, void *arg)
 
 Test(launcher, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
 {
-    enum harness_launcher want = harness_launcher();
-    run_pes(NPES, in_effect_body, &want);
+    run_pes(NPES, in_effect_body, (void *)harness_launcher());
 }
 
 /* The launcher's own variables win over the job's: a job cannot make its
  * PEs join symrun's segment (or another rendezvous) by accident. */
 Test(launcher_tcp, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
 {
-    enum harness_launcher want = HARNESS_LAUNCHER_TCP;
     const char *const env[] = { "SYMHEAP_BOOTSTRAP=symrun", "SYMHEAP_SYMRUN_FD=99",
                                 "SYMHEAP_ROOT_ADDR=127.0.0.1:9", NULL };
     skip_unless_listed();
-    struct pe_job job = { .npes = NPES, .body = in_effect_body, .arg = &want, .env = env,
-                          .launcher = HARNESS_LAUNCHER_TCP };
+    struct pe_job job = { .npes = NPES, .body = in_effect_body, .arg = "tcp", .env = env,
+                          .launcher = "tcp" };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -112,7 +104,7 @@ static void leak_body(int me, int npes, void *arg)
     close(fd);
 }
 
-static void leftover_counted(enum harness_launcher launcher)
+static void leftover_counted(const char *launcher)
 {
     skip_unless_listed();
     struct pe_job job = { .npes = NPES, .body = leak_body, .launcher = launcher };
@@ -145,7 +137,7 @@ Test(launcher, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
 
 Test(launcher_tcp, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
 {
-    leftover_counted(HARNESS_LAUNCHER_TCP);
+    leftover_counted("tcp");
 }
 
 /* PE 2 fails after a barrier: the harness must report the failure under
@@ -186,7 +178,7 @@ Test(launcher_tcp, failing_pe_named, .timeout = HARNESS_CR_TIMEOUT(60))
                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert(r != MAP_FAILED, "mmap: %s", strerror(errno));
     struct pe_job job = { .npes = NPES, .body = one_fails_body, .arg = r,
-                          .launcher = HARNESS_LAUNCHER_TCP };
+                          .launcher = "tcp" };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(!out.timed_out, "the job timed out");
@@ -218,7 +210,7 @@ Test(launcher_tcp, hang_killed_at_job_timeout, .timeout = HARNESS_CR_TIMEOUT(60)
     const double limit = 2;
     skip_unless_listed();
     struct pe_job job = { .npes = NPES, .body = hang_body, .job_timeout_s = limit,
-                          .launcher = HARNESS_LAUNCHER_TCP };
+                          .launcher = "tcp" };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(out.timed_out, "the job did not time out");
