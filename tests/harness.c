@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "harness_tcp.h"
 #include "launch/launcher.h"
 
 /* Small heaps keep 8-PE jobs cheap; short timeouts make a hang fail fast. */
@@ -79,6 +80,35 @@ double harness_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *harness_launcher(void)
+{
+    static const char *chosen;
+    if (!chosen) {
+        const char *s = getenv("SYMHEAP_TEST_LAUNCHER");
+        if (!s || !*s || !strcmp(s, "symrun")) {
+            chosen = "symrun";
+        } else if (!strcmp(s, "tcp")) {
+            chosen = "tcp";
+        } else {
+            fprintf(stderr, "SYMHEAP_TEST_LAUNCHER='%s' is not one of symrun, tcp\n", s);
+            abort();
+        }
+    }
+    return chosen;
+}
+
+void harness_require_symrun(const char *why)
+{
+    if (strcmp(harness_launcher(), "symrun") != 0)
+        cr_skip_test("SYMHEAP_TEST_LAUNCHER=%s: %s", getenv("SYMHEAP_TEST_LAUNCHER"), why);
+}
+
+const char *harness_killed_words(void)
+{
+    return !strcmp(harness_launcher(), "tcp") ? "without finalizing (died or unreachable"
+                                              : "signal 9";
+}
+
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     char msg[1024];
@@ -135,6 +165,8 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         env[n++] = job->env[i];
     env[n] = NULL;
 
+    const char *launcher = job->launcher ? job->launcher : harness_launcher();
+    char root_addr[64];
     struct sym_launch_opts opts = {
         .npes = job->npes,
         .body = pe_main,
@@ -143,7 +175,10 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         .grace_s = harness_seconds(job->grace_s > 0 ? job->grace_s : 5),
         .env = env,
         .quiet = false,
-        .keep_objects = true, /* count what the library leaves, then sweep */
+        .keep_objects = false, /* res.objects_left: what the library left, then swept */
+        .tcp_root_addr = !strcmp(launcher, "tcp")
+                             ? harness_tcp_root_addr(root_addr, sizeof(root_addr))
+                             : NULL,
     };
     struct sym_launch_result res;
     double t0 = harness_now();
@@ -162,8 +197,7 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
             out->exit_code[i] = WEXITSTATUS(ws);
         }
     }
-    out->leftover_objects = sym_launch_count_job_objects(res.key);
-    sym_launch_cleanup_job(res.key);
+    out->leftover_objects = res.objects_left;
     sym_launch_result_free(&res);
 }
 

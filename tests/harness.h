@@ -2,7 +2,9 @@
  * harness.h - run a test body on N real PEs.
  *
  * The body runs in N processes forked by the real launcher (src/launch), each
- * joining the job through sym_init() exactly as under symrun.  A PE reports
+ * joining the job through sym_init() exactly as under symrun, or, with
+ * SYMHEAP_TEST_LAUNCHER=tcp, exactly as PEs started by hand with the TCP
+ * rendezvous (the launcher still supervises them).  A PE reports
  * failure only through its exit status (Criterion's assertions must not be
  * used in a forked child): PE_ASSERT prints what failed, with the PE number,
  * and exits.  The test process then fails the Criterion test naming every
@@ -19,6 +21,26 @@
 
 #define HARNESS_MAX_PES 64
 
+/* SYMHEAP_TEST_LAUNCHER: who starts the PEs of every job and how they join
+ * it, read once.  "symrun" (unset or empty too): forked by the launcher,
+ * joined through its job control segment, as under symrun.  "tcp": forked
+ * and supervised by the same launcher, but joined through the TCP
+ * rendezvous on 127.0.0.1, as PEs started by hand (harness_tcp.c).
+ * Anything else aborts the test program, saying so. */
+const char *harness_launcher(void);
+
+/* For a test that checks what only symrun's job control segment gives (a
+ * PE's exit status told to its peers, the segment itself, the launcher's
+ * variables as plain configuration): under any other launcher, report the
+ * test as skipped, saying why, instead of running it unfaithfully. */
+void harness_require_symrun(const char *why);
+
+/* The words survivors use for a PE's death by SIGKILL: under symrun the
+ * launcher publishes how it died ("killed by signal 9"); under the TCP
+ * rendezvous they only see its connection drop without a goodbye
+ * ("... without finalizing (died or unreachable...)"). */
+const char *harness_killed_words(void);
+
 /* A body: runs on every PE.  Returning means success. */
 typedef void (*pe_body_fn)(int me, int npes, void *arg);
 
@@ -30,6 +52,7 @@ struct pe_job {
     const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
     double job_timeout_s;    /* whole job; default 120 */
     double grace_s;          /* launcher grace after the first failure; default 5 */
+    const char *launcher;    /* NULL: harness_launcher(); or force "symrun", "tcp" */
 };
 
 struct pe_outcome {

@@ -192,6 +192,7 @@ static void private_objects_body(int me, int npes, void *arg)
 
 Test(security, heap_objects_private_and_survive_sweep)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     if (getuid() != 0)
         cr_log_warn("not root: the other-user checks are skipped");
     struct pe_job job = { .npes = 2, .body = private_objects_body, .raw = true,
@@ -269,6 +270,7 @@ static void squatted_body(int me, int npes, void *arg)
 
 Test(security, squatted_heap_name_refused)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     struct pe_job job = { .npes = 2, .body = squatted_body, .raw = true, .job_timeout_s = 60 };
     struct pe_outcome out;
     pe_job_run(&job, &out);
@@ -441,6 +443,7 @@ static void foreign_ctrl_body(int me, int npes, void *arg)
 
 Test(security, foreign_control_segment_refused)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     struct pe_job job = { .npes = 2, .body = foreign_ctrl_body, .raw = true,
                           .job_timeout_s = 60 };
     struct pe_outcome out;
