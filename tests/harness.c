@@ -92,7 +92,7 @@ void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
     _exit(1);
 }
 
-static int pe_main(int pe, int npes, void *arg)
+int harness_pe_main(int pe, int npes, void *arg)
 {
     const struct pe_job *job = arg;
     (void)npes;
@@ -116,15 +116,27 @@ static int pe_main(int pe, int npes, void *arg)
     return 0;
 }
 
-void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
+/* SYMHEAP_TEST_LAUNCHER: who starts the PEs of every job. */
+const char *harness_launcher(void)
 {
-    memset(out, 0, sizeof(*out));
-    out->npes = job->npes;
-    if (job->npes < 1 || job->npes > HARNESS_MAX_PES)
-        cr_assert_fail("pe_job_run: %d PEs is outside 1..%d", job->npes, HARNESS_MAX_PES);
+    static const char *which;
+    if (!which) {
+        const char *s = getenv("SYMHEAP_TEST_LAUNCHER");
+        if (!s || !*s || !strcmp(s, "symrun"))
+            which = "symrun";
+        else if (!strcmp(s, "mpirun"))
+            which = "mpirun";
+        else {
+            fprintf(stderr, "SYMHEAP_TEST_LAUNCHER='%s' is not one of symrun, mpirun\n", s);
+            abort();
+        }
+    }
+    return which;
+}
 
+size_t harness_job_env(const struct pe_job *job, const char *env[64])
+{
     /* defaults first, the job's own entries after them so they win */
-    const char *env[64];
     size_t n = 0;
     /* the default library timeout scales with the test's time limits */
     for (size_t i = 0; default_env[i]; i++)
@@ -134,10 +146,25 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
     for (size_t i = 0; job->env && job->env[i] && n < 63; i++)
         env[n++] = job->env[i];
     env[n] = NULL;
+    return n;
+}
+
+void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->npes = job->npes;
+    if (job->npes < 1 || job->npes > HARNESS_MAX_PES)
+        cr_assert_fail("pe_job_run: %d PEs is outside 1..%d", job->npes, HARNESS_MAX_PES);
+    if (!strcmp(harness_launcher(), "mpirun")) {
+        harness_mpirun_job_run(job, out);
+        return;
+    }
+    const char *env[64];
+    harness_job_env(job, env);
 
     struct sym_launch_opts opts = {
         .npes = job->npes,
-        .body = pe_main,
+        .body = harness_pe_main,
         .body_arg = (void *)job,
         .job_timeout_s = harness_seconds(job->job_timeout_s > 0 ? job->job_timeout_s : 120),
         .grace_s = harness_seconds(job->grace_s > 0 ? job->grace_s : 5),

@@ -123,6 +123,27 @@ const char *harness_timeout_env(double s);
  * in the same slots. */
 const char *harness_timeout_text(double s);
 
+/* SYMHEAP_TEST_LAUNCHER (symrun by default, or mpirun): who starts the PEs
+ * of every job; anything else aborts.  Read once. */
+const char *harness_launcher(void);
+
+/* ---- for the launchers (harness_*.c) ---- */
+
+/* A PE's life: sym_init, the body, sym_finalize (raw: the body alone);
+ * `job` is the struct pe_job.  Returns the PE's exit status. */
+int harness_pe_main(int pe, int npes, void *job);
+
+/* The harness defaults then the job's env, NULL-terminated; returns the count. */
+size_t harness_job_env(const struct pe_job *job, const char *env[64]);
+
+/* harness_mpirun.c: the job's PEs as ranks of Open MPI's mpirun, joining
+ * through PMIx.  Same contract as pe_job_run. */
+void harness_mpirun_job_run(const struct pe_job *job, struct pe_outcome *out);
+
+/* The private directory of the last mpirun job (its proxies carry it in
+ * their arguments): tests check nothing of the job outlives it. */
+const char *harness_mpirun_last_dir(void);
+
 /* The PE counts every multi-PE feature is tested at. */
 #define HARNESS_PE_COUNTS {1, 2, 3, 4, 8}
 
