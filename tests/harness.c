@@ -134,6 +134,14 @@ const char *harness_launcher(void)
     return which;
 }
 
+void harness_skip_if_launcher_ends_job_on_kill(void)
+{
+    if (!strcmp(harness_launcher(), "mpirun"))
+        cr_skip_test("SYMHEAP_TEST_LAUNCHER=mpirun: mpirun ends the whole job when a PE is "
+                     "killed (SIGTERM to the survivors), so their report of the loss cannot be "
+                     "awaited");
+}
+
 size_t harness_job_env(const struct pe_job *job, const char *env[64])
 {
     /* defaults first, the job's own entries after them so they win */

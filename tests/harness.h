@@ -2,7 +2,9 @@
  * harness.h - run a test body on N real PEs.
  *
  * The body runs in N processes forked by the real launcher (src/launch), each
- * joining the job through sym_init() exactly as under symrun.  A PE reports
+ * joining the job through sym_init() exactly as under symrun; with
+ * SYMHEAP_TEST_LAUNCHER=mpirun, as the ranks of an Open MPI mpirun joining
+ * through PMIx instead (harness_mpirun.c).  A PE reports
  * failure only through its exit status (Criterion's assertions must not be
  * used in a forked child): PE_ASSERT prints what failed, with the PE number,
  * and exits.  The test process then fails the Criterion test naming every
@@ -126,6 +128,12 @@ const char *harness_timeout_text(double s);
 /* SYMHEAP_TEST_LAUNCHER (symrun by default, or mpirun): who starts the PEs
  * of every job; anything else aborts.  Read once. */
 const char *harness_launcher(void);
+
+/* For a job killing a PE on purpose and expecting the survivors to report
+ * it: skipped, saying why, under a launcher that ends the whole job itself
+ * when a PE dies (Open MPI's mpirun sends the survivors SIGTERM, racing
+ * their report; nor can they learn the signal, symrun's job segment's). */
+void harness_skip_if_launcher_ends_job_on_kill(void);
 
 /* ---- for the launchers (harness_*.c) ---- */
 
