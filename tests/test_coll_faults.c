@@ -676,6 +676,7 @@ ParameterizedTestParameters(coll_faults, killed_in_ring_allreduce)
 
 ParameterizedTest(int *npes, coll_faults, killed_in_ring_allreduce)
 {
+    harness_skip_if_launcher_ends_job_on_kill();
     struct pe_job job = { .npes = *npes, .body = killed_in_allreduce_body, .raw = true };
     struct pe_outcome out;
     pe_job_run(&job, &out);
@@ -1097,6 +1098,7 @@ ParameterizedTestParameters(coll_faults, receiver_dies_while_root_ahead)
 
 ParameterizedTest(struct dies_param *p, coll_faults, receiver_dies_while_root_ahead)
 {
+    harness_skip_if_launcher_ends_job_on_kill();
     struct pe_job job = { .npes = p->npes, .body = receiver_dies_body, .arg = p, .raw = true };
     struct pe_outcome out;
     pe_job_run(&job, &out);
