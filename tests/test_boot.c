@@ -1,7 +1,8 @@
 /*
  * test_boot.c - jobs that symrun does not start: PEs started by hand with
  * the TCP rendezvous (SYMHEAP_RANK, SYMHEAP_SIZE, SYMHEAP_ROOT_ADDR), and
- * by mpirun through PMIx.  Each PE runs the self-checking program boot_pe
+ * by mpirun and by Slurm's srun (a private one-node Slurm, boot_slurm.c) through
+ * PMIx.  Each PE runs the self-checking program boot_pe
  * ($BOOT_PE) with its own output file; the test checks every PE's exit
  * status and what it printed.
  *
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "boot_jobs.h"
+#include "boot_slurm.h"
 
 static void root_env(char *buf, size_t len, const char *host, int port)
 {
@@ -425,6 +427,68 @@ Test(boot_pmix, mpirun_pe_killed)
     free(out);
     cr_assert(!strstr(copy, "boot_pe: PE"), "a survivor failed its checks:\n%s", copy);
     bjob_fini(&job);
+}
+
+/* ---- srun --mpi=pmix ---------------------------------------------------- */
+
+/* The same program, unchanged, launched by Slurm's srun through its PMIx
+ * plugin on a private one-node Slurm (boot_slurm.c): over shm and over
+ * ofi (default provider, and libfabric's shm), at 2 and 3 PEs on the two
+ * cores (srun -O: more tasks than the node's CPUs). */
+Test(boot_pmix, srun)
+{
+    const char *missing = bslurm_missing();
+    if (missing)
+        cr_skip_test("SKIPPED: %s", missing);
+    const char *pe = getenv("BOOT_PE");
+    cr_assert(pe, "BOOT_PE is not set (run the test through meson)");
+    struct bslurm slurm;
+    char why[2048];
+    cr_assert(bslurm_start(&slurm, 20, why, sizeof(why)), "%s", why);
+    char plugins[64] = "";
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "%s srun --mpi=list 2>&1 | grep -c -w pmix", slurm.conf_env);
+    FILE *p = popen(cmd, "r");
+    if (p) {
+        if (!fgets(plugins, sizeof(plugins), p))
+            plugins[0] = '\0';
+        pclose(p);
+    }
+    if (atoi(plugins) == 0) {
+        bslurm_stop(&slurm);
+        cr_skip_test("SKIPPED: srun --mpi=list names no pmix plugin (mpi_pmix.so, in "
+                     "slurm-wlm-basic-plugins)");
+    }
+    static const struct {
+        int np;
+        const char *transport, *provider;
+    } runs[] = {
+        { 2, "SYMHEAP_TRANSPORT=auto", NULL },
+        { 3, "SYMHEAP_TRANSPORT=auto", NULL },
+        { 2, "SYMHEAP_TRANSPORT=ofi", NULL },
+        { 3, "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm" },
+    };
+    for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+        char n[16];
+        snprintf(n, sizeof(n), "%d", runs[k].np);
+        const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", n, pe, "check", NULL };
+        const char *env[] = { slurm.conf_env, runs[k].transport, runs[k].provider, NULL };
+        struct bjob job;
+        bjob_init(&job, 1);
+        bjob_start_argv(&job, 0, argv, env);
+        bjob_wait(&job, 60);
+        bjob_assert_exit(&job, 0, 0);
+        bool ofi = strstr(runs[k].transport, "ofi") != NULL;
+        for (int r = 0; r < runs[k].np; r++) {
+            char want[64], own[16];
+            snprintf(own, sizeof(own), "%d ", r);
+            snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, runs[k].np,
+                     ofi ? own : runs[k].np == 2 ? "0,1 " : "0,1,2 ");
+            bjob_assert_output(&job, 0, want);
+        }
+        bjob_fini(&job);
+    }
+    bslurm_stop(&slurm);
 }
 
 Test(boot_pmix, no_launcher)
