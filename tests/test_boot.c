@@ -435,19 +435,18 @@ Test(boot_pmix, mpirun_pe_killed)
  * plugin on a private one-node Slurm (boot_slurm.c): over shm and over
  * ofi (default provider, and libfabric's shm), at 2 and 3 PEs on the two
  * cores (srun -O: more tasks than the node's CPUs). */
-Test(boot_pmix, srun)
+/* Start the private Slurm, or skip the test saying what is missing. */
+static void start_slurm(struct bslurm *slurm)
 {
     const char *missing = bslurm_missing();
     if (missing)
         cr_skip_test("SKIPPED: %s", missing);
-    const char *pe = getenv("BOOT_PE");
-    cr_assert(pe, "BOOT_PE is not set (run the test through meson)");
-    struct bslurm slurm;
+    cr_assert(getenv("BOOT_PE"), "BOOT_PE is not set (run the test through meson)");
     char why[2048];
-    cr_assert(bslurm_start(&slurm, 20, why, sizeof(why)), "%s", why);
+    cr_assert(bslurm_start(slurm, 20, why, sizeof(why)), "%s", why);
     char plugins[64] = "";
     char cmd[256];
-    snprintf(cmd, sizeof(cmd), "%s srun --mpi=list 2>&1 | grep -c -w pmix", slurm.conf_env);
+    snprintf(cmd, sizeof(cmd), "%s srun --mpi=list 2>&1 | grep -c -w pmix", slurm->conf_env);
     FILE *p = popen(cmd, "r");
     if (p) {
         if (!fgets(plugins, sizeof(plugins), p))
@@ -455,10 +454,17 @@ Test(boot_pmix, srun)
         pclose(p);
     }
     if (atoi(plugins) == 0) {
-        bslurm_stop(&slurm);
+        bslurm_stop(slurm);
         cr_skip_test("SKIPPED: srun --mpi=list names no pmix plugin (mpi_pmix.so, in "
                      "slurm-wlm-basic-plugins)");
     }
+}
+
+Test(boot_pmix, srun)
+{
+    struct bslurm slurm;
+    start_slurm(&slurm);
+    const char *pe = getenv("BOOT_PE");
     static const struct {
         int np;
         const char *transport, *provider;
@@ -488,6 +494,33 @@ Test(boot_pmix, srun)
         }
         bjob_fini(&job);
     }
+    bslurm_stop(&slurm);
+}
+
+/* A PE killed under srun: Slurm ends the step and names the task (its
+ * PMIx plugin's error handler sees the abort); no survivor reports
+ * anything but the loss (one that saw it in time prints "lost: ... PE 2";
+ * over shm they do, before Slurm ends them). */
+Test(boot_pmix, srun_pe_killed)
+{
+    struct bslurm slurm;
+    start_slurm(&slurm);
+    const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", "3", getenv("BOOT_PE"), "die", "2",
+                           NULL };
+    const char *env[] = { slurm.conf_env, NULL };
+    struct bjob job;
+    bjob_init(&job, 1);
+    bjob_start_argv(&job, 0, argv, env);
+    bjob_wait(&job, 60);
+    int ws = job.p[0].status;
+    cr_assert(!WIFEXITED(ws) || WEXITSTATUS(ws) != 0, "srun exited 0 after a PE was killed");
+    bjob_assert_output(&job, 0, "task 2: Killed");
+    static char copy[8192];
+    char *out = bjob_output(&job, 0);
+    snprintf(copy, sizeof(copy), "%s", out ? out : "");
+    free(out);
+    cr_assert(!strstr(copy, "boot_pe: PE"), "a survivor failed its checks:\n%s", copy);
+    bjob_fini(&job);
     bslurm_stop(&slurm);
 }
 
