@@ -154,7 +154,7 @@ static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
 int sym_config_mr_force_words(const char *text, unsigned *words_p)
 {
     static const char *const words[] = { "none", "local", "prov_key", "endpoint",
-                                         "allocated", "all" };
+                                         "allocated", "all", "virt_addr" };
     const size_t nwords = sizeof(words) / sizeof(words[0]);
     unsigned set = 0;
     for (const char *w = text; *w;) {
@@ -217,7 +217,7 @@ sym_status_t sym_config_load(struct sym_config *cfg)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_OFI_MR_FORCE='%s' is not "
                          "valid: unknown word \"%.*s\" (expected a comma-separated list of "
-                         "none, local, prov_key, endpoint, allocated, all)",
+                         "none, local, prov_key, endpoint, allocated, all, virt_addr)",
                          c.ofi_mr_force.s, (int)strcspn(c.ofi_mr_force.s + mr_words, ","),
                          c.ofi_mr_force.s + mr_words);
     char host[256], port[16];

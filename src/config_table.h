@@ -108,7 +108,16 @@
       "(0: on the first operation to it, as the provider does by itself)")              \
     X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
       "Tests only: run the ofi transport as if the provider required these mr_mode "    \
-      "bits, a comma-separated list of local, prov_key, endpoint, allocated, or all "   \
-      "(none: only what the provider asks for)")
+      "bits, a comma-separated list of local, prov_key, endpoint, allocated, all (the " \
+      "four), virt_addr (only on a provider that offers FI_MR_VIRT_ADDR, as shm; "      \
+      "elsewhere an init error) (none: only what the provider asks for)")             \
+    X(ofi_eagain_every, "SYMHEAP_OFI_EAGAIN_EVERY", UINT, "0",                          \
+      "Tests only: every N-th attempt of the ofi transport to post an operation "       \
+      "answers -FI_EAGAIN without reaching the provider, which the transport retries "  \
+      "(1: every one, so operations time out); 0: off")                                 \
+    X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                          \
+      "Tests only: run the ofi transport as if the provider did not order writes and "  \
+      "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "   \
+      "provider offers it, as sockets does, else waits for the data first)")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -81,7 +81,7 @@ struct sym_config {
  * A malformed value fails with SYM_ERR_CONFIG naming the variable and value. */
 sym_status_t sym_config_load(struct sym_config *cfg);
 /* SYMHEAP_OFI_MR_FORCE's words: on success 0 and *words_p has bit k set for
- * word k of none, local, prov_key, endpoint, allocated, all; on an unknown
+ * word k of none, local, prov_key, endpoint, allocated, all, virt_addr; on an unknown
  * word -1 and *words_p is that word's offset in text. */
 int sym_config_mr_force_words(const char *text, unsigned *words_p);
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "harness_tcp.h"
 #include "launch/launcher.h"
 
 /* Small heaps keep 8-PE jobs cheap; short timeouts make a hang fail fast. */
@@ -79,6 +80,37 @@ double harness_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *harness_launcher(void)
+{
+    static const char *chosen;
+    if (!chosen) {
+        const char *s = getenv("SYMHEAP_TEST_LAUNCHER");
+        if (!s || !*s || !strcmp(s, "symrun")) {
+            chosen = "symrun";
+        } else if (!strcmp(s, "tcp")) {
+            chosen = "tcp";
+        } else if (!strcmp(s, "mpirun")) {
+            chosen = "mpirun";
+        } else {
+            fprintf(stderr, "SYMHEAP_TEST_LAUNCHER='%s' is not one of symrun, tcp, mpirun\n", s);
+            abort();
+        }
+    }
+    return chosen;
+}
+
+void harness_require_symrun(const char *why)
+{
+    if (strcmp(harness_launcher(), "symrun") != 0)
+        cr_skip_test("SYMHEAP_TEST_LAUNCHER=%s: %s", getenv("SYMHEAP_TEST_LAUNCHER"), why);
+}
+
+const char *harness_killed_words(void)
+{
+    return !strcmp(harness_launcher(), "tcp") ? "without finalizing (died or unreachable"
+                                              : "signal 9";
+}
+
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     char msg[1024];
@@ -92,7 +124,7 @@ void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
     _exit(1);
 }
 
-static int pe_main(int pe, int npes, void *arg)
+int harness_pe_main(int pe, int npes, void *arg)
 {
     const struct pe_job *job = arg;
     (void)npes;
@@ -116,15 +148,17 @@ static int pe_main(int pe, int npes, void *arg)
     return 0;
 }
 
-void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
+void harness_skip_if_launcher_ends_job_on_kill(void)
 {
-    memset(out, 0, sizeof(*out));
-    out->npes = job->npes;
-    if (job->npes < 1 || job->npes > HARNESS_MAX_PES)
-        cr_assert_fail("pe_job_run: %d PEs is outside 1..%d", job->npes, HARNESS_MAX_PES);
+    if (!strcmp(harness_launcher(), "mpirun"))
+        cr_skip_test("SYMHEAP_TEST_LAUNCHER=mpirun: mpirun ends the whole job when a PE is "
+                     "killed (SIGTERM to the survivors), so their report of the loss cannot be "
+                     "awaited");
+}
 
+size_t harness_job_env(const struct pe_job *job, const char *env[64])
+{
     /* defaults first, the job's own entries after them so they win */
-    const char *env[64];
     size_t n = 0;
     /* the default library timeout scales with the test's time limits */
     for (size_t i = 0; default_env[i]; i++)
@@ -134,16 +168,36 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
     for (size_t i = 0; job->env && job->env[i] && n < 63; i++)
         env[n++] = job->env[i];
     env[n] = NULL;
+    return n;
+}
 
+void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->npes = job->npes;
+    if (job->npes < 1 || job->npes > HARNESS_MAX_PES)
+        cr_assert_fail("pe_job_run: %d PEs is outside 1..%d", job->npes, HARNESS_MAX_PES);
+    const char *launcher = job->launcher ? job->launcher : harness_launcher();
+    if (!strcmp(launcher, "mpirun")) {
+        harness_mpirun_job_run(job, out);
+        return;
+    }
+    const char *env[64];
+    harness_job_env(job, env);
+
+    char root_addr[64];
     struct sym_launch_opts opts = {
         .npes = job->npes,
-        .body = pe_main,
+        .body = harness_pe_main,
         .body_arg = (void *)job,
         .job_timeout_s = harness_seconds(job->job_timeout_s > 0 ? job->job_timeout_s : 120),
         .grace_s = harness_seconds(job->grace_s > 0 ? job->grace_s : 5),
         .env = env,
         .quiet = false,
-        .keep_objects = true, /* count what the library leaves, then sweep */
+        .keep_objects = false, /* res.objects_left: what the library left, then swept */
+        .tcp_root_addr = !strcmp(launcher, "tcp")
+                             ? harness_tcp_root_addr(root_addr, sizeof(root_addr))
+                             : NULL,
     };
     struct sym_launch_result res;
     double t0 = harness_now();
@@ -162,8 +216,7 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
             out->exit_code[i] = WEXITSTATUS(ws);
         }
     }
-    out->leftover_objects = sym_launch_count_job_objects(res.key);
-    sym_launch_cleanup_job(res.key);
+    out->leftover_objects = res.objects_left;
     sym_launch_result_free(&res);
 }
 

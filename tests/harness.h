@@ -2,7 +2,11 @@
  * harness.h - run a test body on N real PEs.
  *
  * The body runs in N processes forked by the real launcher (src/launch), each
- * joining the job through sym_init() exactly as under symrun.  A PE reports
+ * joining the job through sym_init() exactly as under symrun; with
+ * SYMHEAP_TEST_LAUNCHER=tcp, exactly as PEs started by hand with the TCP
+ * rendezvous (the launcher still supervises them); with
+ * SYMHEAP_TEST_LAUNCHER=mpirun, as the ranks of an Open MPI mpirun joining
+ * through PMIx instead (harness_mpirun.c).  A PE reports
  * failure only through its exit status (Criterion's assertions must not be
  * used in a forked child): PE_ASSERT prints what failed, with the PE number,
  * and exits.  The test process then fails the Criterion test naming every
@@ -19,6 +23,28 @@
 
 #define HARNESS_MAX_PES 64
 
+/* SYMHEAP_TEST_LAUNCHER: who starts the PEs of every job and how they join
+ * it, read once.  "symrun" (unset or empty too): forked by the launcher,
+ * joined through its job control segment, as under symrun.  "tcp": forked
+ * and supervised by the same launcher, but joined through the TCP
+ * rendezvous on 127.0.0.1, as PEs started by hand (harness_tcp.c).
+ * "mpirun": ranks of Open MPI's mpirun joining through PMIx, each PE forked
+ * by the harness with the environment its rank's proxy got from mpirun
+ * (harness_mpirun.c).  Anything else aborts the test program, saying so. */
+const char *harness_launcher(void);
+
+/* For a test that checks what only symrun's job control segment gives (a
+ * PE's exit status told to its peers, the segment itself, the launcher's
+ * variables as plain configuration): under any other launcher, report the
+ * test as skipped, saying why, instead of running it unfaithfully. */
+void harness_require_symrun(const char *why);
+
+/* The words survivors use for a PE's death by SIGKILL: under symrun the
+ * launcher publishes how it died ("killed by signal 9"); under the TCP
+ * rendezvous they only see its connection drop without a goodbye
+ * ("... without finalizing (died or unreachable...)"). */
+const char *harness_killed_words(void);
+
 /* A body: runs on every PE.  Returning means success. */
 typedef void (*pe_body_fn)(int me, int npes, void *arg);
 
@@ -30,6 +56,7 @@ struct pe_job {
     const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
     double job_timeout_s;    /* whole job; default 120 */
     double grace_s;          /* launcher grace after the first failure; default 5 */
+    const char *launcher;    /* NULL: harness_launcher(); or force "symrun", "tcp", "mpirun" */
 };
 
 struct pe_outcome {
@@ -122,6 +149,29 @@ const char *harness_timeout_env(double s);
 /* The library's wording of a timeout of `s` scaled seconds ("1.0 s"),
  * in the same slots. */
 const char *harness_timeout_text(double s);
+
+/* For a job killing a PE on purpose and expecting the survivors to report
+ * it: skipped, saying why, under a launcher that ends the whole job itself
+ * when a PE dies (Open MPI's mpirun sends the survivors SIGTERM, racing
+ * their report; nor can they learn the signal, symrun's job segment's). */
+void harness_skip_if_launcher_ends_job_on_kill(void);
+
+/* ---- for the launchers (harness_*.c) ---- */
+
+/* A PE's life: sym_init, the body, sym_finalize (raw: the body alone);
+ * `job` is the struct pe_job.  Returns the PE's exit status. */
+int harness_pe_main(int pe, int npes, void *job);
+
+/* The harness defaults then the job's env, NULL-terminated; returns the count. */
+size_t harness_job_env(const struct pe_job *job, const char *env[64]);
+
+/* harness_mpirun.c: the job's PEs as ranks of Open MPI's mpirun, joining
+ * through PMIx.  Same contract as pe_job_run. */
+void harness_mpirun_job_run(const struct pe_job *job, struct pe_outcome *out);
+
+/* The private directory of the last mpirun job (its proxies carry it in
+ * their arguments): tests check nothing of the job outlives it. */
+const char *harness_mpirun_last_dir(void);
 
 /* The PE counts every multi-PE feature is tested at. */
 #define HARNESS_PE_COUNTS {1, 2, 3, 4, 8}

@@ -429,7 +429,11 @@ static void chain_body(int me, int n, void *arg)
 
     for (int k = 0; k < C_KINDS; k++) {
         const int K = chain_ops((enum chain_kind)k, n, bits);
-        const int rounds = chain_bitwise((enum chain_kind)k) ? 100 : 1;
+        /* SYMHEAP_TEST_QUICK: a tenth of the bitwise kinds' rounds too; they
+         * were most of a quick run (3 barriers a round): over tcp;ofi_rxm
+         * at 2 PEs the test took 90 s of the ofi stage (load 30). */
+        const int rounds = !chain_bitwise((enum chain_kind)k) ? 1
+                           : getenv("SYMHEAP_TEST_QUICK") ? 10 : 100;
         const uint64_t start = chain_start((enum chain_kind)k, n, bits);
         for (int all = 0; all <= 1; all++) {
             for (int round = 0; round < rounds; round++) {
@@ -502,6 +506,12 @@ ParameterizedTest(struct amo_param *p, amo, contention_chains)
 /* ------------------------------------------------------------------------ */
 
 #define NF_K 2001 /* odd, so each PE's xor pattern survives */
+/* SYMHEAP_TEST_QUICK (the sanitizer and ofi stages): about a tenth, odd too.
+ * Over tcp;ofi_rxm the full count made this test most of the ofi stage's
+ * test_amo (its 4 cases at 2 and 3 PEs: 107 s of the 122 s its 18 cases
+ * took, two at a time in 94 s wall, load 30); a tenth still interleaves
+ * every PE's ops on each target. */
+#define NF_K_QUICK 201
 
 static uint64_t xor_pattern(int pe, int j, int bits)
 {
@@ -526,6 +536,7 @@ static void nonfetch_body(int me, int n, void *arg)
     const struct amo_param *p = arg;
     const int bits = p->bits;
     const uint64_t mask = width_mask(bits);
+    const int nf_k = getenv("SYMHEAP_TEST_QUICK") ? NF_K_QUICK : NF_K;
     uint64_t *word = sym_calloc(1, 8);
     PE_ASSERT(word, "sym_calloc: %s", sym_last_error());
     const int B = bits / n;
@@ -555,37 +566,37 @@ static void nonfetch_body(int me, int n, void *arg)
         } while (0)
 
         /* inc from just below 2^bits: wraps */
-        uint64_t start = mask - (uint64_t)n * NF_K / 3;
+        uint64_t start = mask - (uint64_t)n * nf_k / 3;
         RESET(start);
-        for (int j = 0; j < NF_K; j++)
+        for (int j = 0; j < nf_k; j++)
             FOR_TARGETS(t) AMO_OK(bits, A_INC, word, 0, 0, t);
-        CHECK_FINAL("inc", start + (uint64_t)n * NF_K);
+        CHECK_FINAL("inc", start + (uint64_t)n * nf_k);
 
         /* add of varying amounts */
         RESET(start);
         uint64_t sum = start;
         for (int pe = 0; pe < n; pe++)
-            for (int j = 0; j < NF_K; j++)
+            for (int j = 0; j < nf_k; j++)
                 sum += (uint64_t)(pe * 977 + j * 13) % 100003u;
-        for (int j = 0; j < NF_K; j++)
+        for (int j = 0; j < nf_k; j++)
             FOR_TARGETS(t) AMO_OK(bits, A_ADD, word, (uint64_t)(me * 977 + j * 13) % 100003u,
                                   0, t);
         CHECK_FINAL("add", sum);
 
         /* signed use: adding (uint)-1 counts down through zero */
         RESET(0);
-        for (int j = 0; j < NF_K; j++)
+        for (int j = 0; j < nf_k; j++)
             FOR_TARGETS(t) AMO_OK(bits, A_ADD, word, mask, 0, t);
         PE_OK(sym_barrier_all());
         if (target) {
             uint64_t got = AMO_OK(bits, A_FETCH, word, 0, 0, me);
             int64_t sgot = bits == 32 ? (int64_t)(int32_t)(uint32_t)got : (int64_t)got;
-            PE_ASSERT(sgot == -(int64_t)n * NF_K, "add of -1 (%s): PE %d's word is %lld as "
+            PE_ASSERT(sgot == -(int64_t)n * nf_k, "add of -1 (%s): PE %d's word is %lld as "
                       "a signed %d-bit integer, expected %lld", mode, me, (long long)sgot, bits,
-                      -(long long)n * NF_K);
+                      -(long long)n * nf_k);
         }
         PE_OK(sym_barrier_all());
-        for (int j = 0; j < NF_K; j++)
+        for (int j = 0; j < nf_k; j++)
             FOR_TARGETS(t) AMO_OK(bits, A_ADD, word, 1, 0, t);
         CHECK_FINAL("add of -1 then +1", 0);
 
@@ -605,17 +616,17 @@ static void nonfetch_body(int me, int n, void *arg)
         /* xor of overlapping patterns: a lost update flips the result */
         uint64_t x = 0x0123456789ABCDEFu;
         for (int pe = 0; pe < n; pe++)
-            for (int j = 0; j < NF_K; j++)
+            for (int j = 0; j < nf_k; j++)
                 x ^= xor_pattern(pe, j, bits);
         RESET(0x0123456789ABCDEFu);
-        for (int j = 0; j < NF_K; j++)
+        for (int j = 0; j < nf_k; j++)
             FOR_TARGETS(t) AMO_OK(bits, A_XOR, word, xor_pattern(me, j, bits), 0, t);
         CHECK_FINAL("xor", x);
 
         /* set racing with fetch: no torn value, and the word ends with one
          * PE's last value */
         RESET(set_value(0, 0, bits));
-        for (int j = 0; j < NF_K; j++) {
+        for (int j = 0; j < nf_k; j++) {
             FOR_TARGETS(t) {
                 AMO_OK(bits, A_SET, word, set_value(me, j, bits), 0, t);
                 uint64_t v = AMO_OK(bits, A_FETCH, word, 0, 0, t);
@@ -628,7 +639,7 @@ static void nonfetch_body(int me, int n, void *arg)
             uint64_t v = AMO_OK(bits, A_FETCH, word, 0, 0, me);
             bool ok = false;
             for (int pe = 0; pe < n; pe++)
-                ok |= v == set_value(pe, NF_K - 1, bits);
+                ok |= v == set_value(pe, nf_k - 1, bits);
             PE_ASSERT(ok, "set (%s): PE %d's word ends as 0x%llx, not any PE's last value", mode,
                       me, (unsigned long long)v);
         }

@@ -376,6 +376,33 @@ ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = HA
     run_ofi(p, signal_body);
 }
 
+/* ---- the FI_FENCE branch of put-with-signal --------------------------------- */
+
+/* Neither CI provider offers FI_FENCE; libfabric's sockets does, but also
+ * orders writes, so put-with-signal never needs the fence there.
+ * SYMHEAP_OFI_IGNORE_ORDER makes the transport treat it as unordered: every
+ * signal after data is then posted with FI_FENCE (counted), and must still
+ * be seen only after its data. */
+static void fenced_body(int me, int npes, void *arg)
+{
+    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    PE_ASSERT(strcmp(t->prov_name, "sockets") == 0 && t->has_fence && !t->waw_ordered,
+              "provider %s, fence %d, writes ordered %d: not the fenced path's set-up",
+              t->prov_name, t->has_fence, t->waw_ordered);
+    signal_body(me, npes, arg);
+    /* PE 0 sent SIG_ROUNDS put-with-signals, each with data */
+    PE_ASSERT(t->fenced_signals == (me == 0 ? SIG_ROUNDS : 0u),
+              "%llu signals went out with FI_FENCE, expected %u",
+              (unsigned long long)t->fenced_signals, me == 0 ? SIG_ROUNDS : 0u);
+}
+
+Test(ofi, fenced_signal_over_sockets, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
+                          "SYMHEAP_OFI_IGNORE_ORDER=1", "SYMHEAP_TIMEOUT=60", NULL };
+    run_pes_env(2, env, fenced_body, NULL);
+}
+
 /* ---- a put after a signal to the same word lands after it ---------------- */
 
 /* The transport lets a put to a PE overtake that PE's atomics still in

@@ -5,11 +5,14 @@
  * registered bounce buffer), FI_MR_PROV_KEY (keys differ on every PE, or
  * the provider chooses them), FI_MR_ENDPOINT (regions bound to the
  * endpoint where the provider implements it) and FI_MR_ALLOCATED, one at a
- * time and all together.  Each job first checks that the mode took effect,
+ * time and all together; over shm, which offers it, FI_MR_VIRT_ADDR (peers'
+ * memory addressed by the virtual addresses they exchanged), alone and with
+ * the rest.  Each job first checks that the mode took effect,
  * then moves data between unregistered stack and malloc memory and peers'
  * heaps, across the bounce buffer's size, runs every fetching atomic with
  * operands and results in unregistered memory, put-with-signal from
- * malloc'd memory and two collectives, all against local references. */
+ * malloc'd memory, two collectives and puts, gets and an atomic on global
+ * variables, all against local references. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdint.h>
@@ -22,7 +25,15 @@
 #include "ofi/ofi.h"
 
 static const char *const providers[] = { "tcp;ofi_rxm", "shm" };
-static const char *const modes[] = { "local", "prov_key", "endpoint", "allocated", "all" };
+/* virt_addr only over shm, the one provider here offering FI_MR_VIRT_ADDR
+ * (its entry that answers the ordering query does not list it, so without
+ * the word peers are addressed by offsets there too) */
+static const char *const modes[] = { "local", "prov_key", "endpoint", "allocated", "all",
+                                     "virt_addr", "local,virt_addr", "prov_key,virt_addr",
+                                     "endpoint,virt_addr", "allocated,virt_addr",
+                                     "all,virt_addr" };
+#define NMODES_ANY 5 /* the first five run on both providers */
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 struct mr_param {
     int provider; /* index into providers */
@@ -36,7 +47,10 @@ static uint64_t mode_bits(int mode)
                                      FI_MR_ALLOCATED,
                                      FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT |
                                          FI_MR_ALLOCATED };
-    return bits[mode];
+    if (mode < NMODES_ANY)
+        return bits[mode];
+    /* virt_addr alone, then with each of the above */
+    return FI_MR_VIRT_ADDR | (mode == NMODES_ANY ? 0 : bits[mode - NMODES_ANY - 1]);
 }
 
 static void run_mr(const struct mr_param *p, pe_body_fn body)
@@ -48,18 +62,22 @@ static void run_mr(const struct mr_param *p, pe_body_fn body)
     run_pes_env(p->npes, env, body, (void *)p);
 }
 
-/* Every provider and mode at 2 PEs, and everything forced at 3. */
-#define NPARAMS (2 * 5 + 2)
+/* Every provider and mode at 2 PEs, and everything forced at 3; over shm
+ * also virt_addr alone and with each mode at 2 PEs, with everything at 3. */
+#define NPARAMS (2 * NMODES_ANY + 2 + (NMODES - NMODES_ANY) + 1)
 static struct mr_param params[NPARAMS];
 
 ParameterizedTestParameters(ofi_mr, forced)
 {
     int n = 0;
     for (int prov = 0; prov < 2; prov++) {
-        for (int m = 0; m < 5; m++)
+        for (int m = 0; m < NMODES_ANY; m++)
             params[n++] = (struct mr_param){ prov, m, 2 };
         params[n++] = (struct mr_param){ prov, 4, 3 };
     }
+    for (int m = NMODES_ANY; m < (int)NMODES; m++)
+        params[n++] = (struct mr_param){ 1, m, 2 };
+    params[n++] = (struct mr_param){ 1, (int)NMODES - 1, 3 };
     return cr_make_param_array(struct mr_param, params, NPARAMS);
 }
 
@@ -87,6 +105,30 @@ static void check_mode(const struct mr_param *p, int me, int npes)
               "%s: forced 0x%llx, mr_mode 0x%llx, expected the bits 0x%llx", modes[p->mode],
               (unsigned long long)s.forced, (unsigned long long)s.mr_mode,
               (unsigned long long)want);
+    /* Under FI_MR_VIRT_ADDR every peer's heap and global variables are
+     * addressed by the addresses that peer exchanged (mine: my own); else
+     * by offsets from 0.  Forked PEs may map their heaps at one address,
+     * so a peer's base is checked non-zero, mine equal to my mapping. */
+    const bool virt = (s.mr_mode & FI_MR_VIRT_ADDR) != 0;
+    PE_ASSERT(virt == ((want & FI_MR_VIRT_ADDR) != 0), "%s: mr_mode 0x%llx %s FI_MR_VIRT_ADDR",
+              modes[p->mode], (unsigned long long)s.mr_mode, virt ? "has" : "lacks");
+    for (int pe = 0; pe < npes; pe++) {
+        struct ofi_mr_state q;
+        ofi_transport_mr_state(sym_rt.ofi, pe, &q);
+        if (!virt) {
+            PE_ASSERT(q.base_of_pe == 0 && q.data_base_of_pe == 0, "no FI_MR_VIRT_ADDR, yet "
+                      "PE %d's heap is at 0x%llx, its globals at 0x%llx", pe,
+                      (unsigned long long)q.base_of_pe, (unsigned long long)q.data_base_of_pe);
+            continue;
+        }
+        PE_ASSERT(q.base_of_pe != 0 && (pe != me || q.base_of_pe == q.heap_addr),
+                  "FI_MR_VIRT_ADDR: PE %d's heap base is 0x%llx (mine is at 0x%llx)", pe,
+                  (unsigned long long)q.base_of_pe, (unsigned long long)q.heap_addr);
+        PE_ASSERT(q.data_addr == 0 || (q.data_base_of_pe != 0 &&
+                                       (pe != me || q.data_base_of_pe == q.data_addr)),
+                  "FI_MR_VIRT_ADDR: PE %d's globals base is 0x%llx (mine are at 0x%llx)", pe,
+                  (unsigned long long)q.data_base_of_pe, (unsigned long long)q.data_addr);
+    }
     if (!(want & FI_MR_PROV_KEY))
         return;
     /* The key of every peer's heap is the one that peer exchanged: on tcp
@@ -288,6 +330,33 @@ static void coll_part(int me, int npes)
     sym_free(src);
 }
 
+/* Global variables, the second registered region (its own key and base). */
+static uint64_t g_words[64];
+
+static void globals_part(int me, int npes)
+{
+    const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+    PE_ASSERT(sym_addr_accessible(g_words, next) == 1, "global variables not reachable");
+    memset(g_words, 0, sizeof(g_words));
+    PE_OK(sym_barrier_all());
+    uint64_t src[63];
+    for (size_t i = 0; i < 63; i++)
+        src[i] = 0x9E3779B97F4A7C15ull * (i + 1) + (uint64_t)me;
+    PE_OK(sym_put(g_words, src, sizeof(src), next));
+    PE_OK(sym_atomic_add64(&g_words[63], (uint64_t)me + 100, next));
+    PE_OK(sym_barrier_all());
+    for (size_t i = 0; i < 63; i++)
+        PE_ASSERT(g_words[i] == 0x9E3779B97F4A7C15ull * (i + 1) + (uint64_t)prev,
+                  "global word %zu from PE %d is 0x%llx", i, prev,
+                  (unsigned long long)g_words[i]);
+    PE_ASSERT(g_words[63] == (uint64_t)prev + 100, "global counter is %llu",
+              (unsigned long long)g_words[63]);
+    uint64_t back[63];
+    PE_OK(sym_get(back, g_words, sizeof(back), next));
+    PE_ASSERT(memcmp(back, src, sizeof(back)) == 0, "get of PE %d's global words", next);
+    PE_OK(sym_barrier_all());
+}
+
 static void forced_body(int me, int npes, void *arg)
 {
     const struct mr_param *p = arg;
@@ -296,6 +365,7 @@ static void forced_body(int me, int npes, void *arg)
     amo_part(me, npes);
     signal_part(me, npes);
     coll_part(me, npes);
+    globals_part(me, npes);
 }
 
 ParameterizedTest(struct mr_param *p, ofi_mr, forced, .timeout = 300)
@@ -345,6 +415,30 @@ Test(ofi_mr, unknown_word_is_a_clear_init_error)
 {
     const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_MR_FORCE=local,virt", NULL };
     struct pe_job job = { .npes = 2, .body = bad_word_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* virt_addr on a provider that offers no FI_MR_VIRT_ADDR: an init error
+ * naming the provider, not a job that breaks later. */
+static void no_virt_body(int me, int npes, void *arg)
+{
+    (void)me;
+    (void)npes;
+    (void)arg;
+    PE_FAILS_WITH(sym_init(), SYM_ERR_UNAVAILABLE);
+    const char *msg = sym_last_error();
+    PE_ASSERT(strstr(msg, "SYMHEAP_OFI_MR_FORCE=virt_addr") && strstr(msg, "tcp;ofi_rxm") &&
+                  strstr(msg, "FI_MR_VIRT_ADDR"),
+              "message does not name the word, the provider and the mode: %s", msg);
+}
+
+Test(ofi_mr, virt_addr_where_not_offered_is_a_clear_init_error)
+{
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                          "SYMHEAP_OFI_MR_FORCE=virt_addr", NULL };
+    struct pe_job job = { .npes = 2, .body = no_virt_body, .raw = true, .env = env };
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

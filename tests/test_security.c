@@ -25,10 +25,12 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -168,11 +170,20 @@ static void private_objects_body(int me, int npes, void *arg)
         /* a live job's objects survive the sweep, in-process and by the tool */
         PE_ASSERT(sym_launch_sweep_stale(false, NULL) >= 0, "sweep failed");
         PE_ASSERT(shm_exists(name), "the sweep removed the live job's %s", name);
-        char tool[PATH_MAX + 64], cmd[PATH_MAX + 128];
+        /* The tool, in --dry-run: here on the shared /dev/shm a real
+         * --cleanup would also take libfabric regions that other tests left
+         * (which CI's final count must see); it removes through the very
+         * sym_launch_sweep_stale(false) called above. */
+        char tool[PATH_MAX + 64], cmd[PATH_MAX + 128], out[16384];
         tool_path("symheap-info", tool, sizeof(tool));
-        snprintf(cmd, sizeof(cmd), "%s --cleanup >/dev/null", tool);
-        PE_ASSERT(system(cmd) == 0, "%s failed", cmd);
-        PE_ASSERT(shm_exists(name), "symheap-info --cleanup removed the live job's %s", name);
+        snprintf(cmd, sizeof(cmd), "%s --cleanup --dry-run", tool);
+        FILE *p = popen(cmd, "r");
+        PE_ASSERT(p, "popen %s", cmd);
+        size_t got = fread(out, 1, sizeof(out) - 1, p);
+        out[got] = '\0';
+        PE_ASSERT(pclose(p) == 0, "%s failed:\n%s", cmd, out);
+        PE_ASSERT(!strstr(out, name + 1), "%s lists the live job's %s:\n%s", cmd, name, out);
+        PE_ASSERT(shm_exists(name), "%s removed the live job's %s", cmd, name);
     }
     PE_OK(sym_init());
     ring_check(me, npes);
@@ -181,6 +192,7 @@ static void private_objects_body(int me, int npes, void *arg)
 
 Test(security, heap_objects_private_and_survive_sweep)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     if (getuid() != 0)
         cr_log_warn("not root: the other-user checks are skipped");
     struct pe_job job = { .npes = 2, .body = private_objects_body, .raw = true,
@@ -258,6 +270,7 @@ static void squatted_body(int me, int npes, void *arg)
 
 Test(security, squatted_heap_name_refused)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     struct pe_job job = { .npes = 2, .body = squatted_body, .raw = true, .job_timeout_s = 60 };
     struct pe_outcome out;
     pe_job_run(&job, &out);
@@ -430,6 +443,7 @@ static void foreign_ctrl_body(int me, int npes, void *arg)
 
 Test(security, foreign_control_segment_refused)
 {
+    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
     struct pe_job job = { .npes = 2, .body = foreign_ctrl_body, .raw = true,
                           .job_timeout_s = 60 };
     struct pe_outcome out;
@@ -438,6 +452,35 @@ Test(security, foreign_control_segment_refused)
 }
 
 /* ---- the stale sweep ------------------------------------------------------ */
+
+/* Give this test's process (Criterion runs each test in its own) a /dev/shm
+ * of its own: a private mount namespace with a fresh tmpfs there.  Its
+ * sweeps then see only the objects it made: they cannot race with symrun's
+ * sweep in other tests, nor remove what other tests left behind, which
+ * CI's final leftover count must still see.  Needs root; false (the
+ * shared /dev/shm) otherwise. */
+static bool private_dev_shm(void)
+{
+    if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0) {
+        cr_log_warn("no private /dev/shm (needs root): sweeping the shared one");
+        return false;
+    }
+    cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0,
+              "making the mounts private: %s", strerror(errno));
+    cr_assert(mount("symheap-test", "/dev/shm", "tmpfs", 0, "mode=1777,size=64k") == 0,
+              "mounting a tmpfs on /dev/shm: %s", strerror(errno));
+    return true;
+}
+
+/* Run `cmd`, return its output in out (asserting it exits 0). */
+static void run_tool(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "popen %s", cmd);
+    size_t got = fread(out, 1, len - 1, p);
+    out[got] = '\0';
+    cr_assert(pclose(p) == 0, "%s failed:\n%s", cmd, out);
+}
 
 struct sweep_obj {
     char name[200];
@@ -543,16 +586,13 @@ Test(security, stale_sweep)
     struct sweep_obj o[16];
     char tool[PATH_MAX + 64], cmd[PATH_MAX + 128];
     tool_path("symheap-info", tool, sizeof(tool));
+    private_dev_shm();
 
     /* the tool: --dry-run names exactly the stale ones, --cleanup removes them */
     int n = make_sweep_set(o);
     snprintf(cmd, sizeof(cmd), "%s --cleanup --dry-run", tool);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p, "popen %s", cmd);
     char out[16384];
-    size_t got = fread(out, 1, sizeof(out) - 1, p);
-    out[got] = '\0';
-    cr_assert(pclose(p) == 0, "%s failed:\n%s", cmd, out);
+    run_tool(cmd, out, sizeof(out));
     for (int i = 0; i < n; i++) {
         char line[sizeof(o[i].name) + 16];
         snprintf(line, sizeof(line), "/dev/shm%.199s ", o[i].name);
@@ -587,4 +627,93 @@ Test(security, stale_sweep)
     cr_log_info("%d objects per round, %d stale, the sweep removed %d", n, stale, removed);
     if (getuid() != 0)
         cr_skip_test("needs root for the other-user objects (the rest passed)");
+}
+
+/* ---- libfabric shm-provider regions of dead processes --------------------- */
+
+/* An exited child's pid. */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    cr_assert(pid > 0, "fork: %s", strerror(errno));
+    int st;
+    cr_assert(waitpid(pid, &st, 0) == pid);
+    cr_assert(kill(pid, 0) != 0 && errno == ESRCH);
+    return pid;
+}
+
+struct region {
+    char name[64];
+    bool stale;    /* --cleanup must remove it */
+    bool as_other; /* created by OTHER_UID */
+};
+
+/* symheap-info --cleanup removes this user's regions "<pid>:<n>:<n>" whose
+ * pid is gone (a PE killed outside symrun leaves them) and nothing else: not
+ * a live pid's, not another user's, not other names; --dry-run lists the
+ * stale ones and removes nothing.  Fake regions, in a /dev/shm of this
+ * test's own when it is root (private_dev_shm). */
+Test(security, provider_region_sweep)
+{
+    char tool[PATH_MAX + 64], cmd[PATH_MAX + 128], out[16384];
+    tool_path("symheap-info", tool, sizeof(tool));
+    bool private = private_dev_shm();
+    long dead = (long)dead_pid(), other_dead = (long)dead_pid(), me = (long)getpid();
+    unsigned uid = (unsigned)getuid();
+    struct region r[8];
+    int n = 0;
+#define REGION(stale_, other_, ...)                                                            \
+    do {                                                                                        \
+        snprintf(r[n].name, sizeof(r[n].name), __VA_ARGS__);                                  \
+        r[n].stale = (stale_);                                                                  \
+        r[n].as_other = (other_);                                                               \
+        n++;                                                                                    \
+    } while (0)
+    REGION(true, false, "/%ld:%u:7001", dead, uid);
+    REGION(false, false, "/%ld:%u:7001", me, uid);     /* live pid */
+    REGION(false, false, "/%ld:%u", dead, uid);        /* not <pid>:<n>:<n> */
+    REGION(false, false, "/%ld:%u:7001x", dead, uid);  /* not <pid>:<n>:<n> */
+    if (getuid() == 0)
+        REGION(false, true, "/%ld:%u:7001", other_dead, (unsigned)OTHER_UID);
+#undef REGION
+    for (int i = 0; i < n; i++) {
+        int rc = r[i].as_other ? as_other_user(create_plain, r[i].name)
+                               : create_plain(r[i].name);
+        cr_assert(rc == 0, "could not create %s", r[i].name);
+    }
+
+    snprintf(cmd, sizeof(cmd), "%s --cleanup --dry-run", tool);
+    run_tool(cmd, out, sizeof(out));
+    for (int i = 0; i < n; i++) {
+        char line[sizeof(r[i].name) + 32];
+        snprintf(line, sizeof(line), "stale: /dev/shm%.63s ", r[i].name);
+        bool listed = strstr(out, line) != NULL;
+        /* on the shared /dev/shm another user of the tool may be quicker */
+        if (r[i].stale)
+            cr_expect(listed && (shm_exists(r[i].name) || !private),
+                      "--dry-run %s %s:\n%s", listed ? "removed" : "does not list", r[i].name,
+                      out);
+        else
+            cr_expect(!listed && shm_exists(r[i].name), "--dry-run %s %s:\n%s",
+                      listed ? "lists" : "removed", r[i].name, out);
+    }
+
+    snprintf(cmd, sizeof(cmd), "%s --cleanup", tool);
+    run_tool(cmd, out, sizeof(out));
+    for (int i = 0; i < n; i++) {
+        char line[sizeof(r[i].name) + 32];
+        snprintf(line, sizeof(line), "removed /dev/shm%.63s ", r[i].name);
+        if (r[i].stale)
+            cr_expect(!shm_exists(r[i].name) && (strstr(out, line) || !private),
+                      "--cleanup left or did not name %s:\n%s", r[i].name, out);
+        else
+            cr_expect(shm_exists(r[i].name) && !strstr(out, line), "--cleanup removed %s:\n%s",
+                      r[i].name, out);
+    }
+    for (int i = 0; i < n; i++) /* root's unlink reaches the other user's too */
+        shm_unlink(r[i].name);
+    if (getuid() != 0)
+        cr_skip_test("needs root for the other user's region (the rest passed)");
 }

@@ -88,10 +88,24 @@ static void on_proc_event(size_t ref, pmix_status_t status, const pmix_proc_t *s
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-static sym_status_t pmix_failed(const char *step, const char *call, pmix_status_t rc)
+/* Where an error happened: the call, this PE (the rank PMIx gave it) and
+ * the step, e.g. "sym_init (pmix bootstrap, PE 2, job key)" or
+ * "sym_finalize (pmix bootstrap, PE 2)". */
+static const char *where(const struct pmix_boot *pb, const char *step, char *buf, size_t len)
 {
+    if (strncmp(step, "sym_", 4) == 0)
+        snprintf(buf, len, "%s (pmix bootstrap, PE %u)", step, (unsigned)pb->me.rank);
+    else
+        snprintf(buf, len, "sym_init (pmix bootstrap, PE %u, %s)", (unsigned)pb->me.rank, step);
+    return buf;
+}
+
+static sym_status_t pmix_failed(const struct pmix_boot *pb, const char *step, const char *call,
+                                pmix_status_t rc)
+{
+    char at[160];
     return sym_error(rc == PMIX_ERR_TIMEOUT ? SYM_ERR_TIMEOUT : SYM_ERR_BOOTSTRAP,
-                     "sym_init (pmix bootstrap, %s): %s failed: %s%s", step, call,
+                     "%s: %s failed: %s%s", where(pb, step, at, sizeof(at)), call,
                      PMIx_Error_string(rc),
                      rc == PMIX_ERR_TIMEOUT ? " (a PE never got there within SYMHEAP_TIMEOUT?)"
                                             : "");
@@ -146,9 +160,10 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
     pmix_proc_t all;
     PMIX_LOAD_PROCID(&all, pb->me.nspace, PMIX_RANK_WILDCARD);
     struct fence_op *f = calloc(1, sizeof(*f));
+    char op[160];
+    where(pb, step, op, sizeof(op));
     if (!f)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init (pmix bootstrap, %s): out of memory",
-                         step);
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
     bool yes = true;
     PMIX_INFO_LOAD(&f->info[0], PMIX_TIMEOUT, &pb->timeout_s, PMIX_INT);
     PMIX_INFO_LOAD(&f->info[1], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
@@ -159,29 +174,25 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
         f->refs = 1;
         fence_release(f);
         /* done at once (a job of one PE, say) */
-        return rc == PMIX_OPERATION_SUCCEEDED ? SYM_OK : pmix_failed(step, "PMIx_Fence_nb", rc);
+        return rc == PMIX_OPERATION_SUCCEEDED ? SYM_OK : pmix_failed(pb, step, "PMIx_Fence_nb", rc);
     }
     /* PMIx's own timeout should answer first: it knows more. */
     struct sym_waiter w = { fence_ready, fence_describe, f, NULL };
-    char op[128];
-    if (strncmp(step, "sym_", 4) == 0)
-        snprintf(op, sizeof(op), "%s (pmix bootstrap)", step);
-    else
-        snprintf(op, sizeof(op), "sym_init (pmix bootstrap, %s)", step);
     sym_status_t st = sym_wait_for(op, &w, pb->timeout_s + 5.0);
     if (st == SYM_OK && f->status != PMIX_SUCCESS)
-        st = pmix_failed(step, "PMIx_Fence_nb", f->status);
+        st = pmix_failed(pb, step, "PMIx_Fence_nb", f->status);
     fence_release(f);
     return st;
 }
 
-static sym_status_t put_commit(const char *step, const char *key, pmix_value_t *v)
+static sym_status_t put_commit(const struct pmix_boot *pb, const char *step, const char *key,
+                              pmix_value_t *v)
 {
     pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, v);
     if (rc != PMIX_SUCCESS)
-        return pmix_failed(step, "PMIx_Put", rc);
+        return pmix_failed(pb, step, "PMIx_Put", rc);
     if ((rc = PMIx_Commit()) != PMIX_SUCCESS)
-        return pmix_failed(step, "PMIx_Commit", rc);
+        return pmix_failed(pb, step, "PMIx_Commit", rc);
     return SYM_OK;
 }
 
@@ -191,10 +202,10 @@ static sym_status_t get_value(struct pmix_boot *pb, const char *step, int rank, 
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, pb->me.nspace, (pmix_rank_t)rank);
     pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, v_p);
+    char at[160];
     if (rc != PMIX_SUCCESS)
-        return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init (pmix bootstrap, %s): PMIx_Get of %s from PE %d failed: %s",
-                         step, key, rank, PMIx_Error_string(rc));
+        return sym_error(SYM_ERR_BOOTSTRAP, "%s: PMIx_Get of %s from PE %d failed: %s",
+                         where(pb, step, at, sizeof(at)), key, rank, PMIx_Error_string(rc));
     return SYM_OK;
 }
 
@@ -209,17 +220,18 @@ static sym_status_t pmix_allgather(struct sym_boot *b, const void *mine, size_t 
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *)mine;
     v.data.bo.size = len;
-    sym_status_t st = put_commit(step, key, &v);
+    sym_status_t st = put_commit(pb, step, key, &v);
     if (st == SYM_OK)
         st = fence(pb, step, true);
     for (int r = 0; st == SYM_OK && r < b->size; r++) {
         pmix_value_t *got = NULL;
         if ((st = get_value(pb, step, r, key, &got)) != SYM_OK)
             break;
+        char at[160];
         if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != len)
             st = sym_error(SYM_ERR_BOOTSTRAP,
-                           "sym_init (pmix bootstrap, allgather): PE %d published %zu bytes, "
-                           "expected %zu (PEs run different symheap versions?)",
+                           "%s: PE %d published %zu bytes, expected %zu (PEs run different "
+                           "symheap versions?)", where(pb, step, at, sizeof(at)),
                            r, got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : 0, len);
         else if (len)
             memcpy((char *)all + (size_t)r * len, got->data.bo.bytes, len);
@@ -280,16 +292,16 @@ static sym_status_t join(struct pmix_boot *pb)
     pmix_value_t *v = NULL;
     pmix_status_t rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v);
     if (rc != PMIX_SUCCESS)
-        return pmix_failed("job size", "PMIx_Get(PMIX_JOB_SIZE)", rc);
+        return pmix_failed(pb, "job size", "PMIx_Get(PMIX_JOB_SIZE)", rc);
     uint32_t size = 0;
     if (v->type == PMIX_UINT32)
         size = v->data.uint32;
     PMIX_VALUE_RELEASE(v);
     if (size < 1 || size > SYM_JOB_MAX_PES || pb->me.rank >= size)
         return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init (pmix bootstrap): PMIx says rank %u of %u PEs (symheap "
-                         "supports 1..%d)",
-                         (unsigned)pb->me.rank, size, SYM_JOB_MAX_PES);
+                         "sym_init (pmix bootstrap, PE %u, job size): PMIx says rank %u of %u "
+                         "PEs (symheap supports 1..%d)",
+                         (unsigned)pb->me.rank, (unsigned)pb->me.rank, size, SYM_JOB_MAX_PES);
     pb->base.rank = (int)pb->me.rank;
     pb->base.size = (int)size;
 
@@ -311,14 +323,16 @@ static sym_status_t join(struct pmix_boot *pb)
 
     /* The job key: made by rank 0, read by everyone after a fence. */
     const char *step = "job key";
+    char at[160];
     if (pb->base.rank == 0) {
         if (sym_boot_random_key(pb->base.key) != 0)
-            return sym_error(SYM_ERR_SYSTEM, "sym_init: getrandom failed for the job key");
+            return sym_error(SYM_ERR_SYSTEM, "%s: getrandom failed",
+                             where(pb, step, at, sizeof(at)));
         pmix_value_t kv;
         PMIX_VALUE_CONSTRUCT(&kv);
         kv.type = PMIX_STRING;
         kv.data.string = pb->base.key;
-        sym_status_t st = put_commit(step, PMIX_KEY_JOBKEY, &kv);
+        sym_status_t st = put_commit(pb, step, PMIX_KEY_JOBKEY, &kv);
         if (st != SYM_OK)
             return st;
     }
@@ -334,8 +348,8 @@ static sym_status_t join(struct pmix_boot *pb)
             memcpy(pb->base.key, v->data.string, SYM_JOB_KEY_LEN + 1);
         PMIX_VALUE_RELEASE(v);
         if (!ok)
-            return sym_error(SYM_ERR_BOOTSTRAP,
-                             "sym_init (pmix bootstrap): PE 0 published a malformed job key");
+            return sym_error(SYM_ERR_BOOTSTRAP, "%s: PE 0 published a malformed job key",
+                             where(pb, step, at, sizeof(at)));
     }
     if (sym_rt.cfg.debug) {
         pmix_proc_t p;
@@ -364,12 +378,15 @@ sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p)
     if (rc != PMIX_SUCCESS) {
         pthread_mutex_destroy(&pb->lock);
         free(pb);
-        const char *ns = getenv("PMIX_NAMESPACE");
+        /* PMIx has not told this PE its rank: say what the launcher set */
+        const char *ns = getenv("PMIX_NAMESPACE"), *rank = getenv("PMIX_RANK");
         return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init (pmix bootstrap): PMIx_Init failed: %s (%s%s%s; is the "
-                         "program started by mpirun, prterun or srun --mpi=pmix?)",
-                         PMIx_Error_string(rc), ns ? "PMIX_NAMESPACE=" : "PMIX_NAMESPACE is ",
-                         ns ? ns : "unset", "");
+                         "sym_init (pmix bootstrap, PE %s %s, PMIx_Init): PMIx_Init failed: %s "
+                         "(%s%s; is the program started by mpirun, prterun or srun "
+                         "--mpi=pmix?)",
+                         rank ? rank : "?", rank ? "(by PMIX_RANK)" : "(PMIX_RANK is unset)",
+                         PMIx_Error_string(rc),
+                         ns ? "PMIX_NAMESPACE=" : "PMIX_NAMESPACE is ", ns ? ns : "unset");
     }
     sym_status_t st = join(pb);
     if (st != SYM_OK) {

@@ -12,6 +12,12 @@
  *   4. once every PE is reaped and every output pipe closed, remove any heap
  *      object of the job a dead PE left in /dev/shm, and report.
  *
+ * With tcp_root_addr the PEs join through the TCP rendezvous instead of the
+ * segment (step 1 still runs: the launcher keeps its own bookkeeping there,
+ * which no PE sees).  They are still the launcher's children, so every step
+ * of supervision above stays the same; only what a PE learns of a peer's
+ * death comes from the rendezvous connections rather than from the segment.
+ *
  * SIGCHLD, SIGINT and SIGTERM stay blocked except inside ppoll(), so the
  * handlers only run while the supervisor waits: a death wakes it at once,
  * and no other system call of the launcher ever sees EINTR.  The handler
@@ -73,6 +79,7 @@ struct stream {
 
 struct pe_proc {
     pid_t pid; /* 0 until forked */
+    unsigned long long start; /* its start time (owner.h); tcp_root_addr jobs only */
     bool reaped;
     int status;
     double reaped_at;
@@ -201,6 +208,11 @@ static int validate_opts(const struct sym_launch_opts *opts)
             launch_error("environment entry '%s' is not NAME=value", *e);
             return -1;
         }
+    }
+    /* Its syntax is the library's to check: a PE reports a bad one. */
+    if (opts->tcp_root_addr != NULL && opts->tcp_root_addr[0] == '\0') {
+        launch_error("the TCP rendezvous address is empty");
+        return -1;
     }
     return 0;
 }
@@ -555,6 +567,26 @@ static void process_state_restore(struct job *job)
 /* PE side of fork                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* A rendezvous PE gets what a user starting it by hand would give it, and
+ * nothing of symrun's: not even variables of a symrun job the caller itself
+ * runs in (sym_init would otherwise join that job). */
+static int child_set_tcp_env(struct job *job, int pe)
+{
+    char num[32];
+
+    if (unsetenv(SYM_ENV_SYMRUN_FD) != 0 || unsetenv(SYM_ENV_SYMRUN_PE) != 0 ||
+        unsetenv(SYM_ENV_SYMRUN_NPES) != 0)
+        return -1;
+    if (setenv("SYMHEAP_BOOTSTRAP", "tcp", 1) != 0 ||
+        setenv("SYMHEAP_ROOT_ADDR", job->opts->tcp_root_addr, 1) != 0)
+        return -1;
+    snprintf(num, sizeof num, "%d", pe);
+    if (setenv("SYMHEAP_RANK", num, 1) != 0)
+        return -1;
+    snprintf(num, sizeof num, "%d", job->npes);
+    return setenv("SYMHEAP_SIZE", num, 1);
+}
+
 static int child_set_env(struct job *job, int pe)
 {
     char num[32];
@@ -567,6 +599,8 @@ static int child_set_env(struct job *job, int pe)
         if (rc != 0)
             return -1;
     }
+    if (job->opts->tcp_root_addr != NULL)
+        return child_set_tcp_env(job, pe);
     /* Set last, so an extra entry cannot break the PE's link to the job. */
     snprintf(num, sizeof num, "%d", job->ctrl_fd);
     if (setenv(SYM_ENV_SYMRUN_FD, num, 1) != 0)
@@ -618,6 +652,14 @@ static _Noreturn void child_main(struct job *job, int pe, int pipes[2][2])
     /* The parent stores it too; whoever is first, it is set before the PE
      * program runs. */
     __atomic_store_n(&job->ctrl->pe[pe].pid, (int32_t)getpid(), __ATOMIC_RELEASE);
+    /* A rendezvous PE must not even hold the segment: nothing of symrun's
+     * may reach it (an exec'd PE would inherit the descriptor). */
+    if (job->opts->tcp_root_addr != NULL) {
+        munmap(job->ctrl, job->ctrl_size);
+        job->ctrl = NULL;
+        close(job->ctrl_fd);
+        job->ctrl_fd = -1;
+    }
 
     signal_actions_restore(job);
     nofile_restore(job);
@@ -726,6 +768,9 @@ static int spawn_pe(struct job *job, int i)
         child_main(job, i, pipes);
 
     job->pe[i].pid = pid;
+    /* Unreaped, it keeps its /proc entry even if it already exited. */
+    if (job->opts->tcp_root_addr != NULL && sym_proc_start_time(pid, &job->pe[i].start) != 0)
+        job->pe[i].start = 0;
     job->live++;
     __atomic_store_n(&job->ctrl->pe[i].pid, (int32_t)pid, __ATOMIC_RELEASE);
     if (job->tag) {
@@ -1233,16 +1278,11 @@ static void supervise(struct job *job)
  * user named after one of the job's PE pids are theirs: removed. */
 static bool is_region_of(const char *name, const struct job *job)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(name, &end, 10);
-    if (errno != 0 || end == name || *end != ':' || name[0] == '0')
+    pid_t pid;
+    if (sym_launch_parse_region_name(name, &pid) != 0)
         return false;
-    for (const char *c = end; *c; c++)
-        if (*c != ':' && (*c < '0' || *c > '9'))
-            return false;
     for (int i = 0; i < job->npes; i++)
-        if (job->pe[i].pid > 0 && (unsigned long)job->pe[i].pid == v)
+        if (job->pe[i].pid > 0 && job->pe[i].pid == pid)
             return true;
     return false;
 }
@@ -1265,6 +1305,54 @@ static void provider_regions_cleanup(const struct job *job)
         shm_unlink(name);
     }
     closedir(dir);
+}
+
+static int scan_job_objects(const char *key, bool remove);
+
+/* A rendezvous PE owns the objects it creates: their names carry its own
+ * "<pid>.<start>" (owner.h), and a job key PE 0 drew.  Those of this user
+ * naming one of the job's PEs (pid and start time) are the job's. */
+static int scan_pe_objects(const struct job *job, bool remove)
+{
+    DIR *dir = opendir(SHM_DIR);
+    if (dir == NULL)
+        return errno == ENOENT ? 0 : -1;
+    const uid_t uid = getuid();
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        unsigned name_uid;
+        pid_t pid;
+        unsigned long long start;
+        if (sym_launch_parse_object_name(de->d_name, &name_uid, &pid, &start) != 0 ||
+            name_uid != (unsigned)uid)
+            continue;
+        bool ours = false;
+        for (int i = 0; i < job->npes && !ours; i++)
+            ours = job->pe[i].pid == pid && job->pe[i].start == start;
+        struct stat st;
+        if (!ours || fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            st.st_uid != uid || !S_ISREG(st.st_mode))
+            continue;
+        if (remove) {
+            char name[NAME_MAX + 2];
+            snprintf(name, sizeof name, "/%s", de->d_name);
+            if (shm_unlink(name) != 0)
+                continue;
+        }
+        count++;
+    }
+    closedir(dir);
+    return count;
+}
+
+/* Every PE is gone: whatever symheap object of the job is still there was
+ * left by a PE that died before it could unlink it. */
+static int job_objects(const struct job *job, bool remove)
+{
+    if (job->opts->tcp_root_addr != NULL)
+        return scan_pe_objects(job, remove);
+    return scan_job_objects(job->key, remove);
 }
 
 int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result *result)
@@ -1298,17 +1386,18 @@ int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result 
         kill_and_reap_all(job);
     process_state_restore(job);
 
-    /* Every PE is gone: whatever heap object of the job is still there was
-     * left by a PE that died before it could unlink it. */
-    if (!opts->keep_objects)
-        sym_launch_cleanup_job(job->key);
+    int left = job_objects(job, false);
+    if (!opts->keep_objects && left != 0)
+        job_objects(job, true);
     /* libfabric's objects, not the library's: keep_objects (a test looking
      * at what symheap itself unlinked) does not keep them. */
     provider_regions_cleanup(job);
-    if (rc == 0)
+    if (rc == 0) {
         fill_result(job, result);
-    else
+        result->objects_left = left;
+    } else {
         sym_launch_result_free(result);
+    }
     ctrl_destroy(job);
     job_free(job);
     return rc;

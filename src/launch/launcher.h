@@ -33,6 +33,16 @@ struct sym_launch_opts {
     bool quiet;               /* do not print failure reports to stderr */
     bool keep_objects;        /* skip the final /dev/shm sweep, so a test can see what
                                  the PEs themselves left behind */
+    const char *tcp_root_addr; /* NULL: PEs join through the job control segment
+                                  (SYMHEAP_SYMRUN_*).  "host:port": they join
+                                  through the TCP rendezvous instead, exactly as
+                                  PEs started by hand (SYMHEAP_BOOTSTRAP=tcp,
+                                  SYMHEAP_RANK, SYMHEAP_SIZE, SYMHEAP_ROOT_ADDR;
+                                  PE 0 listens there), never seeing the segment;
+                                  the launcher still supervises them (final_state
+                                  then only tells EXITED from DEAD; with
+                                  keep_objects, `symheap-info --cleanup` is what
+                                  removes what they left) */
 };
 
 struct sym_launch_result {
@@ -46,6 +56,12 @@ struct sym_launch_result {
                              sym_launch_result_free) */
     int *final_state;     /* per PE enum sym_job_pe_state at the end */
     char key[33];         /* the job key (to check that nothing of the job is left) */
+    int objects_left;     /* symheap objects of the job found in /dev/shm once every
+                             PE was reaped, before the sweep (keep_objects: not swept):
+                             named with the job key, or with tcp_root_addr, named
+                             after one of the job's PEs as owner (a PE joining by the
+                             rendezvous owns its objects and names them with the key
+                             PE 0 drew, which the launcher never learns) */
 };
 
 /* Run a job to completion.  Returns 0 if the job could be started (inspect
@@ -75,5 +91,20 @@ int sym_launch_sweep_stale(bool dry_run, FILE *log);
  * 0 on success, -1 if it is not a name of this version of symheap. */
 int sym_launch_parse_object_name(const char *name, unsigned *uid_p, pid_t *owner_pid_p,
                                  unsigned long long *owner_start_p);
+
+/* Remove this user's regions of libfabric's shm provider whose creator is
+ * gone (sweep.c): /dev/shm/<pid>:<n>:<n>, a regular file this user owns,
+ * whose pid no process has (kill(pid, 0) fails with ESRCH).  A live pid's
+ * region, another user's and other names are never touched; neither is a
+ * region whose pid was reused (the name records no start time).  Only
+ * symheap-info --cleanup calls it: the names are libfabric's, used by any
+ * program of this user, so they are swept on request, not at every symrun.
+ * dry_run and log as sym_launch_sweep_stale; returns how many it removed
+ * (would remove), -1 if /dev/shm cannot be read. */
+int sym_launch_sweep_provider_regions(bool dry_run, FILE *log);
+
+/* The pid of a libfabric shm region's name "<pid>:<n>:<n>" (without the
+ * leading '/'); 0 on success, -1 if the name is not of that form. */
+int sym_launch_parse_region_name(const char *name, pid_t *pid_p);
 
 #endif /* SYM_LAUNCH_LAUNCHER_H */

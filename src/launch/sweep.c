@@ -8,6 +8,12 @@
  * its PEs die with it and nobody is left to unlink them.  Their names say
  * whose they are ("<uid>", and the owner "<pid>.<start>", see owner.h), so a
  * later sweep can remove exactly those of this user whose owner is gone.
+ *
+ * libfabric's shm provider keeps one region per endpoint in /dev/shm as
+ * "<pid>:<n>:<n>" (16 MiB) and unlinks it only when the endpoint closes.
+ * symrun removes those of its own dead PEs; PEs started by mpirun or the
+ * TCP rendezvous have nobody to do it, so symheap-info --cleanup removes
+ * this user's regions named after a pid that no longer exists.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,7 +27,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -84,6 +92,64 @@ int sym_launch_sweep_stale(bool dry_run, FILE *log)
         }
         if (log != NULL)
             fprintf(log, "%s /dev/shm/%s (owner pid %ld is gone)\n",
+                    dry_run ? "stale:" : "removed", de->d_name, (long)pid);
+        count++;
+    }
+    closedir(dir);
+    return count;
+}
+
+int sym_launch_parse_region_name(const char *name, pid_t *pid_p)
+{
+    /* exactly <pid>:<digits>:<digits>, pid without a leading zero */
+    const char *p = name;
+    if (*p < '1' || *p > '9')
+        return -1;
+    size_t n = strspn(p, "0123456789");
+    if (n > 10 || p[n] != ':')
+        return -1;
+    unsigned long long pid = strtoull(p, NULL, 10);
+    if (pid > 0x3fffffff)
+        return -1;
+    for (int field = 0; field < 2; field++) {
+        p += n + 1;
+        n = strspn(p, "0123456789");
+        if (n == 0 || n > 10 || p[n] != (field == 0 ? ':' : '\0'))
+            return -1;
+    }
+    *pid_p = (pid_t)pid;
+    return 0;
+}
+
+int sym_launch_sweep_provider_regions(bool dry_run, FILE *log)
+{
+    DIR *dir = opendir("/dev/shm");
+    if (dir == NULL)
+        return errno == ENOENT ? 0 : -1;
+    const uid_t uid = getuid();
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        pid_t pid;
+        if (sym_launch_parse_region_name(de->d_name, &pid) != 0)
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode) || st.st_uid != uid)
+            continue;
+        /* Only a pid that certainly does not exist: EPERM (another user's
+         * process) and zombies count as alive.  No start time is recorded
+         * in these names, so a region whose pid was reused stays. */
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (!dry_run) {
+            char name[NAME_MAX + 2];
+            snprintf(name, sizeof name, "/%s", de->d_name);
+            if (shm_unlink(name) != 0)
+                continue;
+        }
+        if (log != NULL)
+            fprintf(log, "%s /dev/shm/%s (libfabric shm region, pid %ld is gone)\n",
                     dry_run ? "stale:" : "removed", de->d_name, (long)pid);
         count++;
     }

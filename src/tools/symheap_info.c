@@ -15,9 +15,12 @@ static void usage(FILE *out)
     fprintf(out, "usage: symheap-info [-h|--help] [--cleanup [--dry-run]]\n"
                  "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
                  "default and the value in force, the heap layout and the transports.\n"
-                 "--cleanup removes this user's shared-memory objects of dead jobs from\n"
-                 "/dev/shm (never another user's, never a running job's) and names each;\n"
-                 "with --dry-run it only names them.\n");
+                 "--cleanup removes from /dev/shm this user's objects of dead jobs (never\n"
+                 "another user's, never a running job's) and this user's libfabric\n"
+                 "shm-provider regions (<pid>:<n>:<n>, 16 MiB each) whose pid is gone, which\n"
+                 "a PE killed outside symrun (mpirun, TCP rendezvous) leaves behind; never a\n"
+                 "live pid's (processes in another pid namespace sharing /dev/shm look dead\n"
+                 "to it).  It names each; with --dry-run it only names them.\n");
 }
 
 int main(int argc, char **argv)
@@ -26,11 +29,13 @@ int main(int argc, char **argv)
         (argc == 2 || (argc == 3 && !strcmp(argv[2], "--dry-run")))) {
         bool dry = argc == 3;
         int n = sym_launch_sweep_stale(dry, stdout);
-        if (n < 0) {
+        int r = n < 0 ? -1 : sym_launch_sweep_provider_regions(dry, stdout);
+        if (n < 0 || r < 0) {
             fprintf(stderr, "symheap-info: cannot read /dev/shm\n");
             return 1;
         }
-        printf("%s %d stale object(s)\n", dry ? "found" : "removed", n);
+        printf("%s %d stale object(s), %d libfabric shm region(s) of dead processes\n",
+               dry ? "found" : "removed", n, r);
         return 0;
     }
     if (argc > 1) {

@@ -51,7 +51,10 @@ bool ofi_transport_wakes(const struct sym_transport *tp);
  * the mr_mode it runs with (the provider's plus SYMHEAP_OFI_MR_FORCE's),
  * the forced bits, whether the regions were bound to the endpoint, how many
  * transfers went through the registered bounce buffer, and the heap key
- * this PE uses for `pe` next to the key it asked for its own heap. */
+ * this PE uses for `pe` next to the key it asked for its own heap, and the
+ * remote address this PE uses for byte 0 of `pe`'s heap and global
+ * variables (their addresses in `pe` under FI_MR_VIRT_ADDR, else 0) next to
+ * this PE's own addresses of them. */
 struct ofi_mr_state {
     uint64_t mr_mode;
     uint64_t forced;
@@ -59,6 +62,10 @@ struct ofi_mr_state {
     uint64_t staged;
     uint64_t key_of_pe;
     uint64_t asked_key;
+    uint64_t heap_addr;
+    uint64_t base_of_pe;
+    uint64_t data_addr;
+    uint64_t data_base_of_pe;
 };
 void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_mr_state *s);
 

@@ -183,6 +183,7 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
                                      .datatype = FI_UINT64, .op = fop, .context = ctx };
         OFI_POST(t, opname, pe, "fi_atomicmsg",
                  fi_atomicmsg(t->ep, &msg, FI_FENCE | FI_DELIVERY_COMPLETE));
+        t->fenced_signals++;
     }
     ofi_issued(t);
     return SYM_OK;

@@ -40,7 +40,7 @@ sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
     /* in the order of sym_config_mr_force_words' words */
     static const uint64_t word_bits[] = {
         0, FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT, FI_MR_ALLOCATED,
-        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED,
+        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED, FI_MR_VIRT_ADDR,
     };
     unsigned words;
     if (sym_config_mr_force_words(text ? text : "", &words) != 0)
@@ -73,6 +73,10 @@ void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_m
     s->staged = t->staged;
     s->key_of_pe = (unsigned)pe < (unsigned)t->npes ? t->rkey[pe] : 0;
     s->asked_key = asked_key(t, 1);
+    s->heap_addr = (uint64_t)(uintptr_t)t->heap;
+    s->base_of_pe = (unsigned)pe < (unsigned)t->npes ? t->rbase[pe] : 0;
+    s->data_addr = (uint64_t)(uintptr_t)t->data;
+    s->data_base_of_pe = (unsigned)pe < (unsigned)t->npes ? t->dbase[pe] : 0;
 }
 
 sym_status_t ofi_register(struct ofi_transport *t)

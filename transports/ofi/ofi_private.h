@@ -108,6 +108,13 @@ struct ofi_transport {
      * OFI_SETTLE_NS after such a drain: no libfabric call is made on this
      * transport again and its resources are not released (see ofi_settle). */
     bool abandoned;
+    /* SYMHEAP_OFI_EAGAIN_EVERY (ofi_fake_again): N, post attempts so far,
+     * and how many of them answered -FI_EAGAIN */
+    unsigned long eagain_every;
+    unsigned long post_attempts;
+    uint64_t fake_again;
+    /* signals posted with FI_FENCE (ofi_signal), for the tests */
+    uint64_t fenced_signals;
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
 };
@@ -283,12 +290,25 @@ sym_status_t ofi_flush(struct ofi_transport *t, const char *op);
 sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
                              const char *call, ssize_t rc);
 
+/* SYMHEAP_OFI_EAGAIN_EVERY=N (tests): every N-th post attempt answers
+ * -FI_EAGAIN without reaching the provider, as a busy one would; 0 (the
+ * default) never, at the cost of one predicted branch per post. */
+static inline bool ofi_fake_again(struct ofi_transport *t)
+{
+    if (__builtin_expect(t->eagain_every == 0, 1))
+        return false;
+    if (++t->post_attempts % t->eagain_every)
+        return false;
+    t->fake_again++;
+    return true;
+}
+
 /* Post `call` (an expression yielding ssize_t), retrying on -FI_EAGAIN. */
 #define OFI_POST(t, op, pe, callname, call)                                      \
     do {                                                                         \
         struct ofi_retry r_ = { 0, 0 };                                          \
         for (;;) {                                                               \
-            ssize_t rc_ = (call);                                                \
+            ssize_t rc_ = ofi_fake_again(t) ? -FI_EAGAIN : (call);               \
             if (rc_ == 0)                                                        \
                 break;                                                           \
             if (rc_ != -FI_EAGAIN)                                               \

@@ -263,8 +263,9 @@ sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct o
         return st;
     if ((double)waited > sym_wait_timeout() * 1e9)
         return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s "
-                         "(provider %s kept answering -FI_EAGAIN)",
-                         op, sym_wait_timeout(), what, t->prov_name);
+                         "(provider %s kept answering -FI_EAGAIN%s)",
+                         op, sym_wait_timeout(), what, t->prov_name,
+                         t->eagain_every ? ", or SYMHEAP_OFI_EAGAIN_EVERY did" : "");
     sched_yield();
     return SYM_OK;
 }
