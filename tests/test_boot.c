@@ -535,6 +535,58 @@ Test(boot_pmix, srun_pe_killed)
     bslurm_stop(&slurm);
 }
 
+/* A PMIx error of an srun-launched PE names that PE and the step: PEs 0
+ * and 2 fence for the job key while PE 1 (a shell, no PMIx client) stays
+ * until both have reported their timeout, then leaves (the file "go"). */
+Test(boot_pmix, srun_bootstrap_error_names_pe)
+{
+    struct bslurm slurm;
+    start_slurm(&slurm);
+    char conf[160], go[160];
+    snprintf(conf, sizeof(conf), "%s/multi-prog.conf", slurm.dir);
+    snprintf(go, sizeof(go), "%s/go", slurm.dir);
+    FILE *f = fopen(conf, "w");
+    cr_assert(f, "%s: %s", conf, strerror(errno));
+    /* PE 1 waits at most 60 s */
+    fprintf(f, "0,2 %s init-fails SYM_ERR_TIMEOUT\n"
+               "1 /bin/sh -c 'i=0; while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.05; "
+               "i=$((i+1)); done'\n", getenv("BOOT_PE"), go);
+    cr_assert(fclose(f) == 0);
+    const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", "3", "--multi-prog", conf, NULL };
+    const char *env[] = { slurm.conf_env, "SYMHEAP_TIMEOUT=2", NULL };
+    struct bjob job;
+    bjob_init(&job, 1);
+    bjob_start_argv(&job, 0, argv, env);
+    static const char *want[] = {
+        "init failed: SYM_ERR_TIMEOUT: sym_init (pmix bootstrap, PE 0, job key): "
+        "PMIx_Fence_nb failed: ",
+        "init failed: SYM_ERR_TIMEOUT: sym_init (pmix bootstrap, PE 2, job key): "
+        "PMIx_Fence_nb failed: ",
+    };
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (bool both = false; !both;) {
+        char *out = bjob_output(&job, 0);
+        both = out && strstr(out, want[0]) && strstr(out, want[1]);
+        free(out);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (!both && t.tv_sec - t0.tv_sec > 30)
+            break; /* bjob_assert_output below says what is missing */
+        struct timespec ms20 = { 0, 20000000 };
+        if (!both)
+            nanosleep(&ms20, NULL);
+    }
+    int fd = open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    bjob_wait(&job, 60);
+    bjob_assert_output(&job, 0, want[0]);
+    bjob_assert_output(&job, 0, want[1]);
+    bjob_assert_exit(&job, 0, 0);
+    bjob_fini(&job);
+    bslurm_stop(&slurm);
+}
+
 Test(boot_pmix, no_launcher)
 {
     struct bjob job;
