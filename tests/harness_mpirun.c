@@ -21,7 +21,6 @@
 #include "harness.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -398,39 +397,38 @@ static void supervise(struct mjob *m, struct pe_outcome *out, double t0)
 /* The PEs' /dev/shm objects (their names carry the owner PE: pid and
  * start time), counted then removed; libfabric shm-provider regions of the
  * PEs ("<pid>:<n>:<n>") removed. */
+static bool object_of_pe(const char *name, void *arg)
+{
+    const struct mjob *m = arg;
+    unsigned uid;
+    pid_t owner;
+    unsigned long long start;
+    if (sym_launch_parse_object_name(name, &uid, &owner, &start) != 0 ||
+        uid != (unsigned)getuid())
+        return false;
+    for (int i = 0; i < m->npes; i++)
+        if (m->r[i].pid == owner && (m->r[i].start == 0 || start == 0 || m->r[i].start == start))
+            return true;
+    return false;
+}
+
+static bool region_of_pe(const char *name, void *arg)
+{
+    const struct mjob *m = arg;
+    pid_t pid;
+    if (sym_launch_parse_region_name(name, &pid) != 0)
+        return false;
+    for (int i = 0; i < m->npes; i++)
+        if (m->r[i].pid > 0 && m->r[i].pid == pid)
+            return true;
+    return false;
+}
+
 static int sweep_pe_objects(struct mjob *m)
 {
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return 0;
-    int found = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        unsigned uid;
-        pid_t owner;
-        unsigned long long start;
-        bool ours = false, region = false;
-        if (sym_launch_parse_object_name(de->d_name, &uid, &owner, &start) == 0) {
-            for (int i = 0; i < m->npes; i++)
-                ours |= uid == (unsigned)getuid() && m->r[i].pid == owner &&
-                        (m->r[i].start == 0 || start == 0 || m->r[i].start == start);
-        } else {
-            char *end;
-            unsigned long v = strtoul(de->d_name, &end, 10);
-            if (end != de->d_name && *end == ':' &&
-                strspn(end, ":0123456789") == strlen(end))
-                for (int i = 0; i < m->npes; i++)
-                    region |= m->r[i].pid > 0 && (unsigned long)m->r[i].pid == v;
-        }
-        if (!ours && !region)
-            continue;
-        found += ours;
-        char name[NAME_MAX + 2];
-        snprintf(name, sizeof(name), "/%s", de->d_name);
-        shm_unlink(name);
-    }
-    closedir(d);
-    return found;
+    int found = sym_launch_shm_scan(object_of_pe, m, true, NULL);
+    sym_launch_shm_scan(region_of_pe, m, true, NULL);
+    return found < 0 ? 0 : found;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -30,7 +30,6 @@
 #include "launcher.h"
 #include "job.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -64,7 +63,6 @@
 #define TAG_LINE_MAX 65536
 #define READ_CHUNK 65536
 #define SINK_CAP 65536
-#define SHM_DIR "/dev/shm"
 
 enum { OUT_STDOUT = 0, OUT_STDERR = 1 };
 
@@ -1287,24 +1285,14 @@ static bool is_region_of(const char *name, const struct job *job)
     return false;
 }
 
+static bool region_of_job(const char *name, void *job)
+{
+    return is_region_of(name, job);
+}
+
 static void provider_regions_cleanup(const struct job *job)
 {
-    DIR *dir = opendir(SHM_DIR);
-    if (dir == NULL)
-        return;
-    uid_t uid = getuid();
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        struct stat st;
-        if (!is_region_of(de->d_name, job) ||
-            fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            st.st_uid != uid || !S_ISREG(st.st_mode))
-            continue;
-        char name[NAME_MAX + 2];
-        snprintf(name, sizeof name, "/%s", de->d_name);
-        shm_unlink(name);
-    }
-    closedir(dir);
+    sym_launch_shm_scan(region_of_job, (void *)job, true, NULL);
 }
 
 static int scan_job_objects(const char *key, bool remove);
@@ -1312,38 +1300,24 @@ static int scan_job_objects(const char *key, bool remove);
 /* A rendezvous PE owns the objects it creates: their names carry its own
  * "<pid>.<start>" (owner.h), and a job key PE 0 drew.  Those of this user
  * naming one of the job's PEs (pid and start time) are the job's. */
+static bool object_of_pe(const char *name, void *arg)
+{
+    const struct job *job = arg;
+    unsigned name_uid;
+    pid_t pid;
+    unsigned long long start;
+    if (sym_launch_parse_object_name(name, &name_uid, &pid, &start) != 0 ||
+        name_uid != (unsigned)getuid())
+        return false;
+    for (int i = 0; i < job->npes; i++)
+        if (job->pe[i].pid == pid && job->pe[i].start == start)
+            return true;
+    return false;
+}
+
 static int scan_pe_objects(const struct job *job, bool remove)
 {
-    DIR *dir = opendir(SHM_DIR);
-    if (dir == NULL)
-        return errno == ENOENT ? 0 : -1;
-    const uid_t uid = getuid();
-    int count = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        unsigned name_uid;
-        pid_t pid;
-        unsigned long long start;
-        if (sym_launch_parse_object_name(de->d_name, &name_uid, &pid, &start) != 0 ||
-            name_uid != (unsigned)uid)
-            continue;
-        bool ours = false;
-        for (int i = 0; i < job->npes && !ours; i++)
-            ours = job->pe[i].pid == pid && job->pe[i].start == start;
-        struct stat st;
-        if (!ours || fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            st.st_uid != uid || !S_ISREG(st.st_mode))
-            continue;
-        if (remove) {
-            char name[NAME_MAX + 2];
-            snprintf(name, sizeof name, "/%s", de->d_name);
-            if (shm_unlink(name) != 0)
-                continue;
-        }
-        count++;
-    }
-    closedir(dir);
-    return count;
+    return sym_launch_shm_scan(object_of_pe, (void *)job, remove, NULL);
 }
 
 /* Every PE is gone: whatever symheap object of the job is still there was
@@ -1403,8 +1377,14 @@ int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result 
     return rc;
 }
 
-/* Visits the /dev/shm entries of job `key` owned by this user; unlinks
- * them if `remove`.  Returns how many it counted (removed), -1 on error. */
+static bool object_of_key(const char *name, void *prefix)
+{
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+/* Visits the /dev/shm objects of job `key` this user owns; unlinks them if
+ * `remove`.  Returns how many it counted (removed), -1 on error. */
+
 static int scan_job_objects(const char *key, bool remove)
 {
     if (key == NULL || key[0] == '\0' || strchr(key, '/') != NULL)
@@ -1413,29 +1393,7 @@ static int scan_job_objects(const char *key, bool remove)
     int plen = snprintf(prefix, sizeof prefix, SYM_SHM_PREFIX "%u-%s-", (unsigned)getuid(), key);
     if (plen < 0 || (size_t)plen >= sizeof prefix)
         return -1;
-
-    DIR *dir = opendir(SHM_DIR);
-    if (dir == NULL)
-        return errno == ENOENT ? 0 : -1;
-    int count = 0;
-    uid_t uid = getuid();
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        if (strncmp(de->d_name, prefix, (size_t)plen) != 0)
-            continue;
-        struct stat st;
-        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != uid)
-            continue;
-        if (remove) {
-            char name[NAME_MAX + 2];
-            snprintf(name, sizeof name, "/%s", de->d_name);
-            if (shm_unlink(name) != 0)
-                continue;
-        }
-        count++;
-    }
-    closedir(dir);
-    return count;
+    return sym_launch_shm_scan(object_of_key, prefix, remove, NULL);
 }
 
 int sym_launch_cleanup_job(const char *key)

@@ -79,6 +79,16 @@ int sym_launch_cleanup_job(const char *key);
  * that nothing leaks). */
 int sym_launch_count_job_objects(const char *key);
 
+/* The walk every /dev/shm sweep shares (sweep.c): for each entry `pick`
+ * accepts that is a regular file this user owns, unlink it if `remove`,
+ * then count it and call `counted` (may be NULL) with its name (without
+ * the leading '/'); an object that could not be unlinked is not counted.
+ * Returns the count, -1 if /dev/shm cannot be read. */
+typedef bool (*sym_launch_pick_fn)(const char *name, void *arg);
+typedef void (*sym_launch_counted_fn)(const char *name, void *arg);
+int sym_launch_shm_scan(sym_launch_pick_fn pick, void *arg, bool remove,
+                        sym_launch_counted_fn counted);
+
 /* Remove this user's /dev/shm objects of dead jobs (sweep.c): those whose
  * name (job.h) names this user and an owner that is gone (owner.h), and
  * that this user really owns.  Objects of other users, of live owners and

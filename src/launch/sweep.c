@@ -61,7 +61,8 @@ int sym_launch_parse_object_name(const char *name, unsigned *uid_p, pid_t *owner
     return 0;
 }
 
-int sym_launch_sweep_stale(bool dry_run, FILE *log)
+int sym_launch_shm_scan(sym_launch_pick_fn pick, void *arg, bool remove,
+                        sym_launch_counted_fn counted)
 {
     DIR *dir = opendir("/dev/shm");
     if (dir == NULL)
@@ -70,33 +71,58 @@ int sym_launch_sweep_stale(bool dry_run, FILE *log)
     int count = 0;
     struct dirent *de;
     while ((de = readdir(dir)) != NULL) {
-        unsigned name_uid;
-        pid_t pid;
-        unsigned long long start;
-        if (sym_launch_parse_object_name(de->d_name, &name_uid, &pid, &start) != 0 ||
-            name_uid != (unsigned)uid)
+        if (!pick(de->d_name, arg))
             continue;
         /* The name can lie (anyone may create objects in /dev/shm): only
-         * objects this user really owns are touched. */
+         * regular files this user really owns are touched. */
         struct stat st;
         if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISREG(st.st_mode) || st.st_uid != uid)
             continue;
-        if (!sym_owner_dead(pid, start))
-            continue;
-        if (!dry_run) {
+        if (remove) {
             char name[NAME_MAX + 2];
             snprintf(name, sizeof name, "/%s", de->d_name);
             if (shm_unlink(name) != 0)
                 continue;
         }
-        if (log != NULL)
-            fprintf(log, "%s /dev/shm/%s (owner pid %ld is gone)\n",
-                    dry_run ? "stale:" : "removed", de->d_name, (long)pid);
+        if (counted != NULL)
+            counted(de->d_name, arg);
         count++;
     }
     closedir(dir);
     return count;
+}
+
+struct sweep_log {
+    FILE *log;
+    const char *verb; /* "removed" or "stale:" */
+};
+
+/* this user's symheap objects whose owner is gone */
+static bool stale_object(const char *name, void *arg)
+{
+    (void)arg;
+    unsigned name_uid;
+    pid_t pid;
+    unsigned long long start;
+    return sym_launch_parse_object_name(name, &name_uid, &pid, &start) == 0 &&
+           name_uid == (unsigned)getuid() && sym_owner_dead(pid, start);
+}
+
+static void log_stale_object(const char *name, void *arg)
+{
+    const struct sweep_log *l = arg;
+    unsigned name_uid;
+    pid_t pid = 0;
+    unsigned long long start;
+    if (l->log != NULL && sym_launch_parse_object_name(name, &name_uid, &pid, &start) == 0)
+        fprintf(l->log, "%s /dev/shm/%s (owner pid %ld is gone)\n", l->verb, name, (long)pid);
+}
+
+int sym_launch_sweep_stale(bool dry_run, FILE *log)
+{
+    struct sweep_log l = { log, dry_run ? "stale:" : "removed" };
+    return sym_launch_shm_scan(stale_object, &l, !dry_run, log_stale_object);
 }
 
 int sym_launch_parse_region_name(const char *name, pid_t *pid_p)
@@ -121,38 +147,27 @@ int sym_launch_parse_region_name(const char *name, pid_t *pid_p)
     return 0;
 }
 
+/* a libfabric shm region whose pid certainly does not exist: EPERM
+ * (another user's process) and zombies count as alive.  No start time is
+ * recorded in these names, so a region whose pid was reused stays. */
+static bool stale_region(const char *name, void *arg)
+{
+    (void)arg;
+    pid_t pid;
+    return sym_launch_parse_region_name(name, &pid) == 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+static void log_stale_region(const char *name, void *arg)
+{
+    const struct sweep_log *l = arg;
+    pid_t pid = 0;
+    if (l->log != NULL && sym_launch_parse_region_name(name, &pid) == 0)
+        fprintf(l->log, "%s /dev/shm/%s (libfabric shm region, pid %ld is gone)\n", l->verb,
+                name, (long)pid);
+}
+
 int sym_launch_sweep_provider_regions(bool dry_run, FILE *log)
 {
-    DIR *dir = opendir("/dev/shm");
-    if (dir == NULL)
-        return errno == ENOENT ? 0 : -1;
-    const uid_t uid = getuid();
-    int count = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        pid_t pid;
-        if (sym_launch_parse_region_name(de->d_name, &pid) != 0)
-            continue;
-        struct stat st;
-        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(st.st_mode) || st.st_uid != uid)
-            continue;
-        /* Only a pid that certainly does not exist: EPERM (another user's
-         * process) and zombies count as alive.  No start time is recorded
-         * in these names, so a region whose pid was reused stays. */
-        if (kill(pid, 0) == 0 || errno != ESRCH)
-            continue;
-        if (!dry_run) {
-            char name[NAME_MAX + 2];
-            snprintf(name, sizeof name, "/%s", de->d_name);
-            if (shm_unlink(name) != 0)
-                continue;
-        }
-        if (log != NULL)
-            fprintf(log, "%s /dev/shm/%s (libfabric shm region, pid %ld is gone)\n",
-                    dry_run ? "stale:" : "removed", de->d_name, (long)pid);
-        count++;
-    }
-    closedir(dir);
-    return count;
+    struct sweep_log l = { log, dry_run ? "stale:" : "removed" };
+    return sym_launch_shm_scan(stale_region, &l, !dry_run, log_stale_region);
 }
