@@ -280,8 +280,8 @@ SYM_API sym_status_t sym_g16(uint16_t *value_p, const uint16_t *src, int pe);
 SYM_API sym_status_t sym_g32(uint32_t *value_p, const uint32_t *src, int pe);
 SYM_API sym_status_t sym_g64(uint64_t *value_p, const uint64_t *src, int pe);
 
-/* Wait until every put, get and non-blocking operation issued by this PE is
- * complete and visible at its target.  Errors: SYM_ERR_NOT_INITIALIZED,
+/* Wait until every put, get, non-fetching atomic, signal and non-blocking
+ * operation issued by this PE is complete and visible at its target.  Errors: SYM_ERR_NOT_INITIALIZED,
  * SYM_ERR_TRANSPORT. */
 SYM_API sym_status_t sym_quiet(void);
 
@@ -299,7 +299,12 @@ SYM_API sym_status_t sym_fence(void);
  * other symheap atomic on the same word from any PE.  Arithmetic wraps
  * modulo 2^32 / 2^64, so the unsigned functions serve signed integers too.
  * The fetching forms store the value the word held before the operation in
- * *old_p (which must not be NULL).  Each atomic is complete on return.
+ * *old_p (which must not be NULL).  A fetching atomic (fetch, swap,
+ * compare_swap, fetch_*) is complete on return.  A non-fetching one (set,
+ * add, inc, and, or, xor) is complete on return on this PE's own word and
+ * on a peer reached through shared memory; on a peer reached through
+ * libfabric it may still be in flight, as OpenSHMEM's non-fetching atomics:
+ * sym_quiet() (or a barrier) completes it, and sym_fence() orders it.
  *
  *   fetch         *old_p = *dest
  *   set           *dest = value

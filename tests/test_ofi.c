@@ -403,6 +403,62 @@ Test(ofi, fenced_signal_over_sockets, .timeout = HARNESS_CR_TIMEOUT(120))
     run_pes_env(2, env, fenced_body, NULL);
 }
 
+/* ---- a non-fetching atomic on this PE's own word ------------------------ */
+
+/* Over a provider that orders reads after writes (sockets) a small
+ * non-fetching atomic is injected: it may still be in flight when the call
+ * returns.  On another PE's word sym_quiet completes it, as in OpenSHMEM;
+ * on this PE's own word the next plain load (sym_signal_fetch, a wait) must
+ * already see it, and no provider orders that load after the operation. */
+#define OWN_ROUNDS 200
+
+static void own_word_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    (void)npes;
+    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    PE_ASSERT(t->inject_ok, "provider %s does not inject atomics: not the set-up this tests",
+              t->prov_name);
+    uint64_t *w = sym_calloc(1, 8);
+    uint32_t *h = sym_calloc(1, 8);
+    PE_ASSERT(w && h, "allocation failed");
+    uint64_t expect = 0;
+    uint32_t expect32 = 0;
+    for (uint64_t r = 1; r <= OWN_ROUNDS; r++) {
+        const uint64_t v = r * 0x9e3779b97f4a7c15ull;
+        uint64_t seen = 0;
+        if (r % 3 == 0) {
+            PE_OK(sym_atomic_add64(w, v, me));
+            expect += v;
+        } else if (r % 3 == 1) {
+            PE_OK(sym_atomic_set64(w, v, me));
+            expect = v;
+        } else {
+            PE_OK(sym_atomic_xor64(w, v, me));
+            expect ^= v;
+        }
+        PE_OK(sym_signal_fetch(w, &seen));
+        PE_ASSERT(seen == expect, "round %llu: own word %#llx right after the atomic, expected "
+                  "%#llx", (unsigned long long)r, (unsigned long long)seen,
+                  (unsigned long long)expect);
+        PE_OK(sym_atomic_add32(h, (uint32_t)r, me));
+        expect32 += (uint32_t)r;
+        PE_ASSERT(__atomic_load_n(h, __ATOMIC_ACQUIRE) == expect32,
+                  "round %llu: own 32-bit word %u right after the add, expected %u",
+                  (unsigned long long)r, *h, expect32);
+    }
+    PE_OK(sym_barrier_all());
+    sym_free(h);
+    sym_free(w);
+}
+
+Test(ofi, own_word_atomic_visible_on_return, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
+                          "SYMHEAP_TIMEOUT=60", NULL };
+    run_pes_env(2, env, own_word_body, NULL);
+}
+
 /* ---- a put after a signal to the same word lands after it ---------------- */
 
 /* The transport lets a put to a PE overtake that PE's atomics still in

@@ -86,7 +86,11 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
         if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
             return st;
         const void *buf = width == 4 ? (const void *)&v32 : (const void *)&operand;
-        if (t->inject_ok && t->inject_size >= width) {
+        /* On this PE's own word it completes before returning: the PE's
+         * next plain load of it (sym_signal_fetch, a wait) must see it, and
+         * no provider orders that load after the operation. */
+        const bool own = pe == t->me;
+        if (!own && t->inject_ok && t->inject_size >= width) {
             OFI_POST(t, opname, pe, "fi_inject_atomic",
                      fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
             ofi_mark_dirty(t, pe);
@@ -101,7 +105,7 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
                                      t->addr[pe], raddr, key, dt, m->op, ctx));
         }
         ofi_issued(t);
-        return SYM_OK;
+        return own ? ofi_drain(t, opname) : SYM_OK;
     }
     /* Registered operands (FI_MR_LOCAL), kept until the drain below. */
     void *opnd = scratch(t, 0), *cmp = scratch(t, 1), *res = scratch(t, 2);
