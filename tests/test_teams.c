@@ -772,6 +772,8 @@ static void timeout_body(int me, int n, void *arg)
 {
     struct late_shared *sh = arg;
     sym_team_t t, patient;
+    uint64_t *poll_word = sym_calloc(1, 8);
+    PE_ASSERT(poll_word != NULL, "sym_calloc: %s", sym_last_error());
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &patient));
     PE_OK(sym_team_set_timeout(t, 0.5));
@@ -788,9 +790,14 @@ static void timeout_body(int me, int n, void *arg)
          * cannot complete, so every transport call of the barrier has to be
          * bounded by the team's timeout (the inline ping's put_signal was
          * not, and waited for the late member's arrival: 6.5 s). */
+        /* Meanwhile this PE keeps serving its peers (sym_signal_fetch
+         * drives progress): over manual progress the late member's own
+         * last calls before its nap may need it. */
         const double idle_by = harness_now() + harness_seconds(10.0);
         while (!__atomic_load_n(&sh->late_idle, __ATOMIC_ACQUIRE)) {
             PE_ASSERT(harness_now() < idle_by, "the late PE %d never got to its nap", late);
+            uint64_t ignored;
+            PE_OK(sym_signal_fetch(poll_word, &ignored));
             sleep_s(0.001);
         }
         double t0 = harness_now();
@@ -812,6 +819,7 @@ static void timeout_body(int me, int n, void *arg)
      * returns whatever it finds, without hanging */
     (void)sym_team_destroy(t);
     PE_OK(sym_team_destroy(patient));
+    sym_free(poll_word);
 }
 
 ParameterizedTestParameters(teams, set_timeout)
