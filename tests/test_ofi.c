@@ -711,8 +711,13 @@ ParameterizedTest(struct ofi_param *p, ofi, out_of_range_refused)
  * sym_finalize.)  PE 1 stays outside the library until PE 0's get has
  * failed (tcp;ofi_rxm serves reads only inside the target's libfabric
  * calls), then both meet in a barrier and PE 0's next operation, which
- * first completes everything in flight, shows the late read went nowhere. */
+ * first completes everything in flight, shows the late read went nowhere.
+ * PE 0 issues its get only once PE 1 has left the barrier before (its
+ * idle file): while PE 1 was still inside, it served the read (CI, under
+ * ASan: the get returned SYM_OK).  Meanwhile PE 0 keeps driving progress,
+ * which PE 1's way out of that barrier may need. */
 static char late_read_flag[128];
+static char late_idle_flag[140];
 
 static void late_read_body(int me, int npes, void *arg)
 {
@@ -728,6 +733,9 @@ static void late_read_body(int me, int npes, void *arg)
     PE_OK(sym_barrier_all());
     if (me == 1) {
         /* no symheap call until PE 0 says its get has failed */
+        FILE *idle = fopen(late_idle_flag, "w");
+        PE_ASSERT(idle != NULL, "cannot create %s", late_idle_flag);
+        fclose(idle);
         const double deadline = harness_now() + harness_seconds(60);
         while (access(late_read_flag, F_OK) != 0) {
             struct timespec ts = { 0, 1000000 };
@@ -739,6 +747,14 @@ static void late_read_body(int me, int npes, void *arg)
         uint64_t *dst = malloc(8); /* not registered: read straight in before the fix */
         PE_ASSERT(dst != NULL, "malloc");
         *dst = sentinel;
+        const double idle_by = harness_now() + harness_seconds(60);
+        while (access(late_idle_flag, F_OK) != 0) {
+            uint64_t ignored;
+            PE_OK(sym_signal_fetch(word, &ignored)); /* drives progress */
+            PE_ASSERT(harness_now() < idle_by, "PE 1 never left the barrier");
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+        }
         sym_op_timeout_s = 1.0;
         PE_FAILS_WITH(tp->ops->get(tp, 1, dst, off, 8), SYM_ERR_TIMEOUT);
         sym_op_timeout_s = 0;
@@ -754,6 +770,7 @@ static void late_read_body(int me, int npes, void *arg)
                   *dst);
         free(dst);
         unlink(late_read_flag);
+        unlink(late_idle_flag);
     }
     PE_OK(sym_barrier_all());
     sym_free(word);
@@ -763,10 +780,13 @@ Test(ofi, failed_get_never_lands_later, .timeout = HARNESS_CR_TIMEOUT(120))
 {
     snprintf(late_read_flag, sizeof(late_read_flag), "/tmp/symheap-test-late-read-%d",
              (int)getpid());
+    snprintf(late_idle_flag, sizeof(late_idle_flag), "%s-idle", late_read_flag);
     unlink(late_read_flag);
+    unlink(late_idle_flag);
     struct ofi_param p = { 0, 2 }; /* tcp;ofi_rxm: reads need the target's progress */
     run_ofi(&p, late_read_body);
     unlink(late_read_flag);
+    unlink(late_idle_flag);
 }
 
 /* A provider's error reaches the caller as SYM_ERR_TRANSPORT with the
