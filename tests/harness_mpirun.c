@@ -91,6 +91,20 @@ static const char *proxy_path(void)
     return p && *p ? p : HARNESS_MPIRUN_PROXY;
 }
 
+/* fork() a child that dies with the harness (PR_SET_PDEATHSIG), so no
+ * PE or mpirun outlives a killed test; returns as fork() does. */
+static pid_t fork_tied(void)
+{
+    pid_t self = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        cr_assert_fail("pe_job_run (mpirun): fork failed: %s", strerror(errno));
+    if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self))
+        _exit(127);
+    return pid;
+}
+
 static void start_mpirun(struct mjob *m)
 {
     char np[16], tmpbase[96];
@@ -101,14 +115,8 @@ static void start_mpirun(struct mjob *m)
                            /* its session directories where we remove them */
                            "--mca", "orte_tmpdir_base", tmpbase,
                            "-np", np, proxy_path(), m->sock, NULL };
-    pid_t self = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        cr_assert_fail("pe_job_run (mpirun): fork failed: %s", strerror(errno));
+    pid_t pid = fork_tied();
     if (pid == 0) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
-            _exit(127);
         setpgid(0, 0); /* a terminal's ^C is the test's, not mpirun's */
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0)
@@ -208,14 +216,8 @@ static void accept_proxy(struct mjob *m, double deadline)
     }
     m->r[rank].conn = fd;
     m->connected++;
-    pid_t self = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        cr_assert_fail("pe_job_run (mpirun): fork failed: %s", strerror(errno));
+    pid_t pid = fork_tied();
     if (pid == 0) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
-            _exit(127);
         pe_child(m, rank, block, len);
     }
     free(block);
