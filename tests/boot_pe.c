@@ -49,7 +49,7 @@
 #include <symheap.h>
 
 #include "bootstrap/bootstrap.h" /* boot-barrier-progress: the bootstrap itself */
-#include "internal.h"
+#include "core/internal.h"
 
 #define BROKEN 10
 

@@ -6,9 +6,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static uint64_t splitmix(uint64_t *s)
 {

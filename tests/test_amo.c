@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h" /* sym_rt: the heap's reserved regions, for error cases */
+#include "core/internal.h" /* sym_rt: the heap's reserved regions, for error cases */
 
 /* ------------------------------------------------------------------------ */
 /* One entry point for every atomic at either width                          */

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define PAGE 4096
 #define GUARD 0x5A

@@ -36,7 +36,7 @@
 #include "boot_slurm.h"
 #include "bootstrap/bootstrap.h"
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #ifdef SYM_HAVE_PMIX
 #include <pmix.h>

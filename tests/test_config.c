@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define MiB ((size_t)1 << 20)
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* Error jobs use a short wait deadline: a wait that wrongly accepts a bad
  * argument then fails in seconds instead of hanging the file. */

@@ -22,7 +22,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* Every job here has 3 PEs: PE 0, the rendezvous root, serves two others. */
 #define NPES 3

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi/ofi.h"
 #include "ofi/ofi_private.h"
 

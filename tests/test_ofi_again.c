@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi/ofi_private.h"
 
 static const char *const providers[] = { "tcp;ofi_rxm", "shm" };

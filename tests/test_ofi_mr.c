@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi/ofi_fabric.h"
 #include "ofi/ofi.h"
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "internal.h" /* sym_rt: the heap's reserved regions, for error cases */
+#include "core/internal.h" /* sym_rt: the heap's reserved regions, for error cases */
 
 static const char *cmp_text(sym_cmp_t c)
 {

@@ -18,7 +18,7 @@
  * the runtime's own process probe either way.
  */
 #include "bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #ifndef SYM_HAVE_PMIX
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static sym_status_t singleton_allgather(struct sym_boot *b, const void *mine, size_t len,
                                         void *all)

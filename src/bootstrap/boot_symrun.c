@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 struct symrun_boot {
     struct sym_boot base;

@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #include "bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define TCP_MAGIC 0x53594d42u /* "SYMB" */
 #define TCP_VERSION 1u

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 int sym_boot_random_key(char *key)
 {

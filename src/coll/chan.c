@@ -8,7 +8,7 @@
 #include "coll/coll.h"
 #include "coll/team.h"
 #include "coll/wire.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define POISON_MSG_BYTES 448u
 #define HDR_BYTES ((uint64_t)sizeof(struct sym_chunk_hdr))

@@ -16,7 +16,7 @@
 
 #include "coll/chan.h"
 #include "coll/team.h"
-#include "internal.h"
+#include "core/internal.h"
 
 enum sym_coll_kind {
     SYM_COLL_BARRIER = 1,

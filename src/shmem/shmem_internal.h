@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "shmem.h"
 
 struct symshmem_team {

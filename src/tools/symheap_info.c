@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heap_layout.h"
-#include "internal.h"
+#include "core/heap_layout.h"
+#include "core/internal.h"
 #include "launch/launcher.h"
 #ifdef SYM_HAVE_OFI
 #include "ofi/ofi.h"

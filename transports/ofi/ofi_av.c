@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi_private.h"
 
 /* One PE's card in the allgather: fits SYM_JOB_BLOB_MAX. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi_private.h"
 
 const char *ofi_transport_provider(const struct sym_transport *tp)

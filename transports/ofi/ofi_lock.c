@@ -19,7 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi_private.h"
 
 static pthread_mutex_t ofi_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi_private.h"
 
 static uint64_t now_ns(void)

@@ -2,7 +2,7 @@
  * table. */
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "ofi_private.h"
 
 static inline size_t min_sz(size_t a, size_t b)

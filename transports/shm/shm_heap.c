@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "shm_private.h"
 
 void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe)

@@ -1,7 +1,7 @@
 /* shm_ops.c - data movement on mapped heaps: the shm ops table. */
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "shm_atomic.h"
 #include "shm_private.h"
 

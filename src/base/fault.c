@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
-#include "fault.h"
-#include "internal.h"
+#include "base/fault.h"
+#include "core/internal.h"
 
 int sym_fault_op = -1;
 

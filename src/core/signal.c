@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "internal.h"
-#include "sym_cmp.h"
+#include "core/internal.h"
+#include "core/sym_cmp.h"
 
 static sym_status_t put_signal(const char *op_name, void *dest, const void *src, size_t nbytes,
                                uint64_t *sig_addr, uint64_t signal, sym_signal_op_t op, int pe,

@@ -1,5 +1,5 @@
 /* amo.c - atomics on 32- and 64-bit symmetric words. */
-#include "internal.h"
+#include "core/internal.h"
 #include "shm/shm_atomic.h"
 
 /* Check, translate, then run the op inline on a mapped peer or through the

@@ -10,10 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "alloc.h"
-#include "config_table.h"
-#include "fault.h"
-#include "heap_layout.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "base/wait.h"
+#include "core/alloc.h"
+#include "core/heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
 
@@ -47,66 +48,6 @@ struct sym_globals {
     int fd;
     char name[128];
 };
-
-/* ---- configuration (config.c) ------------------------------------------ */
-
-typedef struct sym_cfg_choice {
-    char s[16];
-} sym_cfg_choice_t;
-
-typedef struct sym_cfg_string {
-    char s[256];
-} sym_cfg_string_t;
-
-struct sym_config {
-#define SYM_CFG_FIELD_SIZE size_t
-#define SYM_CFG_FIELD_SECONDS double
-#define SYM_CFG_FIELD_BOOL bool
-#define SYM_CFG_FIELD_UINT unsigned long
-#define SYM_CFG_FIELD_CHOICE sym_cfg_choice_t
-#define SYM_CFG_FIELD_FAULT struct sym_fault_spec
-#define SYM_CFG_FIELD_STRING sym_cfg_string_t
-#define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
-    SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
-#undef SYM_CFG_FIELD_
-    /* Which variables the environment set (the others hold their default). */
-    struct {
-#define SYM_CFG_SET_(field, name, type, dflt, help) bool field;
-        SYM_CONFIG_TABLE(SYM_CFG_SET_)
-#undef SYM_CFG_SET_
-    } set;
-};
-
-/* Read every variable of the table from the environment (unset: default).
- * A malformed value fails with SYM_ERR_CONFIG naming the variable and value. */
-sym_status_t sym_config_load(struct sym_config *cfg);
-/* SYMHEAP_OFI_MR_FORCE's words: on success 0 and *words_p has bit k set for
- * word k of none, local, prov_key, endpoint, allocated, all, virt_addr; on an unknown
- * word -1 and *words_p is that word's offset in text. */
-int sym_config_mr_force_words(const char *text, unsigned *words_p);
-
-/* Parse "123", "64K", "1.5G"... into bytes.  0 on success, -1 on garbage or
- * overflow.  Exposed for tests and fuzzing. */
-int sym_config_parse_size(const char *text, size_t *bytes_p);
-
-/* Print the table (name, type, default, value in force, help) to `out`. */
-void sym_config_print(FILE *out, const struct sym_config *cfg);
-
-/* ---- errors (error.c) -------------------------------------------------- */
-
-/* Record a failure for sym_last_error() and return `status`, so callers can
- * write `return sym_error(SYM_ERR_X, "sym_put: ...", ...)`.  The first
- * function that detects an error records it; callers pass it through. */
-sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* For the static analysis stage (.ci/test): the analyser sees one file at a
- * time and cannot know that sym_error() returns `status`. */
-#if defined(SYM_STATIC_ANALYSIS) && !defined(SYM_ERROR_C)
-#define sym_error(status, ...) __extension__({ sym_error((status), __VA_ARGS__); (status); })
-#endif
-
-/* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */
-void sym_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- runtime state (runtime.c) ----------------------------------------- */
 
@@ -228,53 +169,6 @@ static inline struct sym_transport *sym_amo_tp(int pe)
 {
     return sym_rt.amo_via_tp ? sym_rt.ofi : sym_rt.peer_tp[pe];
 }
-
-/* ---- waiting (wait.c) -------------------------------------------------- */
-
-/* What a wait waits for.  ready() is polled; describe() is called only to
- * build an error message ("PE 3 to enter barrier #12 (round 1)");
- * awaited_pe, if >= 0, is the PE whose action is awaited, so its death can
- * be reported as the cause. */
-struct sym_waiter {
-    bool (*ready)(void *arg);
-    void (*describe)(void *arg, char *buf, size_t len);
-    void *arg;
-    /* Optional: called every ~10 ms while the wait is stuck; a status other
-     * than SYM_OK (recorded) ends the wait with it.  Collectives use it to
-     * compare fingerprints with the PE they wait for. */
-    sym_status_t (*stalled)(void *arg);
-};
-
-/* The one wait loop: spin, yield, sleep with backoff; drives transport
- * progress; checks the abort word and peer liveness; gives up after
- * `timeout_s` (<= 0: SYMHEAP_TIMEOUT).  Errors: SYM_ERR_TIMEOUT,
- * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
-sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
-
-/* How many transport operations this thread is inside (the ofi ops table
- * counts them under its lock).  A wait inside one (a drain for delivery, a
- * full context ring) must neither run non-blocking collectives nor yield
- * their coroutine: the first would re-enter the transport in the middle of
- * an operation (its staging buffer, its ordering state), the second would
- * return to the caller still owning the transport's lock, so another
- * thread's put would block until this one calls symheap again. */
-extern _Thread_local unsigned sym_transport_depth;
-
-/* Deadline in seconds of this thread's waits given no timeout (<= 0), such
- * as a transport operation's wait for its target; 0: SYMHEAP_TIMEOUT.  A
- * collective sets it around its transport calls, so that a target that
- * makes no library calls (manual progress) is reported within the team's
- * timeout.  sym_wait_timeout() is the deadline in effect. */
-extern _Thread_local double sym_op_timeout_s;
-double sym_wait_timeout(void);
-
-/* Drive transport progress once (manual-progress providers): for polling
- * calls that do not wait, such as the test routines. */
-void sym_progress(void);
-
-/* Check the job's health once: SYM_OK, or the error (recorded) that a wait
- * would report now (a dead peer, an abort). */
-sym_status_t sym_job_check(const char *op, const char *waiting_for);
 
 /* ---- internal one-sided helpers (rma.c, barrier.c) ---------------------- */
 

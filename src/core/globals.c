@@ -74,7 +74,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "launch/job.h"
 
 /* What every PE tells the others about its segment. */

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "launch/job.h"
 #include "coll/request.h"
 #include "coll/team.h"

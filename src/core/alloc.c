@@ -1,5 +1,5 @@
 /* alloc.c - deterministic first-fit allocator over heap offsets (alloc.h). */
-#include "alloc.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #define SYM_ERROR_C /* defines sym_error itself */
-#include "internal.h"
+#include "core/internal.h"
 
 /* Large enough for a timeout message listing missing PEs. */
 static _Thread_local char last_error[1024];

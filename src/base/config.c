@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "bootstrap/bootstrap.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* Exact integer arithmetic (no detour through double, so every byte count up
  * to 2^64-1 is representable); a fraction is allowed only where the suffix

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static inline void *addr_of(uint64_t off)
 {

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "internal.h"
-#include "sym_cmp.h"
+#include "core/internal.h"
+#include "core/sym_cmp.h"
 
 /* Validation shared by every form: init, cmp, alignment, the whole array
  * inside the heap. */

@@ -17,7 +17,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "coll/request.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "launch/job.h"
 
 static inline void cpu_relax(void)

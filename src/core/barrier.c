@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "shm/shm_atomic.h"
 
 sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)

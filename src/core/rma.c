@@ -1,7 +1,7 @@
 /* rma.c - puts, gets, strided and single-element transfers, quiet, fence. */
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Validate (dest or src symmetric range, local buffer, PE) once, here. */
 static inline sym_status_t check_rma(const char *op, const char *symname, const void *sym,

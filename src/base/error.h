@@ -1,0 +1,24 @@
+/*
+ * error.h - recording an error for sym_last_error(), and debug logging.
+ * Base layer: knows nothing above it.
+ */
+#ifndef SYM_BASE_ERROR_H
+#define SYM_BASE_ERROR_H
+
+#include "symheap.h"
+
+/* Record a failure for sym_last_error() and return `status`, so callers can
+ * write `return sym_error(SYM_ERR_X, "sym_put: ...", ...)`.  The first
+ * function that detects an error records it; callers pass it through. */
+sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* For the static analysis stage (.ci/test): the analyser sees one file at a
+ * time and cannot know that sym_error() returns `status`. */
+#if defined(SYM_STATIC_ANALYSIS) && !defined(SYM_ERROR_C)
+#define sym_error(status, ...) __extension__({ sym_error((status), __VA_ARGS__); (status); })
+#endif
+
+/* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */
+void sym_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* SYM_BASE_ERROR_H */
