@@ -167,8 +167,7 @@ sym_status_t sym_job_check(const char *op, const char *waiting_for)
  * incoming writes only inside libfabric calls: every waiting PE drives it. */
 static inline void progress_all(void)
 {
-    if (sym_rt.ofi)
-        sym_rt.ofi->ops->progress(sym_rt.ofi);
+    sym_transports_progress();
 }
 
 void sym_progress(void)
@@ -198,7 +197,7 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
     unsigned long spins = sym_rt.oversubscribed || coroutine ? 0 : sym_rt.cfg.wait_spin;
     for (unsigned long i = 0; i < spins; i++) {
         cpu_relax();
-        if (sym_rt.ofi && i % 16 == 0)
+        if (i % 16 == 0 && sym_transports_need_progress())
             progress_all();
         if (w->ready(w->arg))
             return SYM_OK;
@@ -256,10 +255,8 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
         sleep_ns = sleep_ns ? sleep_ns * 2 : 10000;
         if (sleep_ns > 1000000)
             sleep_ns = 1000000;
-        if (sym_rt.ofi && sym_rt.ofi->ops->sleep) {
-            sym_rt.ofi->ops->sleep(sym_rt.ofi, sleep_ns);
+        if (sym_transports_sleep(sleep_ns))
             continue;
-        }
         struct timespec ts = { 0, sleep_ns };
         nanosleep(&ts, NULL);
     }

@@ -195,6 +195,13 @@ sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes);
 sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
                                 uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
 
+/* Transports with manual progress (progress.c): whether any in use needs
+ * the target to make calls, driving each once, and blocking up to `ns` in
+ * one that can wake a sleeper (false: none can; the caller sleeps). */
+bool sym_transports_need_progress(void);
+void sym_transports_progress(void);
+bool sym_transports_sleep(long ns);
+
 /* Transport-level quiet over every transport in use. */
 sym_status_t sym_quiet_internal(void);
 

@@ -66,7 +66,7 @@ SYM_API sym_status_t sym_signal_fetch(const uint64_t *sig_addr, uint64_t *value_
         return st;
     if (!value_p)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_signal_fetch: value_p is NULL");
-    if (sym_rt.ofi) /* callers poll with it: serve and hear the peers */
+    if (sym_transports_need_progress()) /* callers poll with it: serve and hear the peers */
         sym_progress();
     *value_p = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
     return SYM_OK;

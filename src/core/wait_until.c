@@ -106,7 +106,7 @@ static inline bool included(const int *status, size_t i)
         }                                                                                      \
         if (!block) { /* a polling loop must still serve and hear its peers */                \
             *done_p = ready_##name(w);                                                         \
-            if (!*done_p && sym_rt.ofi) {                                                      \
+            if (!*done_p && sym_transports_need_progress()) {                                                      \
                 sym_progress();                                                                \
                 *done_p = ready_##name(w);                                                     \
             }                                                                                  \
