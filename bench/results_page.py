@@ -116,7 +116,7 @@ def _row_key(r):
         return (r["test"], -1, r["row"])
 
 
-def write(path, outdir, runs, results, targets, pairs, machine, root, also):
+def write(path, outdir, runs, results, targets, pairs, machine, root, also, notes=()):
     info = {}
     try:
         with open(os.path.join(outdir, "run.json")) as f:
@@ -156,8 +156,9 @@ def write(path, outdir, runs, results, targets, pairs, machine, root, also):
     if also_names:
         P("- %s: another symheap build run in the same pairs (`--also-symheap`); its ratio is "
           "this tree's symheap over it." % ", ".join("`%s`" % a for a in also_names))
-    P("- Sizes are bytes (per PE for collectives). `#wrong` data counts are zero unless a "
-      "row says otherwise; any mismatch fails the run.")
+    P("- Sizes are bytes (per PE for collectives). Every run verifies its data; `#wrong a/b` "
+      "after a ratio counts the mismatched values of symheap's / the baseline's runs "
+      "(absent: none).")
     P("")
     P("## Machine")
     P("")
@@ -175,6 +176,12 @@ def write(path, outdir, runs, results, targets, pairs, machine, root, also):
     if m.get("ompi_info"):
         P("- baselines: %s" % m["ompi_info"])
     P("")
+    if notes:
+        P("## What the baselines needed, skipped or got wrong")
+        P("")
+        for q in notes:
+            P("- " + q)
+        P("")
     if targets:
         P("## Targets")
         P("")
