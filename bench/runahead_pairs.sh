@@ -10,7 +10,7 @@
 # Use chrt -f 10 (2 PEs) or chrt -r 10 (more PEs than cores) around it.
 set -eu
 B=${BUILD:-build-compare}
-OUT=${1:-/tmp/runahead-pairs}
+OUT=${1:-report/runahead-pairs}
 PES=${PES:-"2 4"}
 PAIRS=${PAIRS:-3}
 SIZES=${SIZES:-"8 65536"}
