@@ -62,7 +62,7 @@ void launch_signals_install(struct job *job)
             sa.sa_flags = SA_NOCLDSTOP;
         } else if (sig == SIGPIPE) {
             /* With tagged output a vanished reader must not kill the
-             * launcher (and orphan the job); see sink_write. */
+             * launcher (and orphan the job); see sink_write (launch_relay.c). */
             if (!job->tag)
                 continue;
             sa.sa_handler = SIG_IGN;
