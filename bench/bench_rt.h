@@ -1,6 +1,6 @@
 /*
  * bench_rt.h - the few runtime services the benchmark harness needs, for
- * three runtimes, so one harness (harness.c) serves every benchmark:
+ * three runtimes, so one harness (harness*.c) serves every benchmark:
  *
  *   default          symheap's native API (symheap.h), built by meson;
  *   BENCH_RT_SHMEM   any OpenSHMEM >= 1.4 through shmem.h: symheap's facade
@@ -10,7 +10,7 @@
  *
  * Only what 1.4 and 1.5 both have is used for shmem (typed AMOs on long and
  * int, shmem_long_wait_until, shmem_ptr), so Open MPI 4.1's OSHMEM builds it.
- * The control block (struct bench_ctl in harness.c) is symmetric for sym and
+ * The control block (struct bench_ctl in harness_private.h) is symmetric for sym and
  * shmem; under MPI it is private and the collectives below are MPI calls.
  */
 #ifndef BENCH_RT_H

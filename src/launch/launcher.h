@@ -71,14 +71,6 @@ int sym_launch_run(const struct sym_launch_opts *opts, struct sym_launch_result 
 
 void sym_launch_result_free(struct sym_launch_result *result);
 
-/* Remove every /dev/shm object of job `key` owned by this user; returns how
- * many were removed. */
-int sym_launch_cleanup_job(const char *key);
-
-/* Count /dev/shm objects of job `key` still present (tests use it to prove
- * that nothing leaks). */
-int sym_launch_count_job_objects(const char *key);
-
 /* The walk every /dev/shm sweep shares (sweep.c): for each entry `pick`
  * accepts that is a regular file this user owns, unlink it if `remove`,
  * then count it and call `counted` (may be NULL) with its name (without

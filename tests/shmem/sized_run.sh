@@ -1,7 +1,7 @@
 #!/bin/sh
 # sized_run.sh NP COMMAND...: run COMMAND (a job of NP PEs), unless
 # SYMHEAP_TEST_PES (a comma-separated list of job sizes, as the Criterion
-# tests read it: tests/harness.h) is set and does not list NP; then report
+# tests read it: tests/lib/harness.h) is set and does not list NP; then report
 # the test skipped (meson's status 77), never passed.
 np=$1
 shift

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness.h"
+#include "harness.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

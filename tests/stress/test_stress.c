@@ -9,7 +9,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 
-#include "../harness.h"
+#include "harness.h"
 #include "stress.h"
 
 struct stress_case {

@@ -15,7 +15,7 @@
 
 /* Ports below the kernel's ephemeral range are never handed to a connecting
  * socket, and a job over tcp;ofi_rxm opens many connections: a port the
- * kernel picked (bind to port 0, as tests/boot_jobs.c does for its few
+ * kernel picked (bind to port 0, as tests/lib/boot_jobs.c does for its few
  * jobs) could be taken by one of them between our probe and PE 0's bind,
  * failing the job.  So the port is drawn at random below that range, where
  * only explicit binds land, and probed; two jobs drawing the same one in

@@ -1,6 +1,6 @@
 /*
  * mpirun_proxy.c - the program the test harness has mpirun start in place
- * of a PE (tests/harness_mpirun.c).
+ * of a PE (tests/lib/harness_mpirun.c).
  *
  * A test body is a function in the test process, and mpirun can only exec
  * programs: so mpirun starts one proxy per rank, the proxy hands the

@@ -1,0 +1,372 @@
+/*
+ * test_coll_select.c - algorithm selection (per call, automatic, through the
+ * environment) and chunk boundaries of every collective and algorithm.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll_check.h"
+
+/* ------------------------------------------------------------------------ */
+/* Algorithm selection                                                       */
+/* ------------------------------------------------------------------------ */
+
+enum kind {
+    K_BARRIER, K_BROADCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALL_GATHER,
+    K_ALL_GATHERV, K_ALL_TO_ALL, K_ALL_TO_ALLV, K_GATHER, K_SCATTER, K_COUNT
+};
+
+static const struct kind_info {
+    const char *name;       /* as in the library's messages */
+    unsigned algos;         /* bit (1 << algorithm) for each documented one */
+    const char *env;        /* the variable that selects it */
+    sym_algorithm_t env_pick, call_pick;
+} kinds[K_COUNT] = {
+    [K_BARRIER] = { "barrier", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
+                    "SYMHEAP_BARRIER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE },
+    [K_BROADCAST] = { "broadcast", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+                      "SYMHEAP_BROADCAST_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE },
+    [K_REDUCE] = { "reduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+                   "SYMHEAP_REDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE },
+    [K_ALLREDUCE] = { "allreduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
+                      1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
+                      "SYMHEAP_ALLREDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE },
+    [K_REDUCE_SCATTER] = { "reduce_scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING,
+                           "SYMHEAP_REDUCE_SCATTER_ALGORITHM=ring", SYM_ALGO_RING,
+                           SYM_ALGO_NAIVE },
+    [K_ALL_GATHER] = { "all_gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
+                       1u << SYM_ALGO_RD, "SYMHEAP_ALL_GATHER_ALGORITHM=rd", SYM_ALGO_RD,
+                       SYM_ALGO_RING },
+    [K_ALL_GATHERV] = { "all_gatherv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
+                        1u << SYM_ALGO_RD, "SYMHEAP_ALL_GATHER_ALGORITHM=ring", SYM_ALGO_RING,
+                        SYM_ALGO_RD },
+    [K_ALL_TO_ALL] = { "all_to_all", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+                       "SYMHEAP_ALL_TO_ALL_ALGORITHM=pairwise", SYM_ALGO_PAIRWISE,
+                       SYM_ALGO_NAIVE },
+    [K_ALL_TO_ALLV] = { "all_to_allv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+                        "SYMHEAP_ALL_TO_ALL_ALGORITHM=naive", SYM_ALGO_NAIVE,
+                        SYM_ALGO_PAIRWISE },
+    [K_GATHER] = { "gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                   "SYMHEAP_GATHER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE },
+    [K_SCATTER] = { "scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                    "SYMHEAP_SCATTER_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_TREE },
+};
+
+/* A small valid call of collective k on the world (2 elements per block,
+ * int32), checked for the right data. */
+static sym_status_t call_kind(enum kind k, const sym_coll_opts_t *o)
+{
+    const sym_team_t w = sym_team_world();
+    const int n = sym_n_pes(), me = sym_my_pe();
+    int32_t src[2 * HARNESS_MAX_PES], dst[2 * HARNESS_MAX_PES];
+    size_t cnt[HARNESS_MAX_PES];
+    for (int i = 0; i < 2 * n; i++) {
+        src[i] = 1000 * me + i;
+        dst[i] = -1;
+    }
+    for (int i = 0; i < n; i++)
+        cnt[i] = 2;
+    sym_status_t st = SYM_ERR_INTERNAL;
+    bool ok = true;
+    switch (k) {
+    case K_BARRIER: st = sym_barrier(w, o); break;
+    case K_BROADCAST:
+        st = sym_broadcast(w, src, 2, SYM_INT32, 0, o);
+        ok = src[1] == 1;
+        break;
+    case K_REDUCE:
+        st = sym_reduce(w, dst, src, 2, SYM_INT32, SYM_OP_MAX, 0, o);
+        ok = me != 0 || dst[1] == 1000 * (n - 1) + 1;
+        break;
+    case K_ALLREDUCE:
+        st = sym_allreduce(w, dst, src, 2, SYM_INT32, SYM_OP_MAX, o);
+        ok = dst[1] == 1000 * (n - 1) + 1;
+        break;
+    case K_REDUCE_SCATTER:
+        st = sym_reduce_scatter(w, dst, src, 2, SYM_INT32, SYM_OP_MAX, o);
+        ok = dst[1] == 1000 * (n - 1) + 2 * me + 1;
+        break;
+    case K_ALL_GATHER:
+        st = sym_all_gather(w, dst, src, 2, SYM_INT32, o);
+        ok = dst[2 * n - 1] == 1000 * (n - 1) + 1;
+        break;
+    case K_ALL_GATHERV:
+        st = sym_all_gatherv(w, dst, src, cnt, SYM_INT32, o);
+        ok = dst[2 * n - 1] == 1000 * (n - 1) + 1;
+        break;
+    case K_ALL_TO_ALL:
+        st = sym_all_to_all(w, dst, src, 2, SYM_INT32, o);
+        ok = dst[2 * n - 1] == 1000 * (n - 1) + 2 * me + 1;
+        break;
+    case K_ALL_TO_ALLV:
+        st = sym_all_to_allv(w, dst, cnt, src, cnt, SYM_INT32, o);
+        ok = dst[2 * n - 1] == 1000 * (n - 1) + 2 * me + 1;
+        break;
+    case K_GATHER:
+        st = sym_gather(w, dst, src, 2, SYM_INT32, n - 1, o);
+        ok = me != n - 1 || dst[2 * n - 1] == 1000 * (n - 1) + 1;
+        break;
+    case K_SCATTER:
+        st = sym_scatter(w, dst, src, 2, SYM_INT32, n - 1, o);
+        ok = dst[1] == 1000 * (n - 1) + 2 * me + 1;
+        break;
+    default: break;
+    }
+    if (st == SYM_OK)
+        PE_ASSERT(ok, "%s returned the wrong data", kinds[k].name);
+    return st;
+}
+
+/* Run `call` with fd 2 going to a file and return what was logged. */
+static char *capture_stderr(enum kind k, const sym_coll_opts_t *o, sym_status_t *st)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/symheap-test-log-%d", (int)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    PE_ASSERT(fd >= 0, "cannot create %s", path);
+    unlink(path);
+    fflush(stderr);
+    int saved = dup(2);
+    PE_ASSERT(saved >= 0 && dup2(fd, 2) == 2, "cannot redirect stderr");
+    *st = call_kind(k, o);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    off_t len = lseek(fd, 0, SEEK_END);
+    char *text = xmalloc((size_t)len + 1);
+    PE_ASSERT(pread(fd, text, (size_t)len, 0) == len, "cannot read the log");
+    text[len] = '\0';
+    close(fd);
+    return text;
+}
+
+static void expect_logged(const char *log, const char *coll, sym_algorithm_t a,
+                          const char *source)
+{
+    char want[96];
+    snprintf(want, sizeof(want), "algorithm %s (%s)", sym_algorithm_name(a), source);
+    PE_ASSERT(strstr(log, want) != NULL, "sym_%s: the debug log does not say \"%s\":\n%s", coll,
+              want, log);
+}
+
+/* The environment picks the algorithm when the call says AUTO (or passes
+ * no options); a per-call choice overrides it. */
+static void env_selection_body(int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    const enum kind k = *(const enum kind *)arg;
+    const struct kind_info *ki = &kinds[k];
+    sym_status_t st;
+    char *log = capture_stderr(k, NULL, &st);
+    PE_ASSERT(st == SYM_OK, "sym_%s (no options) returned %s: %s", ki->name,
+              sym_status_name(st), sym_last_error());
+    expect_logged(log, ki->name, ki->env_pick, "environment");
+    free(log);
+    sym_coll_opts_t o = { SYM_ALGO_AUTO, 0, 0 };
+    log = capture_stderr(k, &o, &st);
+    PE_ASSERT(st == SYM_OK, "sym_%s (AUTO) returned %s", ki->name, sym_status_name(st));
+    expect_logged(log, ki->name, ki->env_pick, "environment");
+    free(log);
+    o.algorithm = ki->call_pick;
+    log = capture_stderr(k, &o, &st);
+    PE_ASSERT(st == SYM_OK, "sym_%s (%s) returned %s", ki->name,
+              sym_algorithm_name(ki->call_pick), sym_status_name(st));
+    expect_logged(log, ki->name, ki->call_pick, "per call");
+    free(log);
+}
+
+/* Without the variable, AUTO is the library's own choice. */
+static void auto_selection_body(int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    const enum kind k = *(const enum kind *)arg;
+    sym_status_t st;
+    char *log = capture_stderr(k, NULL, &st);
+    PE_ASSERT(st == SYM_OK, "sym_%s returned %s: %s", kinds[k].name, sym_status_name(st),
+              sym_last_error());
+    PE_ASSERT(strstr(log, "(automatic)") != NULL, "sym_%s: no automatic choice logged:\n%s",
+              kinds[k].name, log);
+    free(log);
+}
+
+/* Every algorithm the collective does not document is SYM_ERR_INVALID_ARG,
+ * on PE 0 only: the others never make these calls, so a failed call must
+ * not use up a sequence number either (the next call would mismatch). */
+static void invalid_algorithm_body(int me, int n, void *arg)
+{
+    (void)n;
+    const enum kind k = *(const enum kind *)arg;
+    const struct kind_info *ki = &kinds[k];
+    if (me == 0) {
+        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE + 2; a++) {
+            if (ki->algos & (1u << a))
+                continue;
+            sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
+            sym_status_t st = call_kind(k, &o);
+            PE_ASSERT(st == SYM_ERR_INVALID_ARG, "sym_%s with algorithm %d (%s) returned %s: %s",
+                      ki->name, a, sym_algorithm_name((sym_algorithm_t)a), sym_status_name(st),
+                      sym_last_error());
+        }
+        sym_coll_opts_t o = { (sym_algorithm_t)-1, 0, 0 };
+        PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
+        o = (sym_coll_opts_t){ SYM_ALGO_AUTO, -1.0, 0 };
+        PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
+        o.timeout_s = NAN;
+        PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
+    }
+    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++) {
+        if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
+            continue;
+        sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
+        PE_OK(call_kind(k, &o));
+    }
+}
+
+static struct criterion_test_params kind_params(void)
+{
+    static enum kind ks[K_COUNT];
+    for (int k = 0; k < K_COUNT; k++)
+        ks[k] = (enum kind)k;
+    return cr_make_param_array(enum kind, ks, K_COUNT);
+}
+
+ParameterizedTestParameters(coll_select, environment) { return kind_params(); }
+
+ParameterizedTest(enum kind *k, coll_select, environment)
+{
+    const char *env[] = { "SYMHEAP_DEBUG=1", kinds[*k].env, NULL };
+    run_pes_env(3, env, env_selection_body, k);
+}
+
+ParameterizedTestParameters(coll_select, automatic) { return kind_params(); }
+
+ParameterizedTest(enum kind *k, coll_select, automatic)
+{
+    static const char *const env[] = { "SYMHEAP_DEBUG=1", NULL };
+    run_pes_env(2, env, auto_selection_body, k);
+}
+
+ParameterizedTestParameters(coll_select, invalid_algorithm) { return kind_params(); }
+
+ParameterizedTest(enum kind *k, coll_select, invalid_algorithm)
+{
+    run_pes(3, invalid_algorithm_body, k);
+}
+
+/* An algorithm the variable does not list fails init, naming it. */
+static void bad_env_body(int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    (void)arg;
+    PE_FAILS_WITH(sym_init(), SYM_ERR_CONFIG);
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_ALLREDUCE_ALGORITHM") != NULL,
+              "message does not name the variable: %s", sym_last_error());
+}
+
+Test(coll_select, unlisted_algorithm_in_environment)
+{
+    static const char *const env[] = { "SYMHEAP_ALLREDUCE_ALGORITHM=pairwise", NULL };
+    struct pe_job job = { .npes = 1, .body = bad_env_body, .raw = true, .env = env };
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Chunk boundaries                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* With 1 KiB chunks, 256 int32 fill one chunk exactly; the counts sit on,
+ * just under and just over whole messages of 1 and 3 chunks, and (for the
+ * algorithms that split the vector into n blocks) of blocks of n chunks. */
+static const char *const chunk_env[] = { "SYMHEAP_CHUNK_SIZE=1K", NULL };
+
+static const sym_algorithm_t *kind_algos(enum kind k, size_t *na)
+{
+    switch (k) {
+    case K_BARRIER: *na = NELEMS(barrier_algos); return barrier_algos;
+    case K_BROADCAST: *na = NELEMS(broadcast_algos); return broadcast_algos;
+    case K_REDUCE: *na = NELEMS(reduce_algos); return reduce_algos;
+    case K_ALLREDUCE: *na = NELEMS(allreduce_algos); return allreduce_algos;
+    case K_REDUCE_SCATTER: *na = NELEMS(reduce_scatter_algos); return reduce_scatter_algos;
+    case K_ALL_GATHER: *na = NELEMS(all_gather_algos); return all_gather_algos;
+    case K_ALL_GATHERV: *na = NELEMS(all_gatherv_algos); return all_gatherv_algos;
+    case K_ALL_TO_ALL:
+    case K_ALL_TO_ALLV: *na = NELEMS(all_to_all_algos); return all_to_all_algos;
+    default: *na = NELEMS(gather_algos); return gather_algos;
+    }
+}
+
+static void chunk_body(int me, int n, void *arg)
+{
+    (void)me;
+    const enum kind k = *(const enum kind *)arg;
+    struct tctx t = world_ctx(20);
+    t.scratch = sym_calloc(SCRATCH_WORDS, sizeof(uint64_t));
+    PE_ASSERT(t.scratch, "sym_calloc: %s", sym_last_error());
+    size_t na, per[HARNESS_MAX_PES];
+    const sym_algorithm_t *algos = kind_algos(k, &na);
+    const size_t base[] = { 256, 768, 256 * (size_t)n };
+    for (size_t a = 0; a < na; a++)
+        for (size_t b = 0; b < NELEMS(base); b++)
+            for (size_t count = base[b] - 1; count <= base[b] + 1; count++) {
+                const sym_algorithm_t al = algos[a];
+                const int root = (int)(count % (size_t)n);
+                const enum mode m = count % 2 ? OUT : IN;
+                switch (k) {
+                case K_BARRIER:
+                    check_barrier(&t, al, (int)(a * 9 + b * 3 + count - base[b] + 1));
+                    break;
+                case K_BROADCAST:
+                    check_broadcast(&t, al, SYM_INT32, count, root);
+                    break;
+                case K_REDUCE:
+                    check_reduction(&t, true, al, SYM_INT32, SYM_OP_SUM, count, root, m);
+                    break;
+                case K_ALLREDUCE:
+                    check_reduction(&t, false, al, SYM_INT32, SYM_OP_SUM, count, -1, m);
+                    break;
+                case K_REDUCE_SCATTER:
+                    check_reduce_scatter(&t, al, SYM_INT32, SYM_OP_BXOR, count, m);
+                    break;
+                case K_ALL_GATHER:
+                case K_ALL_GATHERV:
+                    for (int r = 0; r < n; r++)
+                        per[r] = k == K_ALL_GATHER || r % 2 ? count : count + 1;
+                    check_gatherv_all(&t, k == K_ALL_GATHERV, al, SYM_INT32, per,
+                                      m == IN ? OWN : OUT);
+                    break;
+                case K_ALL_TO_ALL:
+                    check_alltoall(&t, false, al, SYM_INT32, uniform_count, count, m);
+                    break;
+                case K_ALL_TO_ALLV:
+                    check_alltoall(&t, true, al, SYM_INT32, ragged_count, count, m);
+                    break;
+                case K_GATHER:
+                    check_gather(&t, al, SYM_INT32, count, root, m == IN ? OWN : OUT);
+                    break;
+                default:
+                    check_scatter(&t, al, SYM_INT32, count, root, m == IN ? OWN : OUT);
+                    break;
+                }
+            }
+    sym_free(t.scratch);
+}
+
+ParameterizedTestParameters(coll_chunks, boundaries) { return kind_params(); }
+
+ParameterizedTest(enum kind *k, coll_chunks, boundaries)
+{
+    for (int n = 2; n <= 4; n++)
+        if (harness_pes_listed(n)) /* SYMHEAP_TEST_PES (.ci/test's ofi stages) */
+            run_pes_env(n, chunk_env, chunk_body, k);
+}
