@@ -48,7 +48,7 @@ struct ofi_transport {
     uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, scratch words, slots */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
-    /* The main executable's global variables (struct sym_globals): the
+    /* The main executable's global variables (struct sym_region): the
      * second region, at offsets [heap_len, heap_len + data_len). */
     uint8_t *data;
     size_t data_len;
