@@ -54,8 +54,8 @@ static struct ofi_param params3[] = { { 0, 3 }, { 1, 3 } };
 static void chosen_body(int me, int npes, void *arg)
 {
     const struct ofi_param *p = arg;
-    PE_ASSERT(sym_rt.ofi != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
-    const char *prov = ofi_transport_provider(sym_rt.ofi);
+    PE_ASSERT(sym_transport_named("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    const char *prov = ofi_transport_provider(sym_transport_named("ofi"));
     PE_ASSERT(strcmp(prov, providers[p->provider]) == 0, "provider %s, asked for %s", prov,
               providers[p->provider]);
     /* Forced ofi maps no peer: only my own heap has a direct pointer. */
@@ -385,7 +385,7 @@ ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = HA
  * be seen only after its data. */
 static void fenced_body(int me, int npes, void *arg)
 {
-    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
     PE_ASSERT(strcmp(t->prov_name, "sockets") == 0 && t->has_fence && !t->waw_ordered,
               "provider %s, fence %d, writes ordered %d: not the fenced path's set-up",
               t->prov_name, t->has_fence, t->waw_ordered);
@@ -416,7 +416,7 @@ static void own_word_body(int me, int npes, void *arg)
 {
     (void)arg;
     (void)npes;
-    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
     PE_ASSERT(t->inject_ok, "provider %s does not inject atomics: not the set-up this tests",
               t->prov_name);
     uint64_t *w = sym_calloc(1, 8);
@@ -668,7 +668,7 @@ ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal, .timeout = H
 static void bounds_body(int me, int npes, void *arg)
 {
     (void)arg;
-    struct sym_transport *tp = sym_rt.ofi;
+    struct sym_transport *tp = sym_transport_named("ofi");
     PE_ASSERT(tp != NULL, "no ofi transport");
     const int right = (me + 1) % npes;
     const uint64_t end = sym_rt.heap_total + sym_rt.globals.len;
@@ -723,7 +723,7 @@ static void late_read_body(int me, int npes, void *arg)
 {
     (void)npes;
     (void)arg;
-    struct sym_transport *tp = sym_rt.ofi;
+    struct sym_transport *tp = sym_transport_named("ofi");
     PE_ASSERT(tp != NULL, "no ofi transport");
     uint64_t *word = sym_malloc(8);
     PE_ASSERT(word != NULL, "sym_malloc: %s", sym_last_error());
@@ -805,7 +805,7 @@ static void provider_error_body(int me, int npes, void *arg)
     (void)npes;
     (void)arg;
     PE_OK(sym_init());
-    struct ofi_transport *t = ofi_of(sym_rt.ofi);
+    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
     uint64_t *word = sym_calloc(1, 8);
     PE_ASSERT(word != NULL, "sym_calloc: %s", sym_last_error());
     PE_OK(sym_barrier_all());
@@ -813,7 +813,7 @@ static void provider_error_body(int me, int npes, void *arg)
         /* serve PE 0's write (manual progress) until it has its error */
         const double deadline = harness_now() + harness_seconds(60);
         while (access(provider_error_flag, F_OK) != 0) {
-            PE_OK(sym_rt.ofi->ops->progress(sym_rt.ofi));
+            PE_OK(sym_transport_named("ofi")->ops->progress(sym_transport_named("ofi")));
             struct timespec ts = { 0, 1000000 };
             nanosleep(&ts, NULL);
             PE_ASSERT(harness_now() < deadline, "PE 0 never reported its failed put");

@@ -97,9 +97,9 @@ static const size_t sizes[] = { 1, 8, 63, 64, 65, 4096, 256 * 1024 - 1, 256 * 10
 /* The mode is the one asked for, and does what it says. */
 static void check_mode(const struct mr_param *p, int me, int npes)
 {
-    PE_ASSERT(sym_rt.ofi != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    PE_ASSERT(sym_transport_named("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_rt.ofi, me, &s);
+    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
     const uint64_t want = mode_bits(p->mode);
     PE_ASSERT(s.forced == want && (s.mr_mode & want) == want,
               "%s: forced 0x%llx, mr_mode 0x%llx, expected the bits 0x%llx", modes[p->mode],
@@ -114,7 +114,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
               modes[p->mode], (unsigned long long)s.mr_mode, virt ? "has" : "lacks");
     for (int pe = 0; pe < npes; pe++) {
         struct ofi_mr_state q;
-        ofi_transport_mr_state(sym_rt.ofi, pe, &q);
+        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &q);
         if (!virt) {
             PE_ASSERT(q.base_of_pe == 0 && q.data_base_of_pe == 0, "no FI_MR_VIRT_ADDR, yet "
                       "PE %d's heap is at 0x%llx, its globals at 0x%llx", pe,
@@ -135,7 +135,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
      * the key each PE asked for (different on every PE), on shm one the
      * provider chose instead of ours. */
     for (int pe = 0; pe < npes; pe++) {
-        ofi_transport_mr_state(sym_rt.ofi, pe, &s);
+        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &s);
         const uint64_t asked = ((uint64_t)(pe + 1) << 8) | 1;
         if (p->provider == 0)
             PE_ASSERT(s.key_of_pe == asked, "heap key of PE %d is %llu, it asked for %llu", pe,
@@ -149,7 +149,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
 static uint64_t staged_now(int me)
 {
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_rt.ofi, me, &s);
+    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
     return s.staged;
 }
 
@@ -379,7 +379,7 @@ static void unforced_body(int me, int npes, void *arg)
 {
     (void)arg;
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_rt.ofi, me, &s);
+    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
     PE_ASSERT(s.forced == 0 && !(s.mr_mode & (FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT)),
               "forced 0x%llx, mr_mode 0x%llx without SYMHEAP_OFI_MR_FORCE",
               (unsigned long long)s.forced, (unsigned long long)s.mr_mode);

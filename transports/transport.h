@@ -7,13 +7,19 @@
  * know which transport they use.  Arguments are validated once at the API;
  * transports trust them.
  *
- * Peers whose heap is mapped into this process additionally get a direct
- * base pointer in the runtime (sym_rt.peer_base), which the API uses for an
- * inline load/store path without an indirect call.
+ * Transports are plug-ins tried per peer in a fixed order (shm, then ofi:
+ * sym_transport_classes in src/core/transports.c); the first class that can
+ * reach a peer wins.  A transport never reads the runtime's state: what it
+ * needs arrives at creation (struct sym_transport_config), and what the
+ * layer above must know about it is declared in its capability flags.
  *
- * Offsets from heap_total on address the owner's global variables (struct
- * sym_globals in src/internal.h): a transport reaching remote PEs registers
- * that segment as a second region.
+ * Peers that a SYM_TP_CAP_DIRECT transport maps into this process get a
+ * direct base pointer from its `ptr` op, kept by the runtime, which the API
+ * uses for an inline load/store path without an indirect call.
+ *
+ * Offsets from the heap's length on address the owner's global variables
+ * (the shm transport's second region, struct sym_region): a transport
+ * reaching remote PEs registers that segment as a second region.
  *
  * Threads: every op but fini may be called by several threads of the PE at
  * once (SYM_THREAD_MULTIPLE).  shm keeps no mutable state in its ops; a
@@ -25,12 +31,43 @@
 #ifndef SYM_TRANSPORT_H
 #define SYM_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "symheap.h"
 
+struct sym_boot;
 struct sym_transport;
+
+/* What a transport instance can do; the layers above decide from these,
+ * never from a transport's name. */
+enum sym_transport_cap {
+    /* `ptr` gives load/store pointers into the peers it reaches: the
+     * caller may copy and use CPU atomics there itself. */
+    SYM_TP_CAP_DIRECT = 1u << 0,
+    /* Its atomics are CPU atomics on the target word, atomic with respect
+     * to the inline ones of the direct path.  Once a transport without it
+     * is in use, words may be updated by its provider, so every atomic
+     * goes through that transport (fi_atomic(3): CPU and NIC atomics on one
+     * word are not atomic with respect to each other). */
+    SYM_TP_CAP_CPU_ATOMICS = 1u << 1,
+    /* Operations complete only while the target calls `progress` (manual
+     * progress): every wait must drive it. */
+    SYM_TP_CAP_NEEDS_PROGRESS = 1u << 2,
+    /* Its `sleep` wakes as soon as a peer's operation arrives: a waiter
+     * reached by nothing else may sleep at once. */
+    SYM_TP_CAP_WAKES = 1u << 3,
+};
+
+/* A symmetric region beyond the heap (the global variables): bytes
+ * [addr, addr + len) locally, offsets [off, off + len) in (PE, offset)
+ * space.  len 0: none. */
+struct sym_region {
+    uint8_t *addr;
+    size_t len;
+    uint64_t off;
+};
 
 /* Atomic operations a transport must provide on 32- and 64-bit words. */
 typedef enum sym_amo_op {
@@ -72,7 +109,9 @@ struct sym_transport_ops {
                            uint64_t *fetched_p);
     sym_status_t (*quiet)(struct sym_transport *tp);
     sym_status_t (*fence)(struct sym_transport *tp);
-    /* Direct pointer to (pe, off), or NULL if the peer is not mapped. */
+    /* SYM_TP_CAP_DIRECT only (else NULL): direct pointer to (pe, off), or
+     * NULL if the peer is not mapped.  For off < direct_end it is
+     * ptr(pe, 0) + off, which the runtime's inline path relies on. */
     void *(*ptr)(struct sym_transport *tp, int pe, uint64_t off);
     /* Drive progress for providers that need the target to make calls. */
     sym_status_t (*progress)(struct sym_transport *tp);
@@ -87,6 +126,57 @@ struct sym_transport_ops {
 /* Base of every transport instance; transports embed it first. */
 struct sym_transport {
     const struct sym_transport_ops *ops;
+    unsigned caps;       /* enum sym_transport_cap, set at creation */
+    uint64_t direct_end; /* SYM_TP_CAP_DIRECT: see the ptr op */
 };
+
+/* Everything a transport gets from above, at creation: the job, the
+ * memory to expose and the settings it needs (from struct sym_config). */
+struct sym_transport_config {
+    int me;
+    int npes;
+    struct sym_boot *boot;
+    const bool *same_host;     /* [npes] on this PE's host (host identities) */
+    const int *peer_pid;       /* [npes] */
+    const char *const *owners; /* [npes] owner in each PE's object names */
+    const bool *reach;         /* [npes] the peers this instance is to reach */
+    uint8_t *heap;             /* my heap mapping */
+    size_t heap_len;
+    struct sym_region data;    /* my global variables (second region) */
+    int thread_level;          /* sym_thread_level_t: the locking needed */
+    /* shm */
+    bool heap_prealloc;
+    const char *globals_mode;  /* SYMHEAP_GLOBALS */
+    /* ofi */
+    const char *ofi_provider;
+    const char *ofi_mr_force;
+    bool ofi_ignore_order;
+    bool ofi_eager_connect;
+    unsigned long ofi_eagain_every;
+    unsigned long wait_yield_us;
+    unsigned long wait_poll_us;
+    /* Hook: from now on the wait loop drives tp's progress and the runtime
+     * owns tp (releases it, also when creation fails later).  A transport
+     * calls it before a collective step of its creation whose waits need
+     * its progress (ofi's connections at init). */
+    void (*serve)(struct sym_transport *tp);
+};
+
+/* A transport class: one entry of the ordered list. */
+struct sym_transport_class {
+    const char *name;
+    /* Whether an instance could reach `pe`, decided from what every PE
+     * exchanged, so that all PEs decide alike. */
+    bool (*can_reach)(const struct sym_transport_config *cfg, int pe);
+    /* Collective over every PE that uses the class: an instance reaching
+     * the peers marked in cfg->reach. */
+    sym_status_t (*create)(const struct sym_transport_config *cfg, struct sym_transport **tp_p);
+};
+
+/* An ops table is usable if it is at least as large as this header's. */
+static inline bool sym_transport_ops_fit(const struct sym_transport_ops *ops)
+{
+    return ops && ops->size >= sizeof(struct sym_transport_ops);
+}
 
 #endif /* SYM_TRANSPORT_H */

@@ -25,17 +25,6 @@ sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
     return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_SET);
 }
 
-sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value)
-{
-    uint64_t *p = sym_direct_amo(pe, off);
-    if (p) {
-        __atomic_fetch_add(p, value, __ATOMIC_RELEASE);
-        return SYM_OK;
-    }
-    struct sym_transport *tp = sym_amo_tp(pe);
-    return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_ADD);
-}
-
 struct flag_wait {
     uint64_t off;
     uint64_t value;
@@ -47,21 +36,6 @@ static bool flag_ready(void *arg)
 {
     struct flag_wait *w = arg;
     return sym_flag_load(w->off) >= w->value;
-}
-
-static void flag_describe(void *arg, char *buf, size_t len)
-{
-    struct flag_wait *w = arg;
-    snprintf(buf, len, "PE %d to reach %s (flag %" PRIu64 " of %" PRIu64 ")", w->from_pe,
-             w->what, sym_flag_load(w->off), w->value);
-}
-
-sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int from_pe,
-                              const char *what, double timeout_s)
-{
-    struct flag_wait w = { off, value, from_pe, what };
-    struct sym_waiter waiter = { flag_ready, flag_describe, &w, NULL };
-    return sym_wait_for(op, &waiter, timeout_s);
 }
 
 struct barrier_wait {
@@ -202,7 +176,7 @@ SYM_API sym_status_t sym_sync_all(void)
         return st;
     /* On shm every store is visible when issued; over libfabric completing
      * them first keeps sync_all as strong as it is on one host. */
-    if (sym_rt.ofi && (st = sym_rt.ofi->ops->quiet(sym_rt.ofi)) != SYM_OK)
+    if ((st = sym_quiet_internal()) != SYM_OK)
         return st;
     return barrier("sym_sync_all");
 }

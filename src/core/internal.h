@@ -21,33 +21,8 @@
 struct sym_boot;
 struct sym_job_ctrl;
 
-/* Global and static variables of the main executable (globals.c).
- *
- * For transports: the segment is the second symmetric region.  In the
- * (pe, offset) space it follows the heap: offsets [off, off + len) with
- * off == heap_total are bytes [0, len) of the segment.  Locally it lives at
- * [addr, addr + len); PE p's copy at peer_addr[p] (differs per PE: PIE and
- * ASLR).  len is the same on every PE (checked at init).  The ofi transport
- * registers [addr, addr + len) as a second memory region and sends a put to
- * offset o >= off to that region at (o - off), plus peer_addr[p] when the
- * provider wants virtual addresses (FI_MR_VIRT_ADDR).  On shm the segment
- * of each peer is mapped at peer_base[p] + off, so the direct path needs no
- * special case; for PEs reached by cross-memory attach instead,
- * sym_rt.direct_end stops at heap_total and peer_mapped[p] is false. */
-struct sym_globals {
-    uint8_t *addr;        /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
-    size_t len;           /* page multiple */
-    size_t anon_off;      /* from here on .bss: not file-backed */
-    uint64_t link_addr;   /* link-time address, for the same-executable check */
-    uint64_t off;         /* == heap_total once connected */
-    uint64_t *peer_addr;  /* [npes] each PE's segment address */
-    bool *peer_mapped;    /* [npes] mapped after that PE's heap mapping */
-    bool remapped;        /* mine lives in a shared-memory object */
-    bool unnamed;         /* ... not yet linked under its name (globals.c) */
-    bool created, fd_open;
-    int fd;
-    char name[128];
-};
+/* Classes in the ordered transport list (transports.c): shm, ofi. */
+#define SYM_TRANSPORTS_MAX 2
 
 /* ---- runtime state (runtime.c) ----------------------------------------- */
 
@@ -63,9 +38,16 @@ struct sym_runtime {
 
     uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
-    struct sym_transport *shm;
-    struct sym_transport *ofi;      /* libfabric, when some peer is not mapped */
-    bool amo_via_tp;                /* every atomic goes through ofi (sym_amo_tp) */
+    /* The transports in use (transports.c), in the order of their classes;
+     * the first owns my heap mapping and the global variables. */
+    struct sym_transport *tp[SYM_TRANSPORTS_MAX];
+    int ntp;
+    struct sym_transport *progress_tp[SYM_TRANSPORTS_MAX]; /* SYM_TP_CAP_NEEDS_PROGRESS */
+    int nprogress;
+    struct sym_transport *sleep_tp; /* the first with a sleep op, or NULL */
+    /* Every atomic goes through this transport (sym_amo_tp): one in use
+     * without SYM_TP_CAP_CPU_ATOMICS; NULL: each peer's own. */
+    struct sym_transport *amo_tp;
     bool *peer_local;               /* [npes] runs on this host */
 
     struct sym_boot *boot;
@@ -80,7 +62,9 @@ struct sym_runtime {
     char barrier_broken_msg[256];
     struct sym_alloc alloc;
     uint64_t alloc_seq;             /* collective allocation calls so far */
-    struct sym_globals globals;     /* .data/.bss: see struct sym_globals */
+    /* .data/.bss, the second symmetric region (offsets from heap_total
+     * on), as the transport owning it describes it */
+    struct sym_region globals;
     uint64_t direct_end;            /* peer_base[pe] + off is valid for off < this */
     int thread_level;               /* sym_thread_level_t in force */
 };
@@ -107,7 +91,7 @@ static inline sym_status_t sym_check_pe(const char *op, int pe)
 sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
                                   size_t nbytes, int pe);
 
-/* Outside the heap: a global or static variable (globals.c), or the error. */
+/* Outside the heap: a global or static variable (transports.c), or the error. */
 sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void *addr,
                                  size_t nbytes, int pe, uint64_t *off_p);
 
@@ -135,51 +119,48 @@ static inline void *sym_direct(int pe, uint64_t off)
     return b && off < sym_rt.direct_end ? b + off : NULL;
 }
 
-/* ---- global and static variables (globals.c) ----------------------------- */
+/* ---- the transports in use (transports.c) ------------------------------- */
 
-/* Find this PE's segment (before the heap is mapped: the shm transport
- * reserves room for peers' segments after each heap mapping). */
-void sym_globals_probe(void);
-/* After sym_globals_probe, before the bootstrap starts any thread: move my
- * segment into an unnamed shared-memory object (named at connect).  On
- * failure nothing changes and connect tries the late way. */
-void sym_globals_prepare(void);
-/* Collective: share my segment, map the local peers', check that every PE
- * has the same one.  After the heaps are connected. */
-sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
+/* Before the bootstrap starts any thread: find the global variables and
+ * move them into shared memory (the shm transport's second region). */
+void sym_transports_prepare(void);
+/* Create this PE's heap mapping (sym_rt.base, heap_total bytes), owned by
+ * the first transport. */
+sym_status_t sym_transports_heap_open(struct sym_boot *boot);
+/* Collective: choose per peer the first class in order that can reach it
+ * (SYMHEAP_TRANSPORT restricts the list), create the transports, fill
+ * peer_base, peer_tp and what derives from the transports' capabilities.
+ * same_host[pe]: PE pe runs on this host; owners[pe]: the owner in its
+ * object names. */
+sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
                                  const char *const *owners);
-/* Give my variables back as private memory with their current values. */
-void sym_globals_fini(void);
-/* Cross-memory attach fallback for PEs whose segment is not mapped. */
-sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
-                             bool write);
-sym_status_t sym_globals_no_atomics(const char *op, int pe);
+/* Release every transport (the heap's owner last) and the globals. */
+void sym_transports_close(void);
+/* The transport in use named `name`, or NULL (tests, tools). */
+struct sym_transport *sym_transport_named(const char *name);
+
 /* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
- * go through sym_amo_tp(pe): when libfabric is open, words of every PE may
- * be updated by the provider, and CPU atomics and provider atomics on one
- * word are not atomic with respect to each other on every provider. */
+ * go through sym_amo_tp(pe): once a transport without CPU-coherent atomics
+ * is in use, words of every PE may be updated by its provider, and CPU
+ * atomics and provider atomics on one word are not atomic with respect to
+ * each other on every provider. */
 static inline void *sym_direct_amo(int pe, uint64_t off)
 {
-    return sym_rt.amo_via_tp ? NULL : sym_direct(pe, off);
+    return sym_rt.amo_tp ? NULL : sym_direct(pe, off);
 }
 
-/* The transport for atomics (and adding signals) on PE pe: libfabric for
- * every PE once it is open (see sym_direct_amo), else the peer's. */
+/* The transport for atomics (and adding signals) on PE pe: that transport
+ * for every PE once it is in use (see sym_direct_amo), else the peer's. */
 static inline struct sym_transport *sym_amo_tp(int pe)
 {
-    return sym_rt.amo_via_tp ? sym_rt.ofi : sym_rt.peer_tp[pe];
+    return sym_rt.amo_tp ? sym_rt.amo_tp : sym_rt.peer_tp[pe];
 }
 
 /* ---- internal one-sided helpers (rma.c, barrier.c) ---------------------- */
 
-/* Atomically store / add a 64-bit flag at heap offset `off` on `pe`, with
+/* Atomically store a 64-bit flag at heap offset `off` on `pe`, with
  * release ordering relative to this PE's earlier puts. */
 sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value);
-sym_status_t sym_flag_add(int pe, uint64_t off, uint64_t value);
-
-/* Wait until my flag at `off` is >= value. */
-sym_status_t sym_flag_wait_ge(const char *op, uint64_t off, uint64_t value, int from_pe,
-                              const char *what, double timeout_s);
 
 static inline uint64_t sym_flag_load(uint64_t off)
 {

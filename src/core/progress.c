@@ -3,19 +3,20 @@
 
 bool sym_transports_need_progress(void)
 {
-    return sym_rt.ofi != NULL;
+    return sym_rt.nprogress > 0;
 }
 
 void sym_transports_progress(void)
 {
-    if (sym_rt.ofi)
-        sym_rt.ofi->ops->progress(sym_rt.ofi);
+    for (int i = 0; i < sym_rt.nprogress; i++)
+        sym_rt.progress_tp[i]->ops->progress(sym_rt.progress_tp[i]);
 }
 
 bool sym_transports_sleep(long ns)
 {
-    if (!sym_rt.ofi || !sym_rt.ofi->ops->sleep)
+    struct sym_transport *tp = sym_rt.sleep_tp;
+    if (!tp)
         return false;
-    sym_rt.ofi->ops->sleep(sym_rt.ofi, ns);
+    tp->ops->sleep(tp, ns);
     return true;
 }

@@ -16,68 +16,60 @@ static inline sym_status_t check_rma(const char *op, const char *symname, const 
     return sym_sym_offset(op, symname, sym, nbytes, pe, off_p);
 }
 
-SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
+enum rma_kind { RMA_PUT, RMA_GET, RMA_PUT_NBI, RMA_GET_NBI };
+
+/* The one body of put, get and their non-blocking forms: check once, copy
+ * inline into or out of a mapped peer, else one call into the peer's
+ * transport.  `kind` is a constant at every call, so each public function
+ * compiles to its own straight path. */
+static inline __attribute__((always_inline)) sym_status_t
+rma(enum rma_kind kind, const char *op, void *dest, const void *src, size_t nbytes, int pe)
 {
-    sym_fault_point(SYM_FAULT_OP_PUT);
+    const bool put = kind == RMA_PUT || kind == RMA_PUT_NBI;
+    sym_fault_point(put ? SYM_FAULT_OP_PUT : SYM_FAULT_OP_GET);
     uint64_t off = 0;
-    sym_status_t st = check_rma("sym_put", "dest", dest, src, nbytes, pe, &off);
+    sym_status_t st = put ? check_rma(op, "dest", dest, src, nbytes, pe, &off)
+                          : check_rma(op, "src", src, dest, nbytes, pe, &off);
     if (__builtin_expect(st != SYM_OK, 0))
         return st;
-    void *d = sym_direct(pe, off);
-    if (__builtin_expect(d != NULL, 1)) {
-        if (nbytes) /* src may be NULL for 0 bytes */
-            memcpy(d, src, nbytes);
+    uint8_t *p = sym_direct(pe, off);
+    if (__builtin_expect(p != NULL, 1)) {
+        if (nbytes) /* the local buffer may be NULL for 0 bytes */
+            memcpy(put ? p : dest, put ? src : p, nbytes);
         return SYM_OK;
     }
-    return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+    struct sym_transport *tp = sym_rt.peer_tp[pe];
+    switch (kind) {
+    case RMA_PUT:
+        return tp->ops->put(tp, pe, off, src, nbytes);
+    case RMA_GET:
+        return tp->ops->get(tp, pe, dest, off, nbytes);
+    case RMA_PUT_NBI:
+        return tp->ops->put_nbi(tp, pe, off, src, nbytes);
+    case RMA_GET_NBI:
+        return tp->ops->get_nbi(tp, pe, dest, off, nbytes);
+    }
+    return SYM_ERR_INVALID_ARG;
+}
+
+SYM_API sym_status_t sym_put(void *dest, const void *src, size_t nbytes, int pe)
+{
+    return rma(RMA_PUT, "sym_put", dest, src, nbytes, pe);
 }
 
 SYM_API sym_status_t sym_get(void *dest, const void *src, size_t nbytes, int pe)
 {
-    sym_fault_point(SYM_FAULT_OP_GET);
-    uint64_t off = 0;
-    sym_status_t st = check_rma("sym_get", "src", src, dest, nbytes, pe, &off);
-    if (__builtin_expect(st != SYM_OK, 0))
-        return st;
-    void *s = sym_direct(pe, off);
-    if (__builtin_expect(s != NULL, 1)) {
-        if (nbytes) /* dest may be NULL for 0 bytes */
-            memcpy(dest, s, nbytes);
-        return SYM_OK;
-    }
-    return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
+    return rma(RMA_GET, "sym_get", dest, src, nbytes, pe);
 }
 
 SYM_API sym_status_t sym_put_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
-    sym_fault_point(SYM_FAULT_OP_PUT);
-    uint64_t off = 0;
-    sym_status_t st = check_rma("sym_put_nbi", "dest", dest, src, nbytes, pe, &off);
-    if (__builtin_expect(st != SYM_OK, 0))
-        return st;
-    void *d = sym_direct(pe, off);
-    if (d) {
-        if (nbytes)
-            memcpy(d, src, nbytes);
-        return SYM_OK;
-    }
-    return sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+    return rma(RMA_PUT_NBI, "sym_put_nbi", dest, src, nbytes, pe);
 }
 
 SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int pe)
 {
-    sym_fault_point(SYM_FAULT_OP_GET);
-    uint64_t off = 0;
-    sym_status_t st = check_rma("sym_get_nbi", "src", src, dest, nbytes, pe, &off);
-    if (__builtin_expect(st != SYM_OK, 0))
-        return st;
-    void *s = sym_direct(pe, off);
-    if (s) {
-        if (nbytes)
-            memcpy(dest, s, nbytes);
-        return SYM_OK;
-    }
-    return sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, dest, off, nbytes);
+    return rma(RMA_GET_NBI, "sym_get_nbi", dest, src, nbytes, pe);
 }
 
 /* Element copy for the strided forms; sizes are checked by the caller. */
@@ -242,7 +234,7 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
 {
     uint8_t *b = sym_rt.peer_base[pe];
     if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end &&
-        (op == SYM_SIGNAL_SET || !sym_rt.amo_via_tp)) {
+        (op == SYM_SIGNAL_SET || !sym_rt.amo_tp)) {
         if (nbytes) /* src may be NULL for a bare signal */
             memcpy(b + off, src, nbytes);
         uint64_t *sig = (uint64_t *)(b + sig_off);
@@ -252,17 +244,16 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
             __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
         return SYM_OK;
     }
-    /* An adding signal is an atomic: through libfabric once it is open. */
+    /* An adding signal is an atomic: through sym_amo_tp. */
     struct sym_transport *tp = op == SYM_SIGNAL_ADD ? sym_amo_tp(pe) : sym_rt.peer_tp[pe];
     return tp->ops->put_signal(tp, pe, off, src, nbytes, sig_off, signal, op);
 }
 
 sym_status_t sym_quiet_internal(void)
 {
-    /* Every transport in use. */
-    sym_status_t st = sym_rt.shm->ops->quiet(sym_rt.shm);
-    if (st == SYM_OK && sym_rt.ofi)
-        st = sym_rt.ofi->ops->quiet(sym_rt.ofi);
+    sym_status_t st = SYM_OK;
+    for (int i = 0; i < sym_rt.ntp && st == SYM_OK; i++)
+        st = sym_rt.tp[i]->ops->quiet(sym_rt.tp[i]);
     return st;
 }
 
@@ -279,9 +270,8 @@ SYM_API sym_status_t sym_fence(void)
     sym_status_t st = sym_check_init("sym_fence");
     if (st != SYM_OK)
         return st;
-    st = sym_rt.shm->ops->fence(sym_rt.shm);
-    if (st == SYM_OK && sym_rt.ofi)
-        st = sym_rt.ofi->ops->fence(sym_rt.ofi);
+    for (int i = 0; i < sym_rt.ntp && st == SYM_OK; i++)
+        st = sym_rt.tp[i]->ops->fence(sym_rt.tp[i]);
     return st;
 }
 

@@ -10,10 +10,6 @@
 #include "launch/job.h"
 #include "coll/request.h"
 #include "coll/team.h"
-#include "shm/shm.h"
-#ifdef SYM_HAVE_OFI
-#include "ofi/ofi.h"
-#endif
 
 struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 
@@ -38,11 +34,7 @@ static void release_all(void)
     sym_fault_disarm();
     sym_requests_fini();
     sym_teams_fini();
-    if (sym_rt.ofi) /* before the heap it registered is unmapped */
-        sym_rt.ofi->ops->fini(sym_rt.ofi);
-    sym_globals_fini();
-    if (sym_rt.shm)
-        sym_rt.shm->ops->fini(sym_rt.shm);
+    sym_transports_close();
     if (sym_rt.boot)
         sym_rt.boot->ops->fini(sym_rt.boot);
     sym_alloc_fini(&sym_rt.alloc);
@@ -87,41 +79,12 @@ static sym_status_t verify_peer_heaps(void)
     return SYM_OK;
 }
 
-/* Some peer is not mapped: reach it through libfabric.  Every PE decides
- * alike (from the host names all of them exchanged), so all of them join
- * the address exchange. */
-static sym_status_t open_ofi(bool forced)
-{
-    if (strcmp(sym_rt.cfg.transport.s, "shm") == 0) {
-        for (int pe = 0; pe < sym_rt.npes; pe++)
-            if (!sym_rt.peer_base[pe])
-                return sym_error(SYM_ERR_UNAVAILABLE,
-                                 "sym_init: PE %d runs on another host, which "
-                                 "SYMHEAP_TRANSPORT=shm cannot reach",
-                                 pe);
-    }
-#ifdef SYM_HAVE_OFI
-    sym_status_t st = ofi_transport_create(sym_rt.boot, sym_rt.base, sym_rt.heap_total,
-                                           sym_rt.cfg.ofi_provider.s, &sym_rt.ofi);
-    if (st == SYM_OK)
-        sym_debug("ofi transport on provider %s for %s", ofi_transport_provider(sym_rt.ofi),
-                  forced ? "every peer (SYMHEAP_TRANSPORT=ofi)" : "peers on other hosts");
-    return st;
-#else
-    (void)forced;
-    for (int pe = 0; pe < sym_rt.npes; pe++)
-        if (!sym_rt.peer_base[pe])
-            return sym_error(SYM_ERR_UNAVAILABLE,
-                             "sym_init: PE %d runs on another host and this symheap has no "
-                             "transport between hosts (built without libfabric)",
-                             pe);
-    return SYM_OK;
-#endif
-}
-
 /* SYMHEAP_TIMEOUT meant for operations, while init_steps runs with
  * SYMHEAP_INIT_TIMEOUT in its place (sym_init puts it back). */
 static double op_timeout;
+/* The level sym_init_thread asks for, in force while init_steps runs: the
+ * transports choose their locking from it. */
+static int requested_level = SYM_THREAD_SINGLE;
 
 static sym_status_t init_steps(void)
 {
@@ -142,8 +105,7 @@ static sym_status_t init_steps(void)
                          "transport");
 #endif
     /* Globals first: their copy must not race with the bootstrap's threads. */
-    sym_globals_probe();
-    sym_globals_prepare();
+    sym_transports_prepare();
     if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
@@ -176,9 +138,7 @@ static sym_status_t init_steps(void)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
 
-    st = shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes,
-                              sym_rt.heap_total, sym_rt.globals.len, sym_rt.cfg.heap_prealloc,
-                              &sym_rt.shm, &sym_rt.base);
+    st = sym_transports_heap_open(boot);
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -208,15 +168,8 @@ static sym_status_t init_steps(void)
         cards[pe].owner[SYM_OWNER_LEN - 1] = '\0';
         owners[pe] = cards[pe].owner;
     }
-    /* SYMHEAP_TRANSPORT=ofi: every peer, local ones too, through libfabric;
-     * only my own heap is mapped. */
-    const bool force_ofi = strcmp(sym_rt.cfg.transport.s, "ofi") == 0;
-    for (int pe = 0; force_ofi && pe < sym_rt.npes; pe++)
-        local[pe] = pe == sym_rt.me;
     if (st == SYM_OK)
-        st = shm_transport_connect(sym_rt.shm, boot, local, owners, sym_rt.peer_base);
-    if (st == SYM_OK)
-        st = sym_globals_connect(boot, local, owners);
+        st = sym_transports_open(boot, local, owners);
     free(owners);
     free(cards);
     free(local);
@@ -224,49 +177,6 @@ static sym_status_t init_steps(void)
         st = verify_peer_heaps();
     if (st != SYM_OK)
         return st;
-    bool need_ofi = force_ofi; /* even alone: then my own atomics go through it */
-    for (int pe = 0; pe < sym_rt.npes; pe++)
-        need_ofi |= !sym_rt.peer_base[pe];
-    if (need_ofi && (st = open_ofi(force_ofi)) != SYM_OK)
-        return st;
-    for (int pe = 0; pe < sym_rt.npes; pe++)
-        sym_rt.peer_tp[pe] = sym_rt.peer_base[pe] ? sym_rt.shm : sym_rt.ofi;
-    if (force_ofi)
-        sym_rt.peer_tp[sym_rt.me] = sym_rt.ofi;
-#ifdef SYM_HAVE_OFI
-    /* Connections to the peers reached through libfabric now, while every
-     * PE is here (transports/ofi/ofi_av.c). */
-    if (sym_rt.ofi && sym_rt.npes > 1) {
-        bool *via_ofi = calloc((size_t)sym_rt.npes, sizeof(bool));
-        if (!via_ofi)
-            return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory");
-        for (int pe = 0; pe < sym_rt.npes; pe++)
-            via_ofi[pe] = pe != sym_rt.me && sym_rt.peer_tp[pe] == sym_rt.ofi;
-        st = ofi_transport_connect(sym_rt.ofi, boot, via_ofi);
-        free(via_ofi);
-        if (st != SYM_OK)
-            return st;
-    }
-#endif
-    /* Once any word may be updated by a provider atomic (a peer on another
-     * host), every atomic goes through the provider, local ones included:
-     * CPU and NIC atomics on one word are not atomic with respect to each
-     * other (fi_atomic(3)), and a lock's ticket counter is bumped from both
-     * hosts.  The same on every PE: all have ofi, or none. */
-    sym_rt.amo_via_tp = sym_rt.ofi != NULL;
-    if (sym_rt.amo_via_tp)
-        sym_debug("atomics and adding signals to every PE, this one included, go through "
-                  "libfabric");
-#ifdef SYM_HAVE_OFI
-    /* Over libfabric with a wait fd, a peer's operation itself wakes a
-     * sleeping waiter (and must be served by it): waits sleep at once
-     * instead of yielding first.  Not when some peer is mapped: its stores
-     * wake nobody. */
-    bool wakes = sym_rt.ofi && ofi_transport_wakes(sym_rt.ofi);
-    for (int pe = 0; pe < sym_rt.npes && wakes; pe++)
-        wakes = pe == sym_rt.me || sym_rt.peer_tp[pe] == sym_rt.ofi;
-    sym_rt.wait_sleeps_at_once = wakes;
-#endif
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)
@@ -289,10 +199,13 @@ static sym_status_t init_steps(void)
 
 SYM_API sym_status_t sym_init(void)
 {
+    const int level = requested_level;
+    requested_level = SYM_THREAD_SINGLE;
     if (sym_rt.initialized)
         return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
                          sym_rt.me);
     op_timeout = 0;
+    sym_rt.thread_level = level;
     sym_status_t st = init_steps();
     if (op_timeout > 0)
         sym_rt.cfg.timeout = op_timeout;
@@ -312,6 +225,7 @@ SYM_API sym_status_t sym_init_thread(int requested, int *provided_p)
                          "sym_init_thread: requested thread level %d is not one of "
                          "SYM_THREAD_SINGLE (0) .. SYM_THREAD_MULTIPLE (3)",
                          requested);
+    requested_level = requested;
     sym_status_t st = sym_init();
     if (st != SYM_OK)
         return st;
@@ -339,8 +253,8 @@ SYM_API sym_status_t sym_finalize(void)
         st = sym_chan_runahead_report(sym_team_world(), "sym_finalize");
     /* Peers with manual progress may still need my endpoint to complete
      * their last operations: close it only once everyone drained. */
-    if (st == SYM_OK && sym_rt.ofi) {
-        st = sym_rt.ofi->ops->quiet(sym_rt.ofi);
+    if (st == SYM_OK && sym_transports_need_progress()) {
+        st = sym_quiet_internal();
         if (st == SYM_OK)
             st = sym_rt.boot->ops->barrier(sym_rt.boot, "sym_finalize");
     }
@@ -406,7 +320,7 @@ sym_status_t sym_check_range_slow(const char *op, const char *argname, const voi
                          "%s: %s range of %zu bytes at %p runs past the end of the symmetric "
                          "heap by %zu bytes%s",
                          op, argname, nbytes, addr, nbytes - (size_t)(hi - a), target);
-    const struct sym_globals *g = &sym_rt.globals;
+    const struct sym_region *g = &sym_rt.globals;
     uintptr_t glo = (uintptr_t)g->addr, ghi = glo + g->len;
     if (g->len && a >= glo && a < ghi)
         return sym_error(SYM_ERR_NOT_SYMMETRIC,

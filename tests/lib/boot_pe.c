@@ -418,7 +418,7 @@ static int mode_finalize_puts(void)
 static int mode_boot_barrier_progress(void)
 {
     init_or_die();
-    if (!sym_rt.ofi)
+    if (!sym_transport_named("ofi"))
         broken("boot-barrier-progress needs SYMHEAP_TRANSPORT=ofi");
     const size_t bytes = (size_t)8 << 20; /* more than loopback's socket buffers */
     uint8_t *dst = sym_malloc(bytes * (size_t)npes);
@@ -432,7 +432,7 @@ static int mode_boot_barrier_progress(void)
     if (me != 0) {
         OK(sym_put_nbi(dst + (size_t)me * bytes, src, bytes, 0));
         /* completing it needs PE 0's endpoint, and PE 0 is in the barrier */
-        OK(sym_rt.ofi->ops->quiet(sym_rt.ofi));
+        OK(sym_transport_named("ofi")->ops->quiet(sym_transport_named("ofi")));
     }
     OK(sym_rt.boot->ops->barrier(sym_rt.boot, "boot_pe (bootstrap barrier)"));
     for (int pe = 1; me == 0 && pe < npes; pe++)

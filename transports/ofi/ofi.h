@@ -8,6 +8,9 @@
  * queue with the provider's text.  Providers with manual data progress
  * (tcp;ofi_rxm, shm) need the target to call into libfabric: the runtime's
  * wait loop calls the `progress` op.
+ *
+ * Second in the ordered list (ofi_transport_class): it reaches every PE, so
+ * it takes the peers no earlier class reached.
  */
 #ifndef SYM_OFI_H
 #define SYM_OFI_H
@@ -21,31 +24,27 @@
 
 struct sym_boot;
 
-/* Open the provider named `provider` (NULL, "" or "auto": the default choice),
- * register [heap, heap + heap_len) and exchange addresses with every PE
- * through `boot` (collective).  Errors: SYM_ERR_UNAVAILABLE (no fitting
+extern const struct sym_transport_class ofi_transport_class;
+
+/* Open the provider named cfg->ofi_provider (NULL, "" or "auto": the
+ * default choice), register cfg's heap and global variables and exchange
+ * addresses with every PE through cfg->boot (collective).  Errors: SYM_ERR_UNAVAILABLE (no fitting
  * provider, a needed atomic missing), SYM_ERR_TRANSPORT (a libfabric call
  * failed), SYM_ERR_NO_MEMORY, bootstrap errors. */
-sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
-                                  const char *provider, struct sym_transport **tp_p);
+sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
+                                  struct sym_transport **tp_p);
 
 /* Connect to every peer marked in via_ofi[npes] now (SYMHEAP_OFI_EAGER_CONNECT),
  * instead of on the first operation to it, then a bootstrap barrier that
  * serves the peers' connections meanwhile.  Collective: every PE with an
- * ofi transport calls it, after the transport is in sym_rt.ofi (the
- * barrier's wait drives its progress).  Errors: SYM_ERR_TRANSPORT naming the
+ * ofi transport calls it, once the wait loop drives the transport's
+ * progress (struct sym_transport_config's serve hook).  Errors: SYM_ERR_TRANSPORT naming the
  * peer, SYM_ERR_TIMEOUT (init deadline), bootstrap errors. */
 sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
                                    const bool *via_ofi);
 
 /* Name of the provider an ofi transport runs on. */
 const char *ofi_transport_provider(const struct sym_transport *tp);
-
-/* True when the transport's sleep op blocks on a file descriptor that
- * wakes as soon as a peer's operation arrives (tcp;ofi_rxm): then a waiter
- * loses nothing by sleeping at once, and yielding instead would only keep
- * it runnable, taking the CPU from the PEs it waits for. */
-bool ofi_transport_wakes(const struct sym_transport *tp);
 
 /* How an ofi transport registered memory, for tests of the mr_mode paths:
  * the mr_mode it runs with (the provider's plus SYMHEAP_OFI_MR_FORCE's),

@@ -2,7 +2,6 @@
  * fi_fetch_atomic and fi_compare_atomic. */
 #include <string.h>
 
-#include "core/internal.h"
 #include "ofi_private.h"
 
 enum ofi_amo_kind { OFI_AMO_PLAIN, OFI_AMO_FETCH, OFI_AMO_COMPARE };

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
-#include "core/internal.h"
 #include "ofi_private.h"
 
 /* One PE's card in the allgather: fits SYM_JOB_BLOB_MAX. */
@@ -65,15 +64,15 @@ static sym_status_t check_reachable(struct ofi_transport *t, const struct ofi_ca
     /* a PE on another host than mine, if any (the same answer on every PE:
      * the job spans hosts or it does not) */
     int remote = -1;
-    for (int pe = 0; sym_rt.peer_local && pe < t->npes && remote < 0; pe++)
-        if (!sym_rt.peer_local[pe])
+    for (int pe = 0; t->same_host && pe < t->npes && remote < 0; pe++)
+        if (!t->same_host[pe])
             remote = pe;
     for (int a = 0; a < t->npes && remote >= 0; a++) {
         char text[INET6_ADDRSTRLEN];
         if (!loopback_text(t, all[a].addr, all[a].addrlen, text, sizeof(text)))
             continue;
         /* PE a's host is not mine, or PE `remote`'s is not PE a's */
-        const int b = sym_rt.peer_local[a] ? remote : t->me;
+        const int b = t->same_host[a] ? remote : t->me;
         return sym_error(SYM_ERR_UNAVAILABLE,
                          "sym_init: PE %d's libfabric address on provider %s is the loopback "
                          "address %s, which PE %d on another host cannot reach: the provider "
@@ -152,7 +151,7 @@ sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *bo
     struct ofi_transport *t = ofi_of(tp);
     const char *op = "sym_init (ofi connections)";
     int posted = 0;
-    for (int pe = t->me + 1; sym_rt.cfg.ofi_eager_connect && pe < t->npes; pe++) {
+    for (int pe = t->me + 1; t->eager_connect && pe < t->npes; pe++) {
         if (!via_ofi[pe])
             continue;
         struct ofi_ctx *ctx;

@@ -3,17 +3,11 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
-#include "core/internal.h"
 #include "ofi_private.h"
 
 const char *ofi_transport_provider(const struct sym_transport *tp)
 {
     return ((const struct ofi_transport *)tp)->prov_name;
-}
-
-bool ofi_transport_wakes(const struct sym_transport *tp)
-{
-    return ((const struct ofi_transport *)tp)->wait_fd >= 0;
 }
 
 static void ofi_release(struct ofi_transport *t)
@@ -24,6 +18,8 @@ static void ofi_release(struct ofi_transport *t)
         fi_close(&t->bounce_mr->fid);
     if (t->data_mr)
         fi_close(&t->data_mr->fid);
+    if (t->locked)
+        pthread_mutex_destroy(&t->lock);
     if (t->ep)
         fi_close(&t->ep->fid);
     if (t->av)
@@ -158,7 +154,7 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
                          "sym_init: SYMHEAP_OFI_MR_FORCE=%s: libfabric provider %s does not "
                          "offer FI_MR_VIRT_ADDR (mr_mode 0x%llx), so virt_addr cannot be forced "
                          "on it (libfabric's shm offers it)",
-                         sym_rt.cfg.ofi_mr_force.s, t->prov_name,
+                         t->mr_force, t->prov_name,
                          (unsigned long long)offered);
     return SYM_OK;
 }
@@ -214,7 +210,7 @@ static sym_status_t open_objects(struct ofi_transport *t)
     return SYM_OK;
 }
 
-static void read_attributes(struct ofi_transport *t)
+static void read_attributes(struct ofi_transport *t, bool ignore_order)
 {
     struct fi_info *i = t->info;
     /* Forced bits go to the provider too (fi_domain reads them): libfabric's
@@ -235,16 +231,17 @@ static void read_attributes(struct ofi_transport *t)
     t->raw_ordered = (order & FI_ORDER_RAW) && i->ep_attr->max_order_raw_size >= largest;
     /* SYMHEAP_OFI_IGNORE_ORDER: the paths of unordered providers (fenced
      * signals, waits between kinds) on one that orders, for the tests */
-    if (sym_rt.cfg.ofi_ignore_order)
+    if (ignore_order)
         t->waw_ordered = t->raw_ordered = false;
     t->has_fence = (i->caps & FI_FENCE) != 0;
     t->inject_ok = t->raw_ordered;
     t->manual_progress = i->domain_attr->data_progress == FI_PROGRESS_MANUAL;
 }
 
-sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t heap_len,
-                                  const char *provider, struct sym_transport **tp_p)
+sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
+                                  struct sym_transport **tp_p)
 {
+    struct sym_boot *boot = cfg->boot;
     char why[256];
     if (ofi_dl_load(why, sizeof(why)) != 0)
         return sym_error(SYM_ERR_UNAVAILABLE, "sym_init: the ofi transport needs libfabric: %s",
@@ -253,14 +250,31 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     if (!t)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi transport");
     t->base.ops = &ofi_ops;
-    t->me = boot->rank;
-    t->npes = boot->size;
-    t->heap = heap;
-    t->heap_len = heap_len;
-    /* Offsets from heap_len on are the global variables (struct sym_globals). */
-    if (sym_rt.globals.addr && sym_rt.globals.len && sym_rt.globals.off == heap_len) {
-        t->data = sym_rt.globals.addr;
-        t->data_len = sym_rt.globals.len;
+    t->base.caps = SYM_TP_CAP_NEEDS_PROGRESS;
+    t->me = cfg->me;
+    t->npes = cfg->npes;
+    t->heap = cfg->heap;
+    t->heap_len = cfg->heap_len;
+    /* Offsets from heap_len on are the global variables (struct sym_region). */
+    if (cfg->data.addr && cfg->data.len && cfg->data.off == cfg->heap_len) {
+        t->data = cfg->data.addr;
+        t->data_len = cfg->data.len;
+    }
+    t->wait_yield_us = cfg->wait_yield_us;
+    t->wait_poll_us = cfg->wait_poll_us;
+    t->eager_connect = cfg->ofi_eager_connect;
+    t->same_host = cfg->same_host;
+    t->mr_force = cfg->ofi_mr_force;
+    if (cfg->thread_level >= SYM_THREAD_MULTIPLE) {
+        pthread_mutexattr_t a;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+        t->locked = pthread_mutex_init(&t->lock, &a) == 0;
+        pthread_mutexattr_destroy(&a);
+        if (!t->locked) {
+            free(t);
+            return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot create the ofi transport's lock");
+        }
     }
     size_t n = (size_t)t->npes;
     t->addr = calloc(n, sizeof(*t->addr));
@@ -280,13 +294,13 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         !t->dirty_list || !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi ||
         !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
-    t->eagain_every = sym_rt.cfg.ofi_eagain_every;
+    t->eagain_every = cfg->ofi_eagain_every;
     if (st == SYM_OK)
-        st = ofi_mr_force_parse(sym_rt.cfg.ofi_mr_force.s, &t->mr_forced);
+        st = ofi_mr_force_parse(cfg->ofi_mr_force, &t->mr_forced);
     if (st == SYM_OK)
-        st = pick_provider(t, provider);
+        st = pick_provider(t, cfg->ofi_provider);
     if (st == SYM_OK) {
-        read_attributes(t);
+        read_attributes(t, cfg->ofi_ignore_order);
         st = open_objects(t);
     }
     if (st == SYM_OK)
@@ -295,10 +309,14 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
         st = ofi_register(t);
     if (st == SYM_OK)
         st = ofi_exchange(t, boot);
+    t->same_host = NULL;
+    t->mr_force = NULL;
     if (st != SYM_OK) {
         ofi_release(t);
         return st;
     }
+    if (t->wait_fd >= 0)
+        t->base.caps |= SYM_TP_CAP_WAKES;
     sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx (forced 0x%llx), inject %zu B, %s progress, "
               "writes %sordered, reads %sordered after writes, fence %s, wait fd %d, "
               "operations on this PE %scounted",
@@ -310,3 +328,41 @@ sym_status_t ofi_transport_create(struct sym_boot *boot, uint8_t *heap, size_t h
     *tp_p = &t->base;
     return SYM_OK;
 }
+
+static bool ofi_can_reach(const struct sym_transport_config *cfg, int pe)
+{
+    (void)cfg;
+    (void)pe;
+    return true;
+}
+
+/* Open, then connect to the peers in cfg->reach now (ofi_transport_connect)
+ * while every PE is here; the connections' barrier needs this transport's
+ * progress, so it is served from then on. */
+static sym_status_t ofi_class_create(const struct sym_transport_config *cfg,
+                                     struct sym_transport **tp_p)
+{
+    struct sym_transport *tp = NULL;
+    sym_status_t st = ofi_transport_create(cfg, &tp);
+    if (st != SYM_OK)
+        return st;
+    sym_debug("ofi transport on provider %s", ofi_transport_provider(tp));
+    *tp_p = tp;
+    cfg->serve(tp);
+    if (cfg->npes <= 1)
+        return SYM_OK;
+    bool *via = calloc((size_t)cfg->npes, sizeof(*via));
+    if (!via)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory");
+    for (int pe = 0; pe < cfg->npes; pe++)
+        via[pe] = pe != cfg->me && cfg->reach[pe];
+    st = ofi_transport_connect(tp, cfg->boot, via);
+    free(via);
+    return st;
+}
+
+const struct sym_transport_class ofi_transport_class = {
+    .name = "ofi",
+    .can_reach = ofi_can_reach,
+    .create = ofi_class_create,
+};

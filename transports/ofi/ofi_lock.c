@@ -1,89 +1,99 @@
 /*
- * ofi_lock.c - the ofi transport's ops table for the runtime: every
- * operation under one recursive lock.
+ * ofi_lock.c - the ofi transport's ops table: every operation under the
+ * transport's lock when the PE runs at SYM_THREAD_MULTIPLE.
  *
  * SYM_THREAD_MULTIPLE lets several threads of a PE call put/get/atomics,
  * quiet and waits at once, and the transport keeps mutable state (the
  * context ring, issue and completion counts, the peers with writes in
- * flight).  One lock is the simplest correct answer: an uncontended lock
- * costs tens of nanoseconds against microseconds per network operation.
- * Recursive, because an operation that has to wait (a full context ring,
- * quiet) runs the library's wait loop, which drives progress through here.
- * Each operation counts itself in sym_transport_depth, so that such a
- * nested wait neither runs nor yields to non-blocking collectives (see
- * internal.h).  The sleep of an idle waiter outside any operation blocks
- * without the lock; a nested one keeps it (its operation is unfinished).
+ * flight).  One lock is the simplest correct answer there: an uncontended
+ * lock costs tens of nanoseconds against microseconds per network
+ * operation.  Recursive, because an operation that has to wait (a full
+ * context ring, quiet) runs the library's wait loop, which drives progress
+ * through here.  Below SYM_THREAD_MULTIPLE no two threads are inside at
+ * once, so no lock is taken (t->locked, chosen at creation as libfabric's
+ * ofi_genlock chooses its kind).  The sleep of an idle waiter outside any
+ * operation blocks without the lock; a nested one keeps it (its operation
+ * is unfinished).  A wait inside an operation counts itself in
+ * sym_transport_depth (ofi_drain).
  */
 #include <poll.h>
 #include <sched.h>
 #include <pthread.h>
 #include <time.h>
 
-#include "core/internal.h"
 #include "ofi_private.h"
 
-static pthread_mutex_t ofi_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static inline void lock(struct ofi_transport *t)
+{
+    if (t->locked)
+        pthread_mutex_lock(&t->lock);
+}
 
-#define LOCKED(expr)                                                                         \
+static inline void unlock(struct ofi_transport *t)
+{
+    if (t->locked)
+        pthread_mutex_unlock(&t->lock);
+}
+
+#define LOCKED(tp, expr)                                                                     \
     do {                                                                                     \
-        pthread_mutex_lock(&ofi_lock);                                                       \
-        sym_transport_depth++;                                                               \
+        struct ofi_transport *t_ = ofi_of(tp);                                               \
+        lock(t_);                                                                            \
         sym_status_t st_ = (expr);                                                           \
-        sym_transport_depth--;                                                               \
-        pthread_mutex_unlock(&ofi_lock);                                                     \
+        unlock(t_);                                                                          \
         return st_;                                                                          \
     } while (0)
 
 static sym_status_t put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                         size_t n)
 {
-    LOCKED(ofi_raw_ops.put(tp, pe, off, src, n));
+    LOCKED(tp, ofi_put(tp, pe, off, src, n));
 }
 
 static sym_status_t get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
 {
-    LOCKED(ofi_raw_ops.get(tp, pe, dst, off, n));
+    LOCKED(tp, ofi_get(tp, pe, dst, off, n));
 }
 
 static sym_status_t put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t n)
 {
-    LOCKED(ofi_raw_ops.put_nbi(tp, pe, off, src, n));
+    LOCKED(tp, ofi_put_nbi(tp, pe, off, src, n));
 }
 
 static sym_status_t get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
                             size_t n)
 {
-    LOCKED(ofi_raw_ops.get_nbi(tp, pe, dst, off, n));
+    LOCKED(tp, ofi_get_nbi(tp, pe, dst, off, n));
 }
 
 static sym_status_t put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                                size_t n, uint64_t sig_off, uint64_t signal,
                                sym_signal_op_t op)
 {
-    LOCKED(ofi_raw_ops.put_signal(tp, pe, off, src, n, sig_off, signal, op));
+    LOCKED(tp, ofi_put_signal(tp, pe, off, src, n, sig_off, signal, op));
 }
 
 static sym_status_t atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
                            size_t width, uint64_t operand, uint64_t compare,
                            uint64_t *fetched_p)
 {
-    LOCKED(ofi_raw_ops.atomic(tp, pe, off, op, width, operand, compare, fetched_p));
+    LOCKED(tp, ofi_atomic(tp, pe, off, op, width, operand, compare, fetched_p));
 }
 
 static sym_status_t quiet(struct sym_transport *tp)
 {
-    LOCKED(ofi_raw_ops.quiet(tp));
+    LOCKED(tp, ofi_quiet(tp));
 }
 
 static sym_status_t fence(struct sym_transport *tp)
 {
-    LOCKED(ofi_raw_ops.fence(tp));
+    LOCKED(tp, ofi_fence(tp));
 }
 
 static sym_status_t progress(struct sym_transport *tp)
 {
-    LOCKED(ofi_raw_ops.progress(tp));
+    LOCKED(tp, ofi_progress(tp));
 }
 
 static uint64_t mono_ns(void)
@@ -146,33 +156,31 @@ static bool served_since(struct ofi_transport *t)
 static sym_status_t sleep_(struct sym_transport *tp, long ns)
 {
     struct ofi_transport *t = ofi_of(tp);
-    const uint64_t hot_ns = (uint64_t)sym_rt.cfg.wait_yield_us * 1000u;
+    const uint64_t hot_ns = (uint64_t)t->wait_yield_us * 1000u;
     const bool has_fd = t->wait_fd >= 0 && !t->abandoned;
     const bool serves = t->manual_progress && !t->abandoned; /* peers need our progress */
     if ((has_fd || serves) && hot_until_ns && mono_ns() < hot_until_ns) {
         sched_yield();
-        pthread_mutex_lock(&ofi_lock);
-        sym_transport_depth++;
-        sym_status_t st = ofi_raw_ops.progress(tp);
+        lock(t);
+        sym_status_t st = ofi_progress(tp);
         if (served_since(t))
             hot_until_ns = mono_ns() + hot_ns;
-        sym_transport_depth--;
-        pthread_mutex_unlock(&ofi_lock);
+        unlock(t);
         return st;
     }
     bool can_block = false;
     if (has_fd || serves) {
-        pthread_mutex_lock(&ofi_lock);
+        lock(t);
         (void)served_since(t); /* what was served before the sleep does not count */
         if (has_fd) {
             struct fid *fids[1] = { &t->cq->fid };
             can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
         }
-        pthread_mutex_unlock(&ofi_lock);
+        unlock(t);
     }
-    const long cap_ns = sym_rt.cfg.wait_poll_us >= 1000000u /* a second: never reached */
+    const long cap_ns = t->wait_poll_us >= 1000000u /* a second: never reached */
                             ? 1000000000L
-                            : (long)sym_rt.cfg.wait_poll_us * 1000;
+                            : (long)t->wait_poll_us * 1000;
     if (serves && (!has_fd || t->fd_deaf) && ns > cap_ns)
         ns = cap_ns;
     struct timespec ts = { 0, ns };
@@ -191,9 +199,8 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
     } else {
         nanosleep(&ts, NULL);
     }
-    pthread_mutex_lock(&ofi_lock);
-    sym_transport_depth++;
-    sym_status_t st = ofi_raw_ops.progress(tp);
+    lock(t);
+    sym_status_t st = ofi_progress(tp);
     if ((woke >= 0 || !has_fd) && served_since(t)) {
         hot_until_ns = mono_ns() + hot_ns;
         if (woke == 1)
@@ -204,17 +211,11 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
             sym_debug("ofi: %s's wait fd did not wake this PE for %llu operations peers made "
                       "on it (woke it for %llu): sleeps are capped at %lu us from now on",
                       t->prov_name, (unsigned long long)t->sleeps_silent_served,
-                      (unsigned long long)t->sleeps_loud_served, sym_rt.cfg.wait_poll_us);
+                      (unsigned long long)t->sleeps_loud_served, t->wait_poll_us);
         }
     }
-    sym_transport_depth--;
-    pthread_mutex_unlock(&ofi_lock);
+    unlock(t);
     return st;
-}
-
-static void *ptr(struct sym_transport *tp, int pe, uint64_t off)
-{
-    return ofi_raw_ops.ptr(tp, pe, off); /* no state */
 }
 
 const struct sym_transport_ops ofi_ops = {
@@ -228,7 +229,7 @@ const struct sym_transport_ops ofi_ops = {
     .atomic = atomic,
     .quiet = quiet,
     .fence = fence,
-    .ptr = ptr,
+    .ptr = NULL, /* nothing is mapped */
     .progress = progress,
     .sleep = sleep_,
     .fini = ofi_fini, /* the last call: no other thread may be inside */

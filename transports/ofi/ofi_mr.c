@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/config.h"
 #include "ofi_private.h"
 
 /* Register [buf, buf + len); with FI_MR_ENDPOINT the region is bound to the

@@ -2,6 +2,10 @@
 #ifndef SYM_OFI_PRIVATE_H
 #define SYM_OFI_PRIVATE_H
 
+#include <pthread.h>
+
+#include "base/error.h"
+#include "base/wait.h"
 #include "ofi_fabric.h"
 
 #include "ofi.h"
@@ -44,7 +48,7 @@ struct ofi_transport {
     uint8_t *bounce; /* OFI_BOUNCE_BYTES of staging, scratch words, slots */
     struct fid_mr *bounce_mr;
     void *bounce_desc;
-    /* The main executable's global variables (struct sym_globals): the
+    /* The main executable's global variables (struct sym_region): the
      * second region, at offsets [heap_len, heap_len + data_len). */
     uint8_t *data;
     size_t data_len;
@@ -115,12 +119,22 @@ struct ofi_transport {
     uint64_t fake_again;
     /* signals posted with FI_FENCE (ofi_signal), for the tests */
     uint64_t fenced_signals;
+    /* Settings from struct sym_transport_config that outlive creation. */
+    unsigned long wait_yield_us;
+    unsigned long wait_poll_us;
+    bool eager_connect;
+    const bool *same_host; /* [npes], during creation only */
+    const char *mr_force;  /* SYMHEAP_OFI_MR_FORCE, during creation only */
+    /* SYM_THREAD_MULTIPLE: every operation under `lock` (ofi_lock.c);
+     * below it no lock is taken, as libfabric's ofi_genlock chooses its
+     * lock kind from the threading model at run time. */
+    bool locked;
+    pthread_mutex_t lock;
     struct ofi_ctx ctx[OFI_CTX_RING];
     char prov_name[64];
 };
 
-extern const struct sym_transport_ops ofi_ops;     /* thread-safe: ofi_lock.c */
-extern const struct sym_transport_ops ofi_raw_ops; /* the operations themselves */
+extern const struct sym_transport_ops ofi_ops; /* ofi_lock.c */
 
 static inline struct ofi_transport *ofi_of(struct sym_transport *tp)
 {
@@ -327,7 +341,16 @@ bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n);
 /* Descriptor for a local buffer, or NULL when none is needed; *staged_p is
  * set when the buffer is unregistered and must go through the bounce buffer. */
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p);
+/* The operations themselves, without the lock (ofi_lock.c takes it). */
+sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n);
+sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                         size_t n);
+sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n);
+sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n);
+sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                            size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
 sym_status_t ofi_quiet(struct sym_transport *tp);
+sym_status_t ofi_fence(struct sym_transport *tp);
 
 /* ofi_init.c */
 void ofi_fini(struct sym_transport *tp);

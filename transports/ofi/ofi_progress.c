@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/internal.h"
 #include "ofi_private.h"
 
 static uint64_t now_ns(void)
@@ -155,7 +154,9 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     struct drain_wait w = { t, t->issued, 0, 0, 0 };
     if (!drain_ready(&w)) {
         struct sym_waiter waiter = { drain_ready, drain_describe, &w, NULL };
+        sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
         sym_status_t st = sym_wait_for(op, &waiter, 0);
+        sym_transport_depth--;
         if (st != SYM_OK) {
             t->unsettled = true;
             return st;

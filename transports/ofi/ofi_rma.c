@@ -2,7 +2,6 @@
  * table. */
 #include <string.h>
 
-#include "core/internal.h"
 #include "ofi_private.h"
 
 static inline size_t min_sz(size_t a, size_t b)
@@ -138,19 +137,19 @@ static sym_status_t read_range(struct ofi_transport *t, const char *op, int pe, 
     return wait ? ofi_drain(t, op) : SYM_OK;
 }
 
-static sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t n)
 {
     return write_range(ofi_of(tp), "sym_put", pe, off, src, n, true, NULL);
 }
 
-static sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off,
+sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off,
                                 const void *src, size_t n)
 {
     return write_range(ofi_of(tp), "sym_put_nbi", pe, off, src, n, false, NULL);
 }
 
-static sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
 {
     struct ofi_transport *t = ofi_of(tp);
     sym_status_t st = read_range(t, "sym_get", pe, dst, off, n, true);
@@ -162,7 +161,7 @@ static sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_
     return st;
 }
 
-static sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
+sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
                                 size_t n)
 {
     return read_range(ofi_of(tp), "sym_get_nbi", pe, dst, off, n, false);
@@ -201,7 +200,7 @@ sym_status_t ofi_flush(struct ofi_transport *t, const char *op)
     return st;
 }
 
-static sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off,
+sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off,
                                    const void *src, size_t n, uint64_t sig_off, uint64_t signal,
                                    sym_signal_op_t op)
 {
@@ -240,37 +239,10 @@ sym_status_t ofi_quiet(struct sym_transport *tp)
     return ofi_flush(ofi_of(tp), "sym_quiet");
 }
 
-static sym_status_t ofi_fence(struct sym_transport *tp)
+sym_status_t ofi_fence(struct sym_transport *tp)
 {
     struct ofi_transport *t = ofi_of(tp);
     if (t->waw_ordered) /* puts to one PE already land in issue order */
         return SYM_OK;
     return ofi_flush(t, "sym_fence");
 }
-
-static void *ofi_ptr(struct sym_transport *tp, int pe, uint64_t off)
-{
-    (void)tp;
-    (void)pe;
-    (void)off;
-    return NULL;
-}
-
-/* Unlocked; the table the runtime gets (ofi_ops) takes a lock around these
- * (ofi_lock.c). */
-const struct sym_transport_ops ofi_raw_ops = {
-    .size = sizeof(struct sym_transport_ops),
-    .name = "ofi",
-    .put = ofi_put,
-    .get = ofi_get,
-    .put_nbi = ofi_put_nbi,
-    .get_nbi = ofi_get_nbi,
-    .put_signal = ofi_put_signal,
-    .atomic = ofi_atomic,
-    .quiet = ofi_quiet,
-    .fence = ofi_fence,
-    .ptr = ofi_ptr,
-    .progress = ofi_progress,
-    .sleep = NULL, /* ofi_lock.c's table sleeps on the wait fd */
-    .fini = ofi_fini,
-};

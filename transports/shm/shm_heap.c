@@ -8,8 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "bootstrap/bootstrap.h"
-#include "core/internal.h"
+/* The control block's identity fields and the mapping alignment: every
+ * peer's heap is checked before use (map_peer). */
+#include "core/heap_layout.h"
+#include "launch/job.h"
 #include "shm_private.h"
 
 void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe)
@@ -55,6 +59,8 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the shm transport");
     }
     t->base.ops = &shm_ops;
+    t->base.caps = SYM_TP_CAP_DIRECT | SYM_TP_CAP_CPU_ATOMICS;
+    t->base.direct_end = heap_len;
     t->me = me;
     t->npes = npes;
     t->heap_len = heap_len;
@@ -185,3 +191,32 @@ void shm_transport_release(struct shm_transport *t)
     free(t->peer_base);
     free(t);
 }
+
+static bool shm_can_reach(const struct sym_transport_config *cfg, int pe)
+{
+    return cfg->same_host[pe];
+}
+
+/* Connects the instance made with the heap (*tp_p): the heaps, then the
+ * global variables of the peers in cfg->reach. */
+static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
+                                     struct sym_transport **tp_p)
+{
+    struct shm_transport *t = (struct shm_transport *)*tp_p;
+    if (!t)
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_init: the shm transport has no heap");
+    uint8_t **pb = calloc((size_t)t->npes, sizeof(*pb));
+    if (!pb)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", t->npes);
+    sym_status_t st = shm_transport_connect(&t->base, cfg->boot, cfg->reach, cfg->owners, pb);
+    if (st == SYM_OK)
+        st = shm_globals_connect(cfg, pb, &t->base.direct_end);
+    free(pb);
+    return st;
+}
+
+const struct sym_transport_class shm_transport_class = {
+    .name = "shm",
+    .can_reach = shm_can_reach,
+    .create = shm_class_create,
+};

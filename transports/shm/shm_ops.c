@@ -1,7 +1,7 @@
 /* shm_ops.c - data movement on mapped heaps: the shm ops table. */
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/error.h"
 #include "shm_atomic.h"
 #include "shm_private.h"
 
@@ -10,18 +10,18 @@ static inline uint8_t *at(struct sym_transport *tp, int pe, uint64_t off)
     return ((struct shm_transport *)tp)->peer_base[pe] + off;
 }
 
-/* Offsets from heap_len on are the owner's global variables (globals.c);
+/* Offsets from heap_len on are the owner's global variables (shm_globals.c);
  * those of a PE whose segment is not mapped go through cross-memory attach. */
 static inline bool by_cma(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return off >= ((struct shm_transport *)tp)->heap_len && !sym_rt.globals.peer_mapped[pe];
+    return off >= ((struct shm_transport *)tp)->heap_len && !shm_globals_mapped(pe);
 }
 
 static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t n)
 {
     if (__builtin_expect(by_cma(tp, pe, off), 0))
-        return sym_globals_cma("sym_put", pe, off, (void *)src, n, true);
+        return shm_globals_cma("sym_put", pe, off, (void *)src, n, true);
     memcpy(at(tp, pe, off), src, n);
     return SYM_OK;
 }
@@ -29,7 +29,7 @@ static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, cons
 static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
 {
     if (__builtin_expect(by_cma(tp, pe, off), 0))
-        return sym_globals_cma("sym_get", pe, off, dst, n, false);
+        return shm_globals_cma("sym_get", pe, off, dst, n, false);
     memcpy(dst, at(tp, pe, off), n);
     return SYM_OK;
 }
@@ -39,9 +39,9 @@ static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t of
                                    sym_signal_op_t op)
 {
     if (by_cma(tp, pe, sig_off))
-        return sym_globals_no_atomics("sym_put_signal", pe);
+        return shm_globals_no_atomics("sym_put_signal", pe);
     if (by_cma(tp, pe, off)) {
-        sym_status_t st = sym_globals_cma("sym_put_signal", pe, off, (void *)src, n, true);
+        sym_status_t st = shm_globals_cma("sym_put_signal", pe, off, (void *)src, n, true);
         if (st != SYM_OK)
             return st;
     } else {
@@ -61,7 +61,7 @@ static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, s
                                uint64_t *fetched_p)
 {
     if (by_cma(tp, pe, off))
-        return sym_globals_no_atomics("sym_atomic", pe);
+        return shm_globals_no_atomics("sym_atomic", pe);
     uint64_t old = shm_amo(at(tp, pe, off), op, width, operand, compare);
     if (fetched_p)
         *fetched_p = old;

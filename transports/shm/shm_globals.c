@@ -1,6 +1,7 @@
 /*
- * globals.c - the main executable's global and static variables (.data and
- * .bss) are symmetric objects, as OpenSHMEM requires.
+ * shm_globals.c - the main executable's global and static variables (.data
+ * and .bss) are symmetric objects, as OpenSHMEM requires: the shm
+ * transport's second region.
  *
  * Offsets: the segment follows the heap in the (PE, offset) space every
  * transport speaks: byte i of the segment is offset heap_total + i.  The
@@ -73,9 +74,35 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "bootstrap/bootstrap.h"
-#include "core/internal.h"
 #include "launch/job.h"
+#include "shm_private.h"
+
+/* The segment: process-wide, like the segment itself.  Offsets from `off`
+ * on in the (pe, offset) space are bytes [0, len) of the segment; PE p's
+ * copy lives at peer_addr[p] (differs per PE: PIE and ASLR); len is the
+ * same on every PE (checked at connect). */
+struct shm_globals {
+    uint8_t *addr;        /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
+    size_t len;           /* page multiple */
+    size_t anon_off;      /* from here on .bss: not file-backed */
+    uint64_t link_addr;   /* link-time address, for the same-executable check */
+    uint64_t off;         /* == the heap's length once connected */
+    uint64_t *peer_addr;  /* [npes] each PE's segment address */
+    bool *peer_mapped;    /* [npes] mapped after that PE's heap mapping */
+    const int *peer_pid;  /* [npes] the runtime's, for cross-memory attach */
+    bool remapped;        /* mine lives in a shared-memory object */
+    bool unnamed;         /* ... not yet linked under its name */
+    bool created, fd_open;
+    int fd;
+    int me;
+    bool prealloc;        /* SYMHEAP_HEAP_PREALLOC */
+    char mode[16];        /* SYMHEAP_GLOBALS */
+    char name[128];
+};
+
+static struct shm_globals globals;
 
 /* What every PE tells the others about its segment. */
 struct globals_card {
@@ -91,7 +118,7 @@ struct probe {
     uintptr_t anon; /* pages from here on are not file-backed (.bss) */
 };
 
-/* The segment's state outside sym_rt, which sym_finalize clears: after
+/* The segment's state that outlives sym_finalize: after
  * finalize the variables stay in the (unlinked) shared object, now mapped
  * by this process alone, so finalize copies nothing. */
 static struct {
@@ -102,12 +129,12 @@ static struct {
 
 static uintptr_t page_down(uintptr_t x)
 {
-    return x & ~(uintptr_t)(SYM_PAGE - 1);
+    return x & ~(uintptr_t)(SHM_PAGE - 1);
 }
 
 static uintptr_t page_up(uintptr_t x)
 {
-    return page_down(x + SYM_PAGE - 1);
+    return page_down(x + SHM_PAGE - 1);
 }
 
 /* The first object dl_iterate_phdr reports is the main program.  Its last
@@ -141,12 +168,14 @@ static int probe_cb(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
-void sym_globals_probe(void)
+void shm_globals_probe(const char *mode, bool prealloc)
 {
-    struct sym_globals *g = &sym_rt.globals;
+    struct shm_globals *g = &globals;
     g->addr = NULL;
     g->len = 0;
-    if (strcmp(sym_rt.cfg.globals.s, "off") == 0)
+    snprintf(g->mode, sizeof(g->mode), "%s", mode);
+    g->prealloc = prealloc;
+    if (strcmp(g->mode, "off") == 0)
         return;
     struct probe p = { 0, 0, 0, 0 };
     dl_iterate_phdr(probe_cb, &p);
@@ -198,7 +227,7 @@ SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
 {
     const uint64_t *w = (const uint64_t *)p;
     uint64_t any = 0;
-    for (size_t i = 0; i < SYM_PAGE / 8; i++)
+    for (size_t i = 0; i < SHM_PAGE / 8; i++)
         any |= w[i];
     return any == 0;
 }
@@ -291,7 +320,7 @@ static void atfork_child(void)
     }
     if (privatize(seg.addr, seg.len) == 0) {
         seg.shared = false;
-        sym_rt.globals.remapped = false;
+        globals.remapped = false;
         fork_pipe[0] = fork_pipe[1] = -1; /* the child's own copy now */
         fork_release_parent(rd, wr);
         return;
@@ -303,7 +332,7 @@ static void atfork_child(void)
                      "symheap: a process forked by PE %d cannot get a private copy of its "
                      "%zu bytes of global and static variables (%s): it would share them "
                      "with the PE's job, so it exits with status 127\n",
-                     sym_rt.me, seg.len, name ? name : "unknown error");
+                     globals.me, seg.len, name ? name : "unknown error");
     if (n > 0)
         (void)!write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
     _exit(127);
@@ -313,9 +342,9 @@ static void atfork_child(void)
  * says /proc/self/pagemap) read as zeros: mark them so the copy skips them
  * without faulting each one in (page faults are what a large .bss, e.g. a
  * sanitizer runtime's, costs).  NULL when pagemap is unavailable. */
-static uint8_t *untouched_pages(const struct sym_globals *g)
+static uint8_t *untouched_pages(const struct shm_globals *g)
 {
-    size_t npages = g->len / SYM_PAGE, first = g->anon_off / SYM_PAGE;
+    size_t npages = g->len / SHM_PAGE, first = g->anon_off / SHM_PAGE;
     if (first >= npages)
         return NULL;
     int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -323,7 +352,7 @@ static uint8_t *untouched_pages(const struct sym_globals *g)
         return NULL;
     uint64_t *ent = malloc((npages - first) * sizeof(*ent));
     uint8_t *skip = calloc(npages, 1);
-    off_t at = (off_t)(((uintptr_t)g->addr / SYM_PAGE + first) * sizeof(*ent));
+    off_t at = (off_t)(((uintptr_t)g->addr / SHM_PAGE + first) * sizeof(*ent));
     size_t want = (npages - first) * sizeof(*ent);
     if (!ent || !skip || pread(fd, ent, want, at) != (ssize_t)want) {
         free(skip);
@@ -347,8 +376,8 @@ static void register_atfork(void)
  * on failure the segment is untouched. */
 static int map_over(int fd, const char **what_p, int *err_p)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    int rc = sym_rt.cfg.heap_prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
+    struct shm_globals *g = &globals;
+    int rc = g->prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
                                       : (ftruncate(fd, (off_t)g->len) ? errno : 0);
     uint8_t *tmp = MAP_FAILED;
     if (rc == 0)
@@ -363,11 +392,11 @@ static int map_over(int fd, const char **what_p, int *err_p)
      * present read as zeros: once an earlier sym_init mapped it shared, a
      * page not faulted in since holds the object's data. */
     uint8_t *skip = seg.shared ? NULL : untouched_pages(g);
-    for (size_t o = 0; o < g->len; o += SYM_PAGE)
-        if (!(skip && skip[o / SYM_PAGE]) && !page_is_zero(g->addr + o))
-            raw_copy(tmp + o, g->addr + o, SYM_PAGE);
+    for (size_t o = 0; o < g->len; o += SHM_PAGE)
+        if (!(skip && skip[o / SHM_PAGE]) && !page_is_zero(g->addr + o))
+            raw_copy(tmp + o, g->addr + o, SHM_PAGE);
     /* The copy window: from the copy above to the mmap below, a store to
-     * a global by another thread would be lost.  sym_globals_prepare runs
+     * a global by another thread would be lost.  shm_globals_prepare runs
      * this before the bootstrap starts threads of symheap's own (the tcp
      * bootstrap's helper, PMIx's progress thread); other threads of the
      * program must not write globals during sym_init (documented).  This
@@ -394,10 +423,10 @@ static int map_over(int fd, const char **what_p, int *err_p)
     return 0;
 }
 
-void sym_globals_prepare(void)
+void shm_globals_prepare(void)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    if (!g->len || strcmp(sym_rt.cfg.globals.s, "cma") == 0)
+    struct shm_globals *g = &globals;
+    if (!g->len || strcmp(g->mode, "cma") == 0)
         return;
     int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     const char *what = "create an unnamed object in /dev/shm (O_TMPFILE)";
@@ -412,12 +441,12 @@ void sym_globals_prepare(void)
               what, strerror(err));
 }
 
-/* The object made by sym_globals_prepare gets its name, now that the job
+/* The object made by shm_globals_prepare gets its name, now that the job
  * key is known, so that peers can open it. */
 static sym_status_t name_mine(const char *key, const char *owner)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
+    struct shm_globals *g = &globals;
+    object_name(g->name, sizeof(g->name), key, owner, g->me);
     char from[64], to[160];
     snprintf(from, sizeof(from), "/proc/self/fd/%d", g->fd);
     snprintf(to, sizeof(to), "/dev/shm%s", g->name);
@@ -426,7 +455,7 @@ static sym_status_t name_mine(const char *key, const char *owner)
         int err = errno;
         g->remapped = false;
         return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot name PE %d's global variables %s "
-                         "(linkat %s): %s", sym_rt.me, to, from, strerror(err));
+                         "(linkat %s): %s", g->me, to, from, strerror(err));
     }
     g->created = true;
     g->unnamed = false;
@@ -434,16 +463,16 @@ static sym_status_t name_mine(const char *key, const char *owner)
 }
 
 /* Create my object, copy the segment into it and map it over the segment:
- * when sym_globals_prepare could not.  On failure the segment is untouched
+ * when shm_globals_prepare could not.  On failure the segment is untouched
  * and the caller falls back to CMA. */
 static sym_status_t remap_mine(const char *key, const char *owner)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    object_name(g->name, sizeof(g->name), key, owner, sym_rt.me);
+    struct shm_globals *g = &globals;
+    object_name(g->name, sizeof(g->name), key, owner, g->me);
     int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0)
         return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
-                         "%s", g->name, sym_rt.me, strerror(errno));
+                         "%s", g->name, g->me, strerror(errno));
     g->created = true;
     const char *what;
     int err;
@@ -451,7 +480,7 @@ static sym_status_t remap_mine(const char *key, const char *owner)
         close(fd);
         return sym_error(err == ENOSPC || err == ENOMEM ? SYM_ERR_NO_MEMORY : SYM_ERR_SYSTEM,
                          "sym_init: cannot %s PE %d's %zu bytes of global variables: %s", what,
-                         sym_rt.me, g->len, strerror(err));
+                         g->me, g->len, strerror(err));
     }
     return SYM_OK;
 }
@@ -459,10 +488,10 @@ static sym_status_t remap_mine(const char *key, const char *owner)
 /* Map PE `pe`'s object at `at` (inside the room reserved after its heap). */
 static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t *at)
 {
-    struct sym_globals *g = &sym_rt.globals;
+    struct shm_globals *g = &globals;
     char name[128];
     int fd;
-    if (pe == sym_rt.me) {
+    if (pe == g->me) {
         fd = g->fd;
     } else {
         object_name(name, sizeof(name), key, owner, pe);
@@ -480,7 +509,7 @@ static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t
     }
     void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
     int err = errno;
-    if (pe != sym_rt.me)
+    if (pe != g->me)
         close(fd);
     if (p == MAP_FAILED)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
@@ -488,13 +517,18 @@ static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t
     return SYM_OK;
 }
 
-sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
-                                 const char *const *owners)
+sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
+                                 uint64_t *direct_end_p)
 {
-    struct sym_globals *g = &sym_rt.globals;
-    int npes = sym_rt.npes;
-    g->off = sym_rt.heap_total;
-    sym_rt.direct_end = sym_rt.heap_total;
+    struct shm_globals *g = &globals;
+    struct sym_boot *boot = cfg->boot;
+    const bool *local = cfg->reach;
+    const char *const *owners = cfg->owners;
+    int npes = cfg->npes;
+    g->me = cfg->me;
+    g->peer_pid = cfg->peer_pid;
+    g->off = cfg->heap_len;
+    *direct_end_p = cfg->heap_len;
     g->peer_addr = calloc((size_t)npes, sizeof(*g->peer_addr));
     g->peer_mapped = calloc((size_t)npes, sizeof(*g->peer_mapped));
     struct globals_card *cards = calloc((size_t)npes, sizeof(*cards));
@@ -502,14 +536,14 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
         free(cards);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
-    bool want_remap = g->len && strcmp(sym_rt.cfg.globals.s, "cma") != 0;
+    bool want_remap = g->len && strcmp(g->mode, "cma") != 0;
     sym_status_t rst = SYM_OK;
     if (want_remap && g->unnamed)
-        rst = name_mine(boot->key, owners[sym_rt.me]);
+        rst = name_mine(boot->key, owners[g->me]);
     else if (want_remap)
-        rst = remap_mine(boot->key, owners[sym_rt.me]);
+        rst = remap_mine(boot->key, owners[g->me]);
     if (rst != SYM_OK) {
-        if (strcmp(sym_rt.cfg.globals.s, "remap") == 0) {
+        if (strcmp(g->mode, "remap") == 0) {
             /* Forced: the recorded error is the answer.  Peers learn of
              * this PE's failure from the bootstrap. */
             free(cards);
@@ -534,7 +568,7 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
                            "0x%llx) differ from PE %d's (%zu bytes at 0x%llx): every PE must run "
                            "the same executable with the same SYMHEAP_GLOBALS",
                            pe, (unsigned long long)cards[pe].len,
-                           (unsigned long long)cards[pe].link_addr, sym_rt.me, g->len,
+                           (unsigned long long)cards[pe].link_addr, g->me, g->len,
                            (unsigned long long)g->link_addr);
         g->peer_addr[pe] = cards[pe].addr;
     }
@@ -542,11 +576,11 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
     for (int pe = 0; st == SYM_OK && g->len && pe < npes; pe++) {
         if (local && !local[pe])
             continue; /* another host: its transport reaches the segment */
-        if (!cards[pe].remapped || !sym_rt.peer_base[pe]) {
+        if (!cards[pe].remapped || !peer_base[pe]) {
             all_mapped = false;
             continue;
         }
-        st = map_peer(pe, boot->key, owners[pe], sym_rt.peer_base[pe] + sym_rt.heap_total);
+        st = map_peer(pe, boot->key, owners[pe], peer_base[pe] + cfg->heap_len);
         g->peer_mapped[pe] = st == SYM_OK;
     }
     free(cards);
@@ -564,16 +598,16 @@ sym_status_t sym_globals_connect(struct sym_boot *boot, const bool *local,
     if (st != SYM_OK)
         return st;
     if (all_mapped)
-        sym_rt.direct_end = sym_rt.heap_total + g->len;
+        *direct_end_p = cfg->heap_len + g->len;
     sym_debug("global variables: %zu bytes at %p (offsets %llu..), %s", g->len, (void *)g->addr,
               (unsigned long long)g->off,
               !g->len ? "none" : all_mapped ? "shared (remapped)" : "cross-memory attach for some PEs");
     return SYM_OK;
 }
 
-void sym_globals_fini(void)
+void shm_globals_fini(void)
 {
-    struct sym_globals *g = &sym_rt.globals;
+    struct shm_globals *g = &globals;
     if (g->created)
         shm_unlink(g->name);
     if (g->fd_open)
@@ -589,35 +623,35 @@ void sym_globals_fini(void)
     memset(g, 0, sizeof(*g));
 }
 
-sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void *addr,
-                                 size_t nbytes, int pe, uint64_t *off_p)
+void shm_globals_region(struct sym_region *r)
 {
-    const struct sym_globals *g = &sym_rt.globals;
-    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)g->addr;
-    if (sym_rt.initialized && g->len && a >= lo && a - lo < g->len && nbytes <= g->len - (a - lo)) {
-        *off_p = g->off + (a - lo);
-        return SYM_OK;
-    }
-    return sym_check_range_slow(op, argname, addr, nbytes, pe);
+    r->addr = globals.addr;
+    r->len = globals.len;
+    r->off = globals.off;
+}
+
+bool shm_globals_mapped(int pe)
+{
+    return globals.peer_mapped[pe];
 }
 
 /* Cross-memory attach: copy between buf and PE `pe`'s segment at `off`. */
-sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
+sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
                              bool write)
 {
-    const struct sym_globals *g = &sym_rt.globals;
+    const struct shm_globals *g = &globals;
     uint8_t *remote = (uint8_t *)(uintptr_t)g->peer_addr[pe] + (off - g->off);
     size_t done = 0;
     while (done < n) {
         struct iovec l = { (uint8_t *)buf + done, n - done };
         struct iovec r = { remote + done, n - done };
-        ssize_t k = write ? process_vm_writev(sym_rt.peer_pid[pe], &l, 1, &r, 1, 0)
-                          : process_vm_readv(sym_rt.peer_pid[pe], &l, 1, &r, 1, 0);
+        ssize_t k = write ? process_vm_writev(g->peer_pid[pe], &l, 1, &r, 1, 0)
+                          : process_vm_readv(g->peer_pid[pe], &l, 1, &r, 1, 0);
         if (k <= 0)
             return sym_error(k < 0 && errno == EPERM ? SYM_ERR_UNAVAILABLE : SYM_ERR_TRANSPORT,
                              "%s: cross-memory %s of %zu bytes of PE %d's global variables "
                              "(pid %d, %p): %s%s",
-                             op, write ? "write" : "read", n, pe, sym_rt.peer_pid[pe],
+                             op, write ? "write" : "read", n, pe, g->peer_pid[pe],
                              (void *)(remote + done), k < 0 ? strerror(errno) : "no progress",
                              k < 0 && errno == EPERM ? " (ptrace restrictions: see "
                              "kernel.yama.ptrace_scope)" : "");
@@ -628,7 +662,7 @@ sym_status_t sym_globals_cma(const char *op, int pe, uint64_t off, void *buf, si
     return SYM_OK;
 }
 
-sym_status_t sym_globals_no_atomics(const char *op, int pe)
+sym_status_t shm_globals_no_atomics(const char *op, int pe)
 {
     return sym_error(SYM_ERR_UNAVAILABLE,
                      "%s: PE %d's global variables are reached by cross-memory attach "
