@@ -115,6 +115,24 @@ SYM_API const char *sym_status_name(sym_status_t status);
  * next failure on the same thread.  Thread-safe. */
 SYM_API const char *sym_last_error(void);
 
+#if defined(__GNUC__)
+#define SYM_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define SYM_PRINTF_(fmt, args)
+#endif
+
+/* Record a failure of a layer built on symheap (the shmem.h facade, a
+ * language binding) as the calling thread's detail message, formatted from
+ * the printf format `fmt`: sym_last_error() then reports it as it reports
+ * the library's own failures (messages longer than 1023 bytes are cut).
+ * Returns `status`, so a caller can write
+ * `return sym_set_error(SYM_ERR_MISMATCH, "my_bcast: ...", ...);`.
+ * Works before sym_init() too.
+ * Errors: SYM_ERR_INVALID_ARG (status is SYM_OK or no SYM_ERR_* code, or
+ * fmt is NULL): that error is recorded instead.  Thread-safe (the message
+ * is the calling thread's). */
+SYM_API sym_status_t sym_set_error(sym_status_t status, const char *fmt, ...) SYM_PRINTF_(2, 3);
+
 /* ------------------------------------------------------------------------ */
 /* Runtime                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -226,6 +244,28 @@ SYM_API int sym_addr_accessible(const void *addr, int pe);
 
 /* 1 if PE `pe` is reachable by this PE (always, for a live job), else 0. */
 SYM_API int sym_pe_accessible(int pe);
+
+/* Symmetric offsets: the same object has the same offset on every PE,
+ * while its address may differ between PEs (global variables move with
+ * PIE and ASLR), so an offset is what PEs exchange to name an object or to
+ * check that they were given the same one.
+ * sym_addr_to_offset: *off_p = the offset of symmetric `addr`, whose whole
+ * range [addr, addr + nbytes) must lie in one symmetric region.
+ * sym_offset_to_addr: *addr_p = this PE's address of the bytes at `off`
+ * (nbytes of them), e.g. to read a peer's object with sym_get().
+ * Outputs are set only on success.  Errors: SYM_ERR_NOT_SYMMETRIC (outside
+ * the user heap and the global variables), SYM_ERR_INVALID_ARG (NULL
+ * output), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
+SYM_API sym_status_t sym_addr_to_offset(const void *addr, size_t nbytes, uint64_t *off_p);
+SYM_API sym_status_t sym_offset_to_addr(uint64_t off, size_t nbytes, void **addr_p);
+
+/* The value in force of the SYMHEAP_* setting `name` (the list and each
+ * value: `symheap-info`), as sym_init() read it from the environment:
+ * sizes in bytes, counts, and switches as 0 or 1.
+ * Errors: SYM_ERR_INVALID_ARG (NULL argument, no setting of that name, or
+ * one that is not a whole number: seconds, words, text; the message says
+ * which), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
+SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p);
 
 /* ------------------------------------------------------------------------ */
 /* One-sided RMA                                                             */
@@ -448,6 +488,25 @@ SYM_WAIT_DECLARE_(uint32, uint32_t)
 SYM_WAIT_DECLARE_(uint64, uint64_t)
 #undef SYM_WAIT_DECLARE_
 
+/* Block until ready(arg) returns nonzero: a condition the caller states
+ * over this PE's own memory, for what the typed waits above cannot say
+ * (several words at once, other types, a lock's ticket).  ready() is
+ * polled, first at once, then inside the library's wait loop, which drives
+ * transport progress and sleeps with backoff between polls, so it must be
+ * cheap and must not block; it reads the words with atomic loads (peers
+ * write them meanwhile), and is called only by the calling thread.
+ * describe(arg, buf, len), if not NULL, is called only to build the
+ * message of a failed wait ("...waiting for <what describe wrote>"); the
+ * message starts with `label` (NULL: "sym_wait_cond").  timeout_s > 0 is
+ * this wait's deadline in seconds, 0 the default (SYMHEAP_TIMEOUT).
+ * Errors: SYM_ERR_TIMEOUT, SYM_ERR_PEER_LOST (a PE of the job died),
+ * SYM_ERR_ABORTED, SYM_ERR_INVALID_ARG (ready is NULL, timeout_s negative,
+ * NaN or infinite), SYM_ERR_NOT_INITIALIZED.  Thread-safe: several threads
+ * may wait at once, each on its own condition. */
+SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), void *arg,
+                                   void (*describe)(void *arg, char *buf, size_t len),
+                                   double timeout_s);
+
 /* ------------------------------------------------------------------------ */
 /* Barriers                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -517,6 +576,18 @@ SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t
  * over the parent; non-members get SYM_TEAM_INVALID. */
 SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int nmembers,
                                      sym_team_t *new_team_p);
+
+/* Make the team of the parent's PEs that share memory with this PE: those
+ * on its host whose heaps it maps (sym_ptr() gives a pointer to their
+ * objects), in parent order; OpenSHMEM's SHMEM_TEAM_SHARED when the parent
+ * is the world.  A PE reached only through libfabric (another host, or
+ * SYMHEAP_TRANSPORT=ofi) is in a group of its own.  Collective over the
+ * parent; every member gets the team of its group (each PE is in exactly
+ * one).  Errors: SYM_ERR_INVALID_ARG (bad parent, NULL new_team_p), those
+ * of sym_team_create(), plus the errors of a collective on the parent;
+ * *new_team_p is SYM_TEAM_INVALID after any failure.  Thread safety: as
+ * the other team calls (serialised on the parent). */
+SYM_API sym_status_t sym_team_split_shared(sym_team_t parent, sym_team_t *new_team_p);
 
 /* Fill global_pes[0 .. n-1] with the global PE number of each member. */
 SYM_API sym_status_t sym_team_members(sym_team_t team, int *global_pes);

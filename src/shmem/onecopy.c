@@ -78,7 +78,7 @@ static bool sym_range(const void *addr, size_t len, uint64_t *off_p)
         return false;
     if (len && !sym_addr_accessible((const char *)addr + len - 1, me))
         return false;
-    return sym_sym_offset("onecopy", "dest", addr, len, me, off_p) == SYM_OK;
+    return sym_addr_to_offset(addr, len, off_p) == SYM_OK;
 }
 
 /* Bytes of dest a member's call spans (collect: unknown before the gather;
@@ -169,10 +169,10 @@ static sym_status_t handshake(struct oc_call *c, size_t dest_len)
             char a[160], b[160];
             describe(&c->all[0], a, sizeof a);
             describe(&c->all[i], b, sizeof b);
-            return sym_error(SYM_ERR_MISMATCH,
-                             "%s on %s: mismatched calls: member 0 called %s, member %d "
-                             "called %s; no data was written",
-                             oc_names[c->routine], sym_team_name(c->t), a, i, b);
+            return sym_set_error(SYM_ERR_MISMATCH,
+                                 "%s on %s: mismatched calls: member 0 called %s, member %d "
+                                 "called %s; no data was written",
+                                 oc_names[c->routine], sym_team_name(c->t), a, i, b);
         }
     }
     return SYM_OK;
@@ -215,8 +215,12 @@ static sym_status_t run_broadcast(struct oc_call *c)
     sym_status_t st = SYM_OK;
     if (rf->flags & OC_SRC_SYM) {
         /* Pull: every member copies from the root's source at once. */
-        if (c->me != c->root && len)
-            st = sym_get_off(c->pes[c->root], c->dest, rf->src_off, len);
+        void *src = NULL;
+        if (c->me != c->root && len) {
+            st = sym_offset_to_addr(rf->src_off, len, &src);
+            if (st == SYM_OK)
+                st = sym_get(c->dest, src, len, c->pes[c->root]);
+        }
         sym_status_t st2 = finish(c);
         if (st == SYM_OK)
             st = st2;
@@ -287,7 +291,8 @@ static int oc_run(struct oc_call *c)
     sym_status_t st;
     size_t dest_len = 0;
     if (!c->all || !c->pes) {
-        sym_error(SYM_ERR_NO_MEMORY, "%s: no memory for %d members", oc_names[c->routine], c->n);
+        sym_set_error(SYM_ERR_NO_MEMORY, "%s: no memory for %d members", oc_names[c->routine],
+                      c->n);
         goto out;
     }
     if (sym_team_members(c->t, c->pes) != SYM_OK || !extent(c, &dest_len)) {
@@ -314,16 +319,16 @@ static int oc_run(struct oc_call *c)
         bool ok = big && dest_agreed(c) && sym_range(c->dest, total * c->esz, &off);
         if (!ok) {
             if (!counts) {
-                sym_error(SYM_ERR_NO_MEMORY, "shmem_collect: no memory for %d counts", c->n);
+                sym_set_error(SYM_ERR_NO_MEMORY, "shmem_collect: no memory for %d counts", c->n);
                 goto out;
             }
             for (int i = 0; i < c->n; i++)
                 counts[i] = (size_t)c->all[i].nelems * c->esz;
             st = sym_all_gatherv(c->t, c->dest, c->source, counts, SYM_UINT8, NULL);
             free(counts);
-            if (sym_rt.cfg.debug)
-                sym_debug("shmem_collect on %s: %zu bytes in all: mailbox path",
-                          sym_team_name(c->t), total * c->esz);
+            if (symshmem_settings.debug)
+                symshmem_debug("shmem_collect on %s: %zu bytes in all: mailbox path",
+                               sym_team_name(c->t), total * c->esz);
             rc = st == SYM_OK ? 0 : -1;
             free(c->all);
             free(c->pes);
@@ -344,11 +349,12 @@ static int oc_run(struct oc_call *c)
     }
     rc = run_push(c, my_at) == SYM_OK ? 0 : -1;
 out:
-    if (sym_rt.cfg.debug)
-        sym_debug("%s on %s: %zu x %zu bytes: %s", oc_names[c->routine], sym_team_name(c->t),
-                  c->nelems, c->esz,
-                  rc == SYMSHMEM_ONECOPY_DECLINED ? "mailbox path (dest not symmetric alike)"
-                  : rc == 0 ? "one-copy" : "failed");
+    if (symshmem_settings.debug)
+        symshmem_debug("%s on %s: %zu x %zu bytes: %s", oc_names[c->routine], sym_team_name(c->t),
+                       c->nelems, c->esz,
+                       rc == SYMSHMEM_ONECOPY_DECLINED ? "mailbox path (dest not symmetric alike)"
+                       : rc == 0                       ? "one-copy"
+                                                       : "failed");
     free(c->all);
     free(c->pes);
     return rc;
@@ -364,7 +370,7 @@ static bool big_enough(int n, size_t dest_bytes)
      * (bench/RESULTS.md) 16 KiB of dest at 2 PEs, about 256 KiB at 4 on
      * 2 cores; so the threshold scales as (n/2)^4 (8 PEs: 4 MiB,
      * unmeasured). */
-    size_t need = sym_rt.cfg.shmem_onecopy_min, q = (size_t)n;
+    size_t need = symshmem_settings.onecopy_min, q = (size_t)n;
     if (__builtin_mul_overflow(need, q * q, &need) || __builtin_mul_overflow(need, q * q, &need))
         return false;
     return dest_bytes >= need / 16;
@@ -373,7 +379,7 @@ static bool big_enough(int n, size_t dest_bytes)
 static bool wanted(sym_team_t t, size_t dest_bytes)
 {
     int n = sym_team_n_pes(t);
-    return n > 1 && sym_rt.initialized && big_enough(n, dest_bytes);
+    return n > 1 && sym_initialized() && big_enough(n, dest_bytes);
 }
 
 /* fcollect, alltoall(s): worth it for n blocks of nelems elements each? */
@@ -410,7 +416,7 @@ int symshmem_onecopy_fcollect(sym_team_t t, void *dest, const void *source, size
 int symshmem_onecopy_collect(sym_team_t t, void *dest, const void *source, size_t nelems,
                              size_t esz)
 {
-    if (sym_team_n_pes(t) < 2 || !sym_rt.initialized)
+    if (sym_team_n_pes(t) < 2 || !sym_initialized())
         return SYMSHMEM_ONECOPY_DECLINED;
     struct oc_call c = {.routine = OC_COLLECT, .t = t, .dest = dest, .source = source,
                         .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};

@@ -30,7 +30,7 @@ struct wait_arg {
     int cmp;
 };
 
-static bool wait_ready(void *arg)
+static int wait_ready(void *arg)
 {
     struct wait_arg *w = arg;
     return w->ready(w->arg);
@@ -48,8 +48,7 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
     if (ready(arg))
         return;
     struct wait_arg w = {ready, arg, what, addr, cmp};
-    struct sym_waiter waiter = {.ready = wait_ready, .describe = wait_describe, .arg = &w};
-    symshmem_check(routine, sym_wait_for(routine, &waiter, 0));
+    symshmem_check(routine, sym_wait_cond(routine, wait_ready, &w, wait_describe, 0));
 }
 
 /* One family per type: a scan over the included words fills `indices`
@@ -243,11 +242,22 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
     return s.seen;
 }
 
+struct cond_arg {
+    bool (*ready)(void *arg);
+    void *arg;
+};
+
+static int cond_ready(void *arg)
+{
+    const struct cond_arg *c = arg;
+    return c->ready(c->arg);
+}
+
 sym_status_t symshmem_wait(const char *routine, bool (*ready)(void *arg), void *arg,
                            void (*describe)(void *arg, char *buf, size_t len))
 {
     if (ready(arg))
         return SYM_OK;
-    struct sym_waiter waiter = {.ready = ready, .describe = describe, .arg = arg};
-    return sym_wait_for(routine, &waiter, 0);
+    struct cond_arg c = {ready, arg};
+    return sym_wait_cond(routine, cond_ready, &c, describe, 0);
 }

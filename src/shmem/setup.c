@@ -8,6 +8,31 @@
 
 #include "shmem_internal.h"
 
+struct symshmem_settings symshmem_settings;
+
+void symshmem_debug(const char *fmt, ...)
+{
+    if (!symshmem_settings.debug)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[symheap pe %d] %s\n", sym_my_pe(), line);
+}
+
+/* Both are whole-number settings of every build, so the queries cannot
+ * fail once sym_init succeeded. */
+static void settings_load(void)
+{
+    uint64_t v = 0;
+    symshmem_settings.debug = sym_config_uint("SYMHEAP_DEBUG", &v) == SYM_OK && v;
+    v = 16384;
+    sym_config_uint("SYMHEAP_SHMEM_ONECOPY_MIN", &v);
+    symshmem_settings.onecopy_min = (size_t)v;
+}
+
 void symshmem_fail(const char *routine, sym_status_t status)
 {
     fprintf(stderr, "shmem: PE %d: %s failed: %s (%s)\n", sym_my_pe(), routine,
@@ -40,12 +65,13 @@ static sym_status_t shmem_init_common(bool threads)
     sym_status_t st = threads ? sym_init_thread(SYM_THREAD_MULTIPLE, NULL) : sym_init();
     if (st != SYM_OK)
         return st;
+    settings_load();
     st = symshmem_teams_init();
     if (st != SYM_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", sym_last_error());
         sym_finalize();
-        sym_error(st, "%s", msg);
+        sym_set_error(st, "%s", msg);
     }
     return st;
 }

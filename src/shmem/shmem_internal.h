@@ -6,10 +6,11 @@
 #define SYMSHMEM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
 #include "shmem.h"
+#include "symheap.h"
 
 struct symshmem_team {
     sym_team_t t;               /* native team, SYM_TEAM_INVALID when unset */
@@ -58,6 +59,17 @@ static inline sym_team_t symshmem_native_team(shmem_team_t team)
 {
     return team ? team->t : SYM_TEAM_INVALID;
 }
+
+/* SYMHEAP_* settings the facade follows, read once at shmem_init through
+ * sym_config_uint() (setup.c). */
+struct symshmem_settings {
+    bool debug;         /* SYMHEAP_DEBUG: log decisions to stderr */
+    size_t onecopy_min; /* SYMHEAP_SHMEM_ONECOPY_MIN (onecopy.c) */
+};
+extern struct symshmem_settings symshmem_settings;
+
+/* A debug line to stderr, as the library's own (SYMHEAP_DEBUG). */
+void symshmem_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Set up / release the predefined teams (called by shmem_init/finalize). */
 sym_status_t symshmem_teams_init(void);

@@ -56,55 +56,6 @@ static void orphan_contexts(struct symshmem_team *team)
     }
 }
 
-/* SHMEM_TEAM_SHARED: the PEs whose heaps this PE maps (those on its host).
- * Every PE publishes the lowest such PE (its host's leader); each distinct
- * group becomes a team, made collectively over the world. */
-static sym_status_t shared_team_init(sym_team_t world)
-{
-    int n = sym_rt.npes, me = sym_rt.me;
-    int32_t leader = me;
-    for (int pe = 0; pe < n; pe++)
-        if (pe == me || sym_rt.peer_base[pe]) {
-            leader = pe;
-            break;
-        }
-    int32_t *leaders = malloc((size_t)n * sizeof *leaders);
-    int *members = malloc((size_t)n * sizeof *members);
-    sym_status_t st = SYM_ERR_NO_MEMORY;
-    if (!leaders || !members) {
-        st = sym_error(SYM_ERR_NO_MEMORY, "shmem_init: no memory for the shared team");
-        goto out;
-    }
-    st = sym_all_gather(world, leaders, &leader, 1, SYM_INT32, NULL);
-    if (st != SYM_OK)
-        goto out;
-    bool one_host = true;
-    for (int pe = 0; pe < n; pe++)
-        one_host = one_host && leaders[pe] == leaders[0];
-    if (one_host) {
-        st = sym_team_split_strided(world, 0, 1, n, &symshmem_team_shared_.t);
-        goto out;
-    }
-    for (int l = 0; l < n; l++) {
-        int k = 0;
-        for (int pe = 0; pe < n; pe++)
-            if (leaders[pe] == l)
-                members[k++] = pe;
-        if (k == 0)
-            continue;
-        sym_team_t t = SYM_TEAM_INVALID;
-        st = sym_team_create(world, members, k, &t);
-        if (st != SYM_OK)
-            goto out;
-        if (t != SYM_TEAM_INVALID)
-            symshmem_team_shared_.t = t;
-    }
-out:
-    free(leaders);
-    free(members);
-    return st;
-}
-
 sym_status_t symshmem_teams_init(void)
 {
     symshmem_team_world_.t = sym_team_world();
@@ -112,7 +63,9 @@ sym_status_t symshmem_teams_init(void)
     symshmem_team_shared_.config.num_contexts = 0;
     symshmem_ctx_default_.team = &symshmem_team_world_;
     symshmem_ctx_default_.live = true;
-    return shared_team_init(symshmem_team_world_.t);
+    /* SHMEM_TEAM_SHARED: the PEs whose heaps this PE maps (shmem_ptr
+     * gives pointers to their objects). */
+    return sym_team_split_shared(symshmem_team_world_.t, &symshmem_team_shared_.t);
 }
 
 void symshmem_teams_fini(void)
