@@ -13,8 +13,21 @@
 #include <symheap.h>
 
 enum amo_id {
-    A_FETCH, A_SET, A_SWAP, A_CSWAP, A_ADD, A_FADD, A_INC, A_FINC,
-    A_AND, A_OR, A_XOR, A_FAND, A_FOR, A_FXOR, A_COUNT
+    A_FETCH,
+    A_SET,
+    A_SWAP,
+    A_CSWAP,
+    A_ADD,
+    A_FADD,
+    A_INC,
+    A_FINC,
+    A_AND,
+    A_OR,
+    A_XOR,
+    A_FAND,
+    A_FOR,
+    A_FXOR,
+    A_COUNT
 };
 
 /* The name in "sym_atomic_<name><bits>". */
@@ -29,10 +42,10 @@ sym_status_t amo(int bits, enum amo_id id, void *dest, uint64_t value, uint64_t 
 
 /* A call that must succeed; returns the fetched value (0 for non-fetching
  * ops).  Reports the caller's file and line. */
-uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *dest,
-                   uint64_t value, uint64_t cond, int pe);
+uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *dest, uint64_t value,
+                   uint64_t cond, int pe);
 
-#define AMO_OK(bits, id, dest, value, cond, pe) \
+#define AMO_OK(bits, id, dest, value, cond, pe)                                                    \
     amo_ok_at(__FILE__, __LINE__, (bits), (id), (dest), (value), (cond), (pe))
 
 static inline uint64_t width_mask(int bits)

@@ -91,8 +91,8 @@ void each_line(const char *text, void (*fn)(const char *line, size_t len, void *
 /* Whether `line` (len bytes, no newline) is exactly `fmt`: the format ends
  * in %n, whose pointer LINE_IS passes, and the whole line must be used. */
 extern int line_end_;
-__attribute__((format(scanf, 3, 4))) bool line_is_(const char *line, size_t len,
-                                                  const char *fmt, ...);
+__attribute__((format(scanf, 3, 4))) bool line_is_(const char *line, size_t len, const char *fmt,
+                                                   ...);
 #define LINE_IS(line, len, fmt, ...) line_is_((line), (len), fmt, __VA_ARGS__, &line_end_)
 
 /* The pids the PEs printed ("pid N" lines). */
