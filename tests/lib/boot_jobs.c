@@ -259,3 +259,8 @@ int bjob_free_port(void)
     close(fd);
     return ntohs(a.sin_port);
 }
+
+bool bjob_have_mpirun(void)
+{
+    return system("command -v mpirun >/dev/null 2>&1") == 0;
+}

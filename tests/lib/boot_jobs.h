@@ -57,6 +57,9 @@ char *bjob_output(struct bjob *j, int r);
 /* A free TCP port on 127.0.0.1. */
 int bjob_free_port(void);
 
+/* Whether Open MPI's mpirun is on PATH (openmpi-bin). */
+bool bjob_have_mpirun(void);
+
 /* Close the output files. */
 void bjob_fini(struct bjob *j);
 

@@ -1,6 +1,6 @@
 /*
  * boot_pe.c - a self-checking PE program for jobs that are not started by
- * symrun: by hand through the TCP rendezvous (test_boot.c), by mpirun
+ * symrun: by hand through the TCP rendezvous (test_boot_tcp.c), by mpirun
  * through PMIx, inside network namespaces.
  *
  *   boot_pe check          put/get ring (small and 1 MiB), atomics from every

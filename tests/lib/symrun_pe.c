@@ -1,5 +1,5 @@
 /*
- * symrun_pe.c - the PE program test_symrun.c starts under the real symrun.
+ * symrun_pe.c - the PE program test_symrun_*.c start under the real symrun.
  *
  *   symrun_pe MODE [ARGS]
  *
