@@ -1,4 +1,4 @@
-/* runtime.c - sym_init / sym_finalize and the job-wide state. */
+/* init.c - sym_init / sym_finalize and the job-wide state. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
