@@ -49,7 +49,7 @@ struct sym_globals {
     char name[128];
 };
 
-/* ---- runtime state (runtime.c) ----------------------------------------- */
+/* ---- runtime state (state.c) -------------------------------------------- */
 
 struct sym_runtime {
     bool initialized;
