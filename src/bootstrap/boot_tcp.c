@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/addr.h"
 #include "bootstrap.h"
 #include "core/internal.h"
 
@@ -151,40 +152,10 @@ static double mono_now(void)
 
 /* ---- address ----------------------------------------------------------- */
 
-int sym_boot_tcp_parse_addr(const char *text, char *host, size_t hlen, char *port, size_t plen)
-{
-    const char *colon;
-    const char *h = text;
-    size_t hl;
-    if (text[0] == '[') {
-        const char *close = strchr(text, ']');
-        if (!close || close[1] != ':')
-            return -1;
-        h = text + 1;
-        hl = (size_t)(close - h);
-        colon = close + 1;
-    } else {
-        colon = strrchr(text, ':');
-        if (!colon || strchr(text, ':') != colon)
-            return -1;
-        hl = (size_t)(colon - text);
-    }
-    const char *p = colon + 1;
-    if (hl == 0 || hl >= hlen || !*p || strlen(p) >= plen || strspn(p, "0123456789") != strlen(p))
-        return -1;
-    long v = strtol(p, NULL, 10);
-    if (v < 1 || v > 65535)
-        return -1;
-    memcpy(host, h, hl);
-    host[hl] = '\0';
-    strcpy(port, p);
-    return 0;
-}
-
 static sym_status_t resolve(const char *text, struct addrinfo **res_p)
 {
     char host[256], port[16];
-    if (sym_boot_tcp_parse_addr(text, host, sizeof(host), port, sizeof(port)) != 0)
+    if (sym_addr_parse(text, host, sizeof(host), port, sizeof(port)) != 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_ROOT_ADDR='%s' is not valid: "
                          "expected host:port or [IPv6 address]:port with a port 1..65535",
@@ -1212,7 +1183,7 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_ROOT_ADDR "
                          "(host:port where PE 0 listens)");
     char host[256], port[16];
-    if (sym_boot_tcp_parse_addr(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+    if (sym_addr_parse(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
         return resolve(cfg->root_addr.s, NULL); /* the error naming the variable */
     if (cfg->size < 1 || cfg->size > SYM_JOB_MAX_PES)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_SIZE, the "

@@ -55,11 +55,6 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p);
 /* SYM_ERR_UNAVAILABLE when symheap was built without PMIx. */
 sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p);
 
-/* Split SYMHEAP_ROOT_ADDR ("host:port" or "[v6]:port", port 1..65535)
- * into host and port; 0 on success, -1 if malformed. */
-int sym_boot_tcp_parse_addr(const char *text, char *host, size_t hlen, char *port,
-                            size_t plen);
-
 /* This host's identity for locality: PEs with equal strings can share
  * memory (shm transport); different strings mean different hosts even if
  * the host names agree (network namespaces, containers).  Always
