@@ -53,6 +53,7 @@ static void release_all(void)
     sym_rt.cfg = cfg;
     sym_rt.me = -1;
     sym_rt.npes = -1;
+    sym_log_set_pe(-1);
 }
 
 static void set_state(int state)
@@ -124,6 +125,7 @@ static double op_timeout;
 static sym_status_t init_steps(void)
 {
     sym_status_t st = sym_config_load(&sym_rt.cfg);
+    sym_log_set_debug(sym_rt.cfg.debug);
     if (st != SYM_OK)
         return st;
     /* Meeting the peers and loading libfabric can take seconds on a loaded
@@ -146,6 +148,7 @@ static sym_status_t init_steps(void)
         return st;
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;
+    sym_log_set_pe(sym_rt.me);
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
