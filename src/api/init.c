@@ -1,5 +1,6 @@
 /* init.c - sym_init / sym_finalize and the job-wide state. */
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,66 @@ static int cores_available(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The wait loop (base) drives the transports through core and runs the
+ * non-blocking collectives of coll: the hooks are registered once and stay
+ * (with nothing open they find nothing to do). */
+static void register_wait_hooks(void)
+{
+    static const struct sym_wait_progress_hooks progress = {
+        .need_progress = sym_transports_need_progress,
+        .progress = sym_transports_progress,
+        .sleep = sym_transports_sleep,
+    };
+    static const struct sym_wait_request_hooks requests = {
+        .run_pending = sym_requests_progress,
+        .yield = sym_request_yield,
+    };
+    sym_wait_set_progress_hooks(&progress);
+    sym_wait_set_request_hooks(&requests);
+}
+
+/* Tell the wait loop what the configuration and the job say, whenever
+ * either changes. */
+static void tune_waits(void)
+{
+    struct sym_wait_tuning t = {
+        .timeout_s = sym_rt.cfg.timeout,
+        .spin = sym_rt.cfg.wait_spin,
+        .yield_us = sym_rt.cfg.wait_yield_us,
+        .oversubscribed = sym_rt.oversubscribed,
+        .sleep_at_once = sym_rt.wait_sleeps_at_once,
+    };
+    sym_wait_set_tuning(&t);
+}
+
+static int boot_lost_pe(void *arg, char *how, size_t len)
+{
+    struct sym_boot *boot = arg;
+    return boot->ops->lost_pe(boot, how, len);
+}
+
+/* Show the job health check (base) what init has learnt so far. */
+static void show_health(void)
+{
+    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+    struct sym_health_view v = {
+        .me = sym_rt.me,
+        .npes = sym_rt.npes,
+        .job = sym_rt.job,
+        .abort_by = hc ? &hc->abort_by : NULL,
+        .abort_status = hc ? &hc->abort_status : NULL,
+        .peer_ctrl = sym_rt.peer_base,
+        .state_off = offsetof(struct sym_heap_ctrl, state),
+        .peer_pid = sym_rt.peer_pid,
+        .peer_local = sym_rt.peer_local,
+    };
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
+        v.lost_pe = boot_lost_pe;
+        v.lost_pe_arg = sym_rt.boot;
+    }
+    sym_health_set(&v);
+}
+
 static void release_all(void)
 {
     sym_fault_disarm();
@@ -54,6 +115,8 @@ static void release_all(void)
     sym_rt.me = -1;
     sym_rt.npes = -1;
     sym_log_set_pe(-1);
+    show_health();
+    tune_waits();
 }
 
 static void set_state(int state)
@@ -135,6 +198,7 @@ static sym_status_t init_steps(void)
     op_timeout = sym_rt.cfg.timeout;
     if (sym_rt.cfg.init_timeout)
         sym_rt.cfg.timeout = (double)sym_rt.cfg.init_timeout;
+    tune_waits();
 #ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
         return sym_error(SYM_ERR_UNAVAILABLE,
@@ -149,6 +213,7 @@ static sym_status_t init_steps(void)
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;
     sym_log_set_pe(sym_rt.me);
+    show_health();
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
@@ -176,10 +241,12 @@ static sym_status_t init_steps(void)
         free(owners);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
+    show_health();
 
     st = shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes,
                               sym_rt.heap_total, sym_rt.globals.len, sym_rt.cfg.heap_prealloc,
                               &sym_rt.shm, &sym_rt.base);
+    show_health();
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -268,11 +335,13 @@ static sym_status_t init_steps(void)
         wakes = pe == sym_rt.me || sym_rt.peer_tp[pe] == sym_rt.ofi;
     sym_rt.wait_sleeps_at_once = wakes;
 #endif
+    tune_waits();
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)
         return st;
     sym_rt.oversubscribed = nlocal > cores_available();
+    tune_waits();
     /* Decided from what every PE of the job sees alike (the job size and
      * the host's online CPUs, not this process's affinity): all PEs must
      * run the same barrier algorithm. */
@@ -293,10 +362,12 @@ SYM_API sym_status_t sym_init(void)
     if (sym_rt.initialized)
         return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
                          sym_rt.me);
+    register_wait_hooks();
     op_timeout = 0;
     sym_status_t st = init_steps();
     if (op_timeout > 0)
         sym_rt.cfg.timeout = op_timeout;
+    tune_waits();
     if (st != SYM_OK) {
         release_all();
         return st;
