@@ -181,6 +181,27 @@ static sym_status_t open_ofi(bool forced)
 #endif
 }
 
+/* What the bootstrap takes from the configuration. */
+static void boot_settings(struct sym_boot_settings *b)
+{
+    const struct sym_config *c = &sym_rt.cfg;
+    *b = (struct sym_boot_settings){
+        .timeout = c->timeout,
+        .debug = c->debug,
+        .symrun_fd_set = c->set.symrun_fd,
+        .symrun_pe_set = c->set.symrun_pe,
+        .symrun_npes_set = c->set.symrun_npes,
+        .symrun_fd = c->symrun_fd,
+        .symrun_pe = c->symrun_pe,
+        .symrun_npes = c->symrun_npes,
+        .rank_set = c->set.rank,
+        .rank = c->rank,
+        .size = c->size,
+    };
+    snprintf(b->mode, sizeof(b->mode), "%s", c->bootstrap.s);
+    snprintf(b->root_addr, sizeof(b->root_addr), "%s", c->root_addr.s);
+}
+
 /* SYMHEAP_TIMEOUT meant for operations, while init_steps runs with
  * SYMHEAP_INIT_TIMEOUT in its place (sym_init puts it back). */
 static double op_timeout;
@@ -208,7 +229,9 @@ static sym_status_t init_steps(void)
     /* Globals first: their copy must not race with the bootstrap's threads. */
     sym_globals_probe();
     sym_globals_prepare();
-    if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
+    struct sym_boot_settings boot_set;
+    boot_settings(&boot_set);
+    if ((st = sym_boot_open(&boot_set, &sym_rt.boot)) != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;

@@ -49,8 +49,9 @@
 #include <unistd.h>
 
 #include "base/addr.h"
+#include "base/error.h"
+#include "base/wait.h"
 #include "bootstrap.h"
-#include "core/internal.h"
 
 #define TCP_MAGIC 0x53594d42u /* "SYMB" */
 #define TCP_VERSION 1u
@@ -1176,21 +1177,20 @@ static sym_status_t join(struct tcp_boot *tb)
     return SYM_OK;
 }
 
-sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
+sym_status_t sym_boot_tcp_open(const struct sym_boot_settings *cfg, struct sym_boot **boot_p)
 {
-    const struct sym_config *cfg = &sym_rt.cfg;
-    if (!cfg->root_addr.s[0])
+    if (!cfg->root_addr[0])
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_ROOT_ADDR "
                          "(host:port where PE 0 listens)");
     char host[256], port[16];
-    if (sym_addr_parse(cfg->root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
-        return resolve(cfg->root_addr.s, NULL); /* the error naming the variable */
+    if (sym_addr_parse(cfg->root_addr, host, sizeof(host), port, sizeof(port)) != 0)
+        return resolve(cfg->root_addr, NULL); /* the error naming the variable */
     if (cfg->size < 1 || cfg->size > SYM_JOB_MAX_PES)
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_SIZE, the "
                          "number of PEs (1..%d); got %lu", SYM_JOB_MAX_PES, cfg->size);
-    if (!cfg->set.rank || cfg->rank >= cfg->size) {
+    if (!cfg->rank_set || cfg->rank >= cfg->size) {
         char got[32] = "(unset)";
-        if (cfg->set.rank)
+        if (cfg->rank_set)
             snprintf(got, sizeof(got), "%lu", cfg->rank);
         return sym_error(SYM_ERR_CONFIG, "sym_init: the tcp bootstrap needs SYMHEAP_RANK, this "
                          "PE's number 0..%lu; got '%s'", cfg->size - 1, got);
@@ -1201,7 +1201,7 @@ sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p)
     tb->base.ops = &tcp_ops;
     tb->base.rank = (int)cfg->rank;
     tb->base.size = (int)cfg->size;
-    snprintf(tb->addr_text, sizeof(tb->addr_text), "%s", cfg->root_addr.s);
+    snprintf(tb->addr_text, sizeof(tb->addr_text), "%s", cfg->root_addr);
     tb->timeout = cfg->timeout;
     tb->listen_fd = -1;
     tb->wake[0] = tb->wake[1] = -1;
