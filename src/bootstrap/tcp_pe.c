@@ -90,6 +90,75 @@ bool tcp_pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint32_
     }
 }
 
+/* Connecting to the root, one attempt after another: the root may not be
+ * listening yet, and then refuses at once.  Attempts are spaced by a pause
+ * that doubles from 10 ms up to 320 ms. */
+struct connect_try {
+    const struct addrinfo *res;
+    double deadline;
+    double next_try; /* tcp_now() of the next attempt */
+    double pause;    /* seconds after a failed attempt */
+    int err;         /* errno of the last failure */
+    int fd;          /* the connection, once made */
+};
+
+/* One attempt on every address of the root.  A connection in progress is
+ * given up to 5 s (within the deadline) to be accepted. */
+static void connect_once(struct connect_try *t)
+{
+    for (const struct addrinfo *ai = t->res; ai && t->fd < 0; ai = ai->ai_next) {
+        int s =
+            socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+        if (s < 0) {
+            t->err = errno;
+            continue;
+        }
+        int rc = connect(s, ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            double left = t->deadline - tcp_now();
+            struct pollfd pfd = {.fd = s, .events = POLLOUT};
+            int ms = left > 5.0 ? 5000 : left > 0 ? (int)(left * 1000) + 1 : 0;
+            if (poll(&pfd, 1, ms) == 1) {
+                socklen_t l = sizeof(t->err);
+                getsockopt(s, SOL_SOCKET, SO_ERROR, &t->err, &l);
+                rc = t->err ? -1 : 0;
+            } else {
+                t->err = ETIMEDOUT;
+            }
+        } else if (rc != 0) {
+            t->err = errno;
+        }
+        if (rc == 0)
+            t->fd = s;
+        else
+            close(s);
+    }
+}
+
+/* The wait loop polls this: an attempt when the pause since the last one
+ * is over.  The loop meanwhile watches the job (symrun's abort, say). */
+static bool connect_ready(void *arg)
+{
+    struct connect_try *t = arg;
+    if (t->fd >= 0)
+        return true;
+    if (tcp_now() < t->next_try)
+        return false;
+    connect_once(t);
+    if (t->fd >= 0)
+        return true;
+    t->next_try = tcp_now() + t->pause;
+    if (t->pause < 0.2)
+        t->pause *= 2;
+    return false;
+}
+
+static void connect_describe(void *arg, char *buf, size_t len)
+{
+    (void)arg;
+    snprintf(buf, len, "the root to listen");
+}
+
 /* Non-root PE: connect to the root, retrying until the deadline (the root
  * may not be listening yet). */
 sym_status_t tcp_pe_connect(struct tcp_boot *tb)
@@ -98,62 +167,23 @@ sym_status_t tcp_pe_connect(struct tcp_boot *tb)
     sym_status_t st = tcp_resolve(tb->addr_text, &res);
     if (st != SYM_OK)
         return st;
-    double start = tcp_now(), deadline = start + tb->timeout;
-    int err = 0;
-    long pause_ms = 10;
-    int fd = -1;
-    while (fd < 0) {
-        for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
-            int s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                           ai->ai_protocol);
-            if (s < 0) {
-                err = errno;
-                continue;
-            }
-            int rc = connect(s, ai->ai_addr, ai->ai_addrlen);
-            if (rc != 0 && errno == EINPROGRESS) {
-                double left = deadline - tcp_now();
-                struct pollfd pfd = {.fd = s, .events = POLLOUT};
-                int ms = left > 5.0 ? 5000 : left > 0 ? (int)(left * 1000) + 1 : 0;
-                if (poll(&pfd, 1, ms) == 1) {
-                    socklen_t l = sizeof(err);
-                    getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &l);
-                    rc = err ? -1 : 0;
-                } else {
-                    err = ETIMEDOUT;
-                }
-            } else if (rc != 0) {
-                err = errno;
-            }
-            if (rc == 0)
-                fd = s;
-            else
-                close(s);
-        }
-        if (fd >= 0)
-            break;
-        double left = deadline - tcp_now();
-        if (left <= 0)
-            break;
-        /* Also watch the job while retrying: symrun's abort, say. */
-        if ((st = sym_job_check("sym_init (tcp bootstrap)", "the root to listen")) != SYM_OK)
-            break;
-        double pause = (double)pause_ms / 1000;
-        struct timespec ts = {0, (long)((pause < left ? pause : left) * 1e9)};
-        nanosleep(&ts, NULL);
-        if (pause_ms < 200)
-            pause_ms *= 2;
-    }
+    struct connect_try t = {
+        .res = res, .deadline = tcp_now() + tb->timeout, .pause = 0.01, .fd = -1};
+    struct sym_waiter w = {connect_ready, connect_describe, &t, NULL};
+    st = sym_wait_for("sym_init (tcp bootstrap)", &w, tb->timeout);
     freeaddrinfo(res);
-    if (st != SYM_OK)
-        return st;
-    if (fd < 0)
+    if (st == SYM_ERR_TIMEOUT && t.fd < 0)
         return sym_error(SYM_ERR_TIMEOUT,
                          "sym_init (tcp bootstrap): PE %d never connected to the root (PE 0) "
                          "at %s within %.0f s: %s (is PE 0 running and listening there?)",
-                         tb->base.rank, tb->addr_text, tb->timeout, strerror(err));
+                         tb->base.rank, tb->addr_text, tb->timeout, strerror(t.err));
+    if (st != SYM_OK) {
+        if (t.fd >= 0)
+            close(t.fd);
+        return st;
+    }
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    tb->conns[0] = (struct conn){.fd = fd, .open = true, .rank = 0};
+    setsockopt(t.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    tb->conns[0] = (struct conn){.fd = t.fd, .open = true, .rank = 0};
     return SYM_OK;
 }
