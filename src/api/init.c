@@ -1,7 +1,9 @@
-/* init.c - sym_init / sym_finalize and the job-wide state. */
+/* init.c - sym_init / sym_finalize: bringing every layer up and down in
+ * order, handing each what it needs (the runtime state lives in
+ * core/state.c); and the job queries. */
 #include <errno.h>
-#include <stddef.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -235,10 +237,10 @@ static sym_status_t init_steps(void)
         return st;
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;
-    sym_log_set_pe(sym_rt.me);
-    show_health();
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
+    sym_log_set_pe(sym_rt.me);
+    show_health();
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
         SYM_OK)
         return st;
