@@ -72,17 +72,19 @@ static int boot_lost_pe(void *arg, char *how, size_t len)
     return boot->ops->lost_pe(boot, how, len);
 }
 
-/* Show the job health check (base) what init has learnt so far. */
+/* Show the job health check (base) what init has learnt so far: the job,
+ * the peers' arrays once allocated (filled in as init goes on), and where
+ * this PE's heap mapping will be kept. */
 static void show_health(void)
 {
-    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
     struct sym_health_view v = {
         .me = sym_rt.me,
         .npes = sym_rt.npes,
         .job = sym_rt.job,
-        .abort_by = hc ? &hc->abort_by : NULL,
-        .abort_status = hc ? &hc->abort_status : NULL,
+        .my_ctrl = &sym_rt.base,
         .peer_ctrl = sym_rt.peer_base,
+        .abort_by_off = offsetof(struct sym_heap_ctrl, abort_by),
+        .abort_status_off = offsetof(struct sym_heap_ctrl, abort_status),
         .state_off = offsetof(struct sym_heap_ctrl, state),
         .peer_pid = sym_rt.peer_pid,
         .peer_local = sym_rt.peer_local,
@@ -271,7 +273,6 @@ static sym_status_t init_steps(void)
     st = shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes,
                               sym_rt.heap_total, sym_rt.globals.len, sym_rt.cfg.heap_prealloc,
                               &sym_rt.shm, &sym_rt.base);
-    show_health();
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -360,6 +361,7 @@ static sym_status_t init_steps(void)
         wakes = pe == sym_rt.me || sym_rt.peer_tp[pe] == sym_rt.ofi;
     sym_rt.wait_sleeps_at_once = wakes;
 #endif
+
     tune_waits();
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");

@@ -103,10 +103,11 @@ static int find_lost_pe(void)
 /* 0, or 1 + the PE that raised the abort (npes + 1: the launcher). */
 static uint32_t abort_raised_by(int32_t *status_p)
 {
-    if (hv.abort_by) {
-        uint32_t by = __atomic_load_n(hv.abort_by, __ATOMIC_ACQUIRE);
+    const uint8_t *hc = hv.my_ctrl ? *hv.my_ctrl : NULL;
+    if (hc) {
+        uint32_t by = __atomic_load_n((const uint32_t *)(hc + hv.abort_by_off), __ATOMIC_ACQUIRE);
         if (by) {
-            *status_p = *hv.abort_status;
+            *status_p = *(const int32_t *)(hc + hv.abort_status_off);
             return by;
         }
     }

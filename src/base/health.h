@@ -20,15 +20,15 @@ struct sym_health_view {
     int me;
     int npes;
     struct sym_job_ctrl *job; /* the launcher's control segment, or NULL */
-    /* This PE's job abort word, in its own heap's control block (NULL: no
-     * heap yet): 0, or 1 + the PE that raised it, and that PE's status. */
-    const uint32_t *abort_by;
-    const int32_t *abort_status;
-    /* [npes] each PE's heap control block where mapped here (NULL entry:
-     * not mapped; NULL array: no heaps yet), whose life-cycle state (enum
-     * sym_job_pe_state) is the 32-bit word at state_off. */
+    /* Heap control blocks (a heap mapping begins with one).  Where this
+     * PE's is kept (NULL, or *my_ctrl NULL: not mapped yet), for its job
+     * abort word: 0, or 1 + the PE that raised it, and that PE's status.
+     * [npes] each PE's where mapped here (NULL entry: not mapped; NULL
+     * array: no heaps yet), for its life-cycle state (enum
+     * sym_job_pe_state).  The offsets of these 32-bit words in a block: */
+    uint8_t *const *my_ctrl;
     uint8_t *const *peer_ctrl;
-    size_t state_off;
+    size_t abort_by_off, abort_status_off, state_off;
     const int *peer_pid;    /* [npes] process ids (0: unknown), or NULL */
     const bool *peer_local; /* [npes] runs on this host, or NULL */
     /* The bootstrap's report of the first lost PE (-1: none), with the words
