@@ -17,16 +17,18 @@ void *tcp_helper_main(void *arg)
     int n = tb->base.rank == 0 ? tb->base.size : 1;
     struct pollfd *pfd = NULL;
     struct conn **who = NULL;
+    int have = 0; /* entries of pfd and who */
     for (;;) {
         pthread_mutex_lock(&tb->lock);
         int cap = 2 + n + tb->npending;
-        struct pollfd *np = realloc(pfd, (size_t)cap * sizeof(*pfd));
-        struct conn **nw = realloc(who, (size_t)cap * sizeof(*who));
-        if (np)
-            pfd = np;
-        if (nw)
-            who = nw;
-        if (!np || !nw) {
+        if (cap > have) {
+            free(pfd);
+            free(who);
+            pfd = malloc((size_t)cap * sizeof(*pfd));
+            who = malloc((size_t)cap * sizeof(*who));
+            have = pfd && who ? cap : 0;
+        }
+        if (!have) {
             tcp_set_fatal(tb, SYM_ERR_NO_MEMORY, "sym_init (tcp bootstrap): out of memory");
             pthread_mutex_unlock(&tb->lock);
             break;
