@@ -43,14 +43,17 @@ static bool no_need_progress(void)
 {
     return false;
 }
+
 static void no_progress(void)
 {
 }
+
 static bool no_sleep(long ns)
 {
     (void)ns;
     return false;
 }
+
 static bool no_yield(void)
 {
     return false;
@@ -85,8 +88,9 @@ void sym_wait_set_tuning(const struct sym_wait_tuning *t)
     tuning = *t;
 }
 
-/* A target with manual data progress (tcp;ofi_rxm, shm provider) applies
- * incoming writes only inside libfabric calls: every waiting PE drives it. */
+/* A transport with manual data progress (libfabric's tcp;ofi_rxm, say)
+ * applies incoming writes only inside its own calls: every waiting PE
+ * drives it. */
 static inline void progress_all(void)
 {
     progress_hooks.progress();
