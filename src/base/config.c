@@ -6,8 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bootstrap/bootstrap.h"
-#include "core/internal.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/error.h"
 
 /* Exact integer arithmetic (no detour through double, so every byte count up
  * to 2^64-1 is representable); a fraction is allowed only where the suffix
@@ -222,7 +223,7 @@ sym_status_t sym_config_load(struct sym_config *cfg)
                          c.ofi_mr_force.s + mr_words);
     char host[256], port[16];
     if (c.root_addr.s[0] &&
-        sym_boot_tcp_parse_addr(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
+        sym_addr_parse(c.root_addr.s, host, sizeof(host), port, sizeof(port)) != 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_ROOT_ADDR='%s' is not valid: "
                          "expected host:port or [IPv6 address]:port with a port 1..65535",

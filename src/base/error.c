@@ -4,10 +4,24 @@
 #include <unistd.h>
 
 #define SYM_ERROR_C /* defines sym_error itself */
-#include "core/internal.h"
+#include "base/error.h"
 
 /* Large enough for a timeout message listing missing PEs. */
 static _Thread_local char last_error[1024];
+
+/* Set by init and finalize; read by any thread (relaxed: a log prefix). */
+static int log_pe = -1;
+static bool log_debug;
+
+void sym_log_set_pe(int pe)
+{
+    __atomic_store_n(&log_pe, pe, __ATOMIC_RELAXED);
+}
+
+void sym_log_set_debug(bool on)
+{
+    __atomic_store_n(&log_debug, on, __ATOMIC_RELAXED);
+}
 
 SYM_API const char *sym_strerror(sym_status_t status)
 {
@@ -44,20 +58,20 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof(last_error), fmt, ap);
     va_end(ap);
-    if (sym_rt.cfg.debug)
-        fprintf(stderr, "[symheap pe %d] error %s: %s\n", sym_rt.me, sym_status_name(status),
-                last_error);
+    if (__atomic_load_n(&log_debug, __ATOMIC_RELAXED))
+        fprintf(stderr, "[symheap pe %d] error %s: %s\n",
+                __atomic_load_n(&log_pe, __ATOMIC_RELAXED), sym_status_name(status), last_error);
     return status;
 }
 
 void sym_debug(const char *fmt, ...)
 {
-    if (!sym_rt.cfg.debug)
+    if (!__atomic_load_n(&log_debug, __ATOMIC_RELAXED))
         return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[symheap pe %d] %s\n", sym_rt.me, line);
+    fprintf(stderr, "[symheap pe %d] %s\n", __atomic_load_n(&log_pe, __ATOMIC_RELAXED), line);
 }

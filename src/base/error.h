@@ -5,6 +5,8 @@
 #ifndef SYM_BASE_ERROR_H
 #define SYM_BASE_ERROR_H
 
+#include <stdbool.h>
+
 #include "symheap.h"
 
 /* Record a failure for sym_last_error() and return `status`, so callers can
@@ -20,5 +22,11 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
 
 /* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */
 void sym_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Who is logging, set by init: this PE's number for the prefix of every
+ * line (-1 before the job is joined and after finalize), and whether
+ * sym_debug() prints and sym_error() echoes each error (SYMHEAP_DEBUG). */
+void sym_log_set_pe(int pe);
+void sym_log_set_debug(bool on);
 
 #endif /* SYM_BASE_ERROR_H */

@@ -1,5 +1,6 @@
 /*
- * wait.h - the one wait loop, progress and the job health check.
+ * wait.h - the one wait loop, and the hooks and tuning it gets from the
+ * layers above.  Base layer: knows nothing above it.
  */
 #ifndef SYM_BASE_WAIT_H
 #define SYM_BASE_WAIT_H
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/health.h"
 #include "symheap.h"
 
 /* What a wait waits for.  ready() is polled; describe() is called only to
@@ -50,8 +52,41 @@ double sym_wait_timeout(void);
  * calls that do not wait, such as the test routines. */
 void sym_progress(void);
 
-/* Check the job's health once: SYM_OK, or the error (recorded) that a wait
- * would report now (a dead peer, an abort). */
-sym_status_t sym_job_check(const char *op, const char *waiting_for);
+/* ---- set by init ---------------------------------------------------------
+ * Hooks are plain function pointers, never NULL inside the loop (a NULL
+ * member, or a NULL table, registers a no-op), so a spin costs no test. */
+
+/* Transports that need the target to make calls (manual progress):
+ * need_progress() says whether any in use does (asked every 16 spins),
+ * progress() drives each once (every poll after the spins), and sleep(ns)
+ * blocks up to ns in one that can wake a sleeping waiter (false: none can;
+ * the loop sleeps itself). */
+struct sym_wait_progress_hooks {
+    bool (*need_progress)(void);
+    void (*progress)(void);
+    bool (*sleep)(long ns);
+};
+void sym_wait_set_progress_hooks(const struct sym_wait_progress_hooks *hooks);
+
+/* Non-blocking collectives: run_pending() runs those this thread started
+ * (between polls of a wait outside their coroutines), and yield() hands
+ * control back to the caller when the thread is inside one's coroutine
+ * (false: it is not; the wait then spins and sleeps as usual). */
+struct sym_wait_request_hooks {
+    void (*run_pending)(void);
+    bool (*yield)(void);
+};
+void sym_wait_set_request_hooks(const struct sym_wait_request_hooks *hooks);
+
+/* How waits wait.  Zero until init: waits without a deadline time out at
+ * once. */
+struct sym_wait_tuning {
+    double timeout_s;       /* deadline of a wait given none (SYMHEAP_TIMEOUT) */
+    unsigned long spin;     /* polls before the first yield (SYMHEAP_WAIT_SPIN) */
+    unsigned long yield_us; /* then yield this long before sleeping (SYMHEAP_WAIT_YIELD_US) */
+    bool oversubscribed;    /* more local PEs than cores: never spin */
+    bool sleep_at_once;     /* every peer's operation wakes a sleeping waiter: no yielding */
+};
+void sym_wait_set_tuning(const struct sym_wait_tuning *tuning);
 
 #endif /* SYM_BASE_WAIT_H */

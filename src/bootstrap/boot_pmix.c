@@ -17,13 +17,15 @@
  * which ends the survivors by signal.  Peers on this host are watched by
  * the runtime's own process probe either way.
  */
+#include "base/error.h"
+#include "base/wait.h"
 #include "bootstrap.h"
-#include "core/internal.h"
 
 #ifndef SYM_HAVE_PMIX
 
-sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p)
+sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_boot **boot_p)
 {
+    (void)set;
     (void)boot_p;
     return sym_error(SYM_ERR_UNAVAILABLE,
                      "sym_init: started by a PMIx launcher (PMIX_NAMESPACE is set) or with "
@@ -48,6 +50,7 @@ struct pmix_boot {
     pmix_proc_t me;
     uint32_t step;
     int timeout_s;
+    bool debug;
     bool handler;
     size_t handler_ref;
     pthread_mutex_t lock;
@@ -351,7 +354,7 @@ static sym_status_t join(struct pmix_boot *pb)
             return sym_error(SYM_ERR_BOOTSTRAP, "%s: PE 0 published a malformed job key",
                              where(pb, step, at, sizeof(at)));
     }
-    if (sym_rt.cfg.debug) {
+    if (pb->debug) {
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, pb->me.nspace, pb->me.rank);
         if (PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS) {
@@ -364,14 +367,15 @@ static sym_status_t join(struct pmix_boot *pb)
     return SYM_OK;
 }
 
-sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p)
+sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_boot **boot_p)
 {
     struct pmix_boot *pb = calloc(1, sizeof(*pb));
     if (!pb)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the bootstrap");
     pb->base.ops = &pmix_ops;
     pb->lost = -1;
-    double t = ceil(sym_rt.cfg.timeout);
+    pb->debug = set->debug;
+    double t = ceil(set->timeout);
     pb->timeout_s = t > 1e6 ? 1000000 : t < 1 ? 1 : (int)t;
     pthread_mutex_init(&pb->lock, NULL);
     pmix_status_t rc = PMIx_Init(&pb->me, NULL, 0);

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "bootstrap.h"
-#include "core/internal.h"
 
 static sym_status_t singleton_allgather(struct sym_boot *b, const void *mine, size_t len,
                                         void *all)

@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
+#include "base/wait.h"
 #include "bootstrap.h"
-#include "core/internal.h"
 
 struct symrun_boot {
     struct sym_boot base;
@@ -107,11 +108,10 @@ static const struct sym_boot_ops symrun_ops = {
     .fini = symrun_fini,
 };
 
-sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
+sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sym_boot **boot_p)
 {
     /* Set by the launcher (config_table.h); parsed, not trusted. */
-    const struct sym_config *cfg = &sym_rt.cfg;
-    if (!cfg->set.symrun_fd || !cfg->set.symrun_pe || !cfg->set.symrun_npes ||
+    if (!cfg->symrun_fd_set || !cfg->symrun_pe_set || !cfg->symrun_npes_set ||
         cfg->symrun_fd > INT_MAX || cfg->symrun_npes < 1 ||
         cfg->symrun_npes > SYM_JOB_MAX_PES || cfg->symrun_pe >= cfg->symrun_npes) {
         char a[24], b[24], c[24];
@@ -119,11 +119,11 @@ sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p)
                          "sym_init: inconsistent launcher environment %s=%s %s=%s %s=%s "
                          "(symrun sets all three: PE 0..NPES-1 of 1..%d PEs)",
                          SYM_ENV_SYMRUN_FD,
-                         launcher_var(a, sizeof(a), cfg->set.symrun_fd, cfg->symrun_fd),
+                         launcher_var(a, sizeof(a), cfg->symrun_fd_set, cfg->symrun_fd),
                          SYM_ENV_SYMRUN_PE,
-                         launcher_var(b, sizeof(b), cfg->set.symrun_pe, cfg->symrun_pe),
+                         launcher_var(b, sizeof(b), cfg->symrun_pe_set, cfg->symrun_pe),
                          SYM_ENV_SYMRUN_NPES,
-                         launcher_var(c, sizeof(c), cfg->set.symrun_npes, cfg->symrun_npes),
+                         launcher_var(c, sizeof(c), cfg->symrun_npes_set, cfg->symrun_npes),
                          SYM_JOB_MAX_PES);
     }
     long fd = (long)cfg->symrun_fd, pe = (long)cfg->symrun_pe, npes = (long)cfg->symrun_npes;

@@ -5,8 +5,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "bootstrap.h"
-#include "core/internal.h"
 
 int sym_boot_random_key(char *key)
 {
@@ -27,16 +27,16 @@ int sym_boot_random_key(char *key)
  * PEs explicitly; SYMHEAP_ROOT_ADDR is only set on purpose; PMIX_NAMESPACE
  * is set by every PMIx launcher (mpirun, prterun, srun --mpi=pmix) and
  * inherited by whatever they start, so it comes last. */
-sym_status_t sym_boot_open(struct sym_boot **boot_p)
+sym_status_t sym_boot_open(const struct sym_boot_settings *set, struct sym_boot **boot_p)
 {
-    const char *mode = sym_rt.cfg.bootstrap.s;
+    const char *mode = set->mode;
     sym_status_t st;
-    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && sym_rt.cfg.set.symrun_fd))
-        st = sym_boot_symrun_open(boot_p);
-    else if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && sym_rt.cfg.root_addr.s[0]))
-        st = sym_boot_tcp_open(boot_p);
+    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && set->symrun_fd_set))
+        st = sym_boot_symrun_open(set, boot_p);
+    else if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && set->root_addr[0]))
+        st = sym_boot_tcp_open(set, boot_p);
     else if (!strcmp(mode, "pmix") || (!strcmp(mode, "auto") && getenv("PMIX_NAMESPACE")))
-        st = sym_boot_pmix_open(boot_p);
+        st = sym_boot_pmix_open(set, boot_p);
     else
         st = sym_boot_singleton_open(boot_p);
     /* A bootstrap without a launcher that takes the PEs down with it: each

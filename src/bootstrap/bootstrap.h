@@ -12,10 +12,26 @@
 #ifndef SYM_BOOTSTRAP_H
 #define SYM_BOOTSTRAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "launch/job.h"
 #include "symheap.h"
+
+/* What the bootstraps take from the configuration (SYMHEAP_*), handed over
+ * by init when it opens one. */
+struct sym_boot_settings {
+    char mode[16];  /* SYMHEAP_BOOTSTRAP: auto, symrun, tcp, pmix, singleton */
+    double timeout; /* seconds each step may wait (SYMHEAP_TIMEOUT or SYMHEAP_INIT_TIMEOUT) */
+    bool debug;     /* SYMHEAP_DEBUG: log what the launcher says */
+    /* symrun: set by the launcher, parsed but not trusted */
+    bool symrun_fd_set, symrun_pe_set, symrun_npes_set;
+    unsigned long symrun_fd, symrun_pe, symrun_npes;
+    /* tcp: SYMHEAP_ROOT_ADDR (empty: unset), SYMHEAP_RANK, SYMHEAP_SIZE */
+    char root_addr[256];
+    bool rank_set;
+    unsigned long rank, size;
+};
 
 struct sym_boot;
 
@@ -47,18 +63,13 @@ struct sym_boot {
 
 /* Detect how this process was started and join the job.  Errors:
  * SYM_ERR_BOOTSTRAP naming what was wrong (e.g. a bad SYMHEAP_SYMRUN_FD). */
-sym_status_t sym_boot_open(struct sym_boot **boot_p);
+sym_status_t sym_boot_open(const struct sym_boot_settings *set, struct sym_boot **boot_p);
 
-sym_status_t sym_boot_symrun_open(struct sym_boot **boot_p);
+sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *set, struct sym_boot **boot_p);
 sym_status_t sym_boot_singleton_open(struct sym_boot **boot_p);
-sym_status_t sym_boot_tcp_open(struct sym_boot **boot_p);
+sym_status_t sym_boot_tcp_open(const struct sym_boot_settings *set, struct sym_boot **boot_p);
 /* SYM_ERR_UNAVAILABLE when symheap was built without PMIx. */
-sym_status_t sym_boot_pmix_open(struct sym_boot **boot_p);
-
-/* Split SYMHEAP_ROOT_ADDR ("host:port" or "[v6]:port", port 1..65535)
- * into host and port; 0 on success, -1 if malformed. */
-int sym_boot_tcp_parse_addr(const char *text, char *host, size_t hlen, char *port,
-                            size_t plen);
+sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_boot **boot_p);
 
 /* This host's identity for locality: PEs with equal strings can share
  * memory (shm transport); different strings mean different hosts even if

@@ -24,7 +24,7 @@ struct sym_job_ctrl;
 /* Classes in the ordered transport list (transports.c): shm, ofi. */
 #define SYM_TRANSPORTS_MAX 2
 
-/* ---- runtime state (runtime.c) ----------------------------------------- */
+/* ---- runtime state (state.c) -------------------------------------------- */
 
 struct sym_runtime {
     bool initialized;

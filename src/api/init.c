@@ -1,6 +1,9 @@
-/* runtime.c - sym_init / sym_finalize and the job-wide state. */
+/* init.c - sym_init / sym_finalize: bringing every layer up and down in
+ * order, handing each what it needs (the runtime state lives in
+ * core/state.c); and the job queries. */
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,8 +13,6 @@
 #include "launch/job.h"
 #include "coll/request.h"
 #include "coll/team.h"
-
-struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
 
 /* What every PE tells the others at init. */
 struct pe_card {
@@ -27,6 +28,68 @@ static int cores_available(void)
         return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* The wait loop (base) drives the transports through core and runs the
+ * non-blocking collectives of coll: the hooks are registered once and stay
+ * (with nothing open they find nothing to do). */
+static void register_wait_hooks(void)
+{
+    static const struct sym_wait_progress_hooks progress = {
+        .need_progress = sym_transports_need_progress,
+        .progress = sym_transports_progress,
+        .sleep = sym_transports_sleep,
+    };
+    static const struct sym_wait_request_hooks requests = {
+        .run_pending = sym_requests_progress,
+        .yield = sym_request_yield,
+    };
+    sym_wait_set_progress_hooks(&progress);
+    sym_wait_set_request_hooks(&requests);
+}
+
+/* Tell the wait loop what the configuration and the job say, whenever
+ * either changes. */
+static void tune_waits(void)
+{
+    struct sym_wait_tuning t = {
+        .timeout_s = sym_rt.cfg.timeout,
+        .spin = sym_rt.cfg.wait_spin,
+        .yield_us = sym_rt.cfg.wait_yield_us,
+        .oversubscribed = sym_rt.oversubscribed,
+        .sleep_at_once = sym_rt.wait_sleeps_at_once,
+    };
+    sym_wait_set_tuning(&t);
+}
+
+static int boot_lost_pe(void *arg, char *how, size_t len)
+{
+    struct sym_boot *boot = arg;
+    return boot->ops->lost_pe(boot, how, len);
+}
+
+/* Show the job health check (base) what init has learnt so far: the job,
+ * the peers' arrays once allocated (filled in as init goes on), and where
+ * this PE's heap mapping will be kept. */
+static void show_health(void)
+{
+    struct sym_health_view v = {
+        .me = sym_rt.me,
+        .npes = sym_rt.npes,
+        .job = sym_rt.job,
+        .my_ctrl = &sym_rt.base,
+        .peer_ctrl = sym_rt.peer_base,
+        .abort_by_off = offsetof(struct sym_heap_ctrl, abort_by),
+        .abort_status_off = offsetof(struct sym_heap_ctrl, abort_status),
+        .state_off = offsetof(struct sym_heap_ctrl, state),
+        .peer_pid = sym_rt.peer_pid,
+        .peer_local = sym_rt.peer_local,
+    };
+    if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
+        v.lost_pe = boot_lost_pe;
+        v.lost_pe_arg = sym_rt.boot;
+    }
+    sym_health_set(&v);
 }
 
 static void release_all(void)
@@ -47,6 +110,9 @@ static void release_all(void)
     sym_rt.cfg = cfg;
     sym_rt.me = -1;
     sym_rt.npes = -1;
+    sym_log_set_pe(-1);
+    show_health();
+    tune_waits();
 }
 
 static void set_state(int state)
@@ -79,6 +145,27 @@ static sym_status_t verify_peer_heaps(void)
     return SYM_OK;
 }
 
+/* What the bootstrap takes from the configuration. */
+static void boot_settings(struct sym_boot_settings *b)
+{
+    const struct sym_config *c = &sym_rt.cfg;
+    *b = (struct sym_boot_settings){
+        .timeout = c->timeout,
+        .debug = c->debug,
+        .symrun_fd_set = c->set.symrun_fd,
+        .symrun_pe_set = c->set.symrun_pe,
+        .symrun_npes_set = c->set.symrun_npes,
+        .symrun_fd = c->symrun_fd,
+        .symrun_pe = c->symrun_pe,
+        .symrun_npes = c->symrun_npes,
+        .rank_set = c->set.rank,
+        .rank = c->rank,
+        .size = c->size,
+    };
+    snprintf(b->mode, sizeof(b->mode), "%s", c->bootstrap.s);
+    snprintf(b->root_addr, sizeof(b->root_addr), "%s", c->root_addr.s);
+}
+
 /* SYMHEAP_TIMEOUT meant for operations, while init_steps runs with
  * SYMHEAP_INIT_TIMEOUT in its place (sym_init puts it back). */
 static double op_timeout;
@@ -89,6 +176,7 @@ static int requested_level = SYM_THREAD_SINGLE;
 static sym_status_t init_steps(void)
 {
     sym_status_t st = sym_config_load(&sym_rt.cfg);
+    sym_log_set_debug(sym_rt.cfg.debug);
     if (st != SYM_OK)
         return st;
     /* Meeting the peers and loading libfabric can take seconds on a loaded
@@ -98,6 +186,7 @@ static sym_status_t init_steps(void)
     op_timeout = sym_rt.cfg.timeout;
     if (sym_rt.cfg.init_timeout)
         sym_rt.cfg.timeout = (double)sym_rt.cfg.init_timeout;
+    tune_waits();
 #ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
         return sym_error(SYM_ERR_UNAVAILABLE,
@@ -106,12 +195,16 @@ static sym_status_t init_steps(void)
 #endif
     /* Globals first: their copy must not race with the bootstrap's threads. */
     sym_transports_prepare();
-    if ((st = sym_boot_open(&sym_rt.boot)) != SYM_OK)
+    struct sym_boot_settings boot_set;
+    boot_settings(&boot_set);
+    if ((st = sym_boot_open(&boot_set, &sym_rt.boot)) != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;
     sym_rt.npes = boot->size;
     sym_rt.job = boot->job;
+    sym_log_set_pe(sym_rt.me);
+    show_health();
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
         SYM_OK)
         return st;
@@ -137,6 +230,7 @@ static sym_status_t init_steps(void)
         free(owners);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
+    show_health();
 
     st = sym_transports_heap_open(boot);
     if (st == SYM_OK) {
@@ -177,11 +271,13 @@ static sym_status_t init_steps(void)
         st = verify_peer_heaps();
     if (st != SYM_OK)
         return st;
+    tune_waits();
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)
         return st;
     sym_rt.oversubscribed = nlocal > cores_available();
+    tune_waits();
     /* Decided from what every PE of the job sees alike (the job size and
      * the host's online CPUs, not this process's affinity): all PEs must
      * run the same barrier algorithm. */
@@ -204,11 +300,13 @@ SYM_API sym_status_t sym_init(void)
     if (sym_rt.initialized)
         return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
                          sym_rt.me);
+    register_wait_hooks();
     op_timeout = 0;
     sym_rt.thread_level = level;
     sym_status_t st = init_steps();
     if (op_timeout > 0)
         sym_rt.cfg.timeout = op_timeout;
+    tune_waits();
     if (st != SYM_OK) {
         release_all();
         return st;
@@ -294,41 +392,4 @@ SYM_API void sym_global_exit(int status)
         __atomic_store_n(&hc->abort_by, by, __ATOMIC_RELEASE);
     }
     exit(status);
-}
-
-sym_status_t sym_check_pe_slow(const char *op, int pe)
-{
-    if (!sym_rt.initialized)
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
-    return sym_error(SYM_ERR_INVALID_PE, "%s: PE %d out of range (the job has %d PEs: 0..%d)",
-                     op, pe, sym_rt.npes, sym_rt.npes - 1);
-}
-
-sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
-                                  size_t nbytes, int pe)
-{
-    if (!sym_rt.initialized)
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
-    uintptr_t a = (uintptr_t)addr;
-    uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
-    uintptr_t hi = lo + sym_rt.layout.user_size;
-    char target[32] = "";
-    if (pe >= 0)
-        snprintf(target, sizeof(target), " (target PE %d)", pe);
-    if (a >= lo && a < hi)
-        return sym_error(SYM_ERR_NOT_SYMMETRIC,
-                         "%s: %s range of %zu bytes at %p runs past the end of the symmetric "
-                         "heap by %zu bytes%s",
-                         op, argname, nbytes, addr, nbytes - (size_t)(hi - a), target);
-    const struct sym_region *g = &sym_rt.globals;
-    uintptr_t glo = (uintptr_t)g->addr, ghi = glo + g->len;
-    if (g->len && a >= glo && a < ghi)
-        return sym_error(SYM_ERR_NOT_SYMMETRIC,
-                         "%s: %s range of %zu bytes at %p runs past the end of the global "
-                         "variables by %zu bytes%s",
-                         op, argname, nbytes, addr, nbytes - (size_t)(ghi - a), target);
-    return sym_error(SYM_ERR_NOT_SYMMETRIC,
-                     "%s: %s %p is not a symmetric address (the heap is [%p, %p), global "
-                     "variables [%p, %p))%s", op, argname, addr, (void *)lo, (void *)hi,
-                     (void *)glo, (void *)ghi, target);
 }

@@ -1,0 +1,50 @@
+/*
+ * health.h - the job health check: has a peer died, has the job been
+ * aborted?  Base layer: knows nothing above it; init hands it what it looks
+ * at, as init learns it.
+ */
+#ifndef SYM_BASE_HEALTH_H
+#define SYM_BASE_HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "launch/job.h"
+#include "symheap.h"
+
+/* What the health check looks at.  Pointers are borrowed: they must stay
+ * valid until the next sym_health_set(); arrays are read as they are filled
+ * in (a zero pid or a NULL heap is skipped). */
+struct sym_health_view {
+    int me;
+    int npes;
+    struct sym_job_ctrl *job; /* the launcher's control segment, or NULL */
+    /* Heap control blocks (a heap mapping begins with one).  Where this
+     * PE's is kept (NULL, or *my_ctrl NULL: not mapped yet), for its job
+     * abort word: 0, or 1 + the PE that raised it, and that PE's status.
+     * [npes] each PE's where mapped here (NULL entry: not mapped; NULL
+     * array: no heaps yet), for its life-cycle state (enum
+     * sym_job_pe_state).  The offsets of these 32-bit words in a block: */
+    uint8_t *const *my_ctrl;
+    uint8_t *const *peer_ctrl;
+    size_t abort_by_off, abort_status_off, state_off;
+    const int *peer_pid;    /* [npes] process ids (0: unknown), or NULL */
+    const bool *peer_local; /* [npes] runs on this host, or NULL */
+    /* The bootstrap's report of the first lost PE (-1: none), with the words
+     * that follow "PE n" in a message when `how` is not NULL; NULL when the
+     * bootstrap cannot tell.  Cheap and thread-safe. */
+    int (*lost_pe)(void *arg, char *how, size_t len);
+    void *lost_pe_arg;
+};
+
+/* Replace what the check looks at (init and finalize; a zeroed view with me
+ * and npes -1 looks at nothing). */
+void sym_health_set(const struct sym_health_view *view);
+
+/* Check the job's health once: SYM_OK, or the error (recorded) that a wait
+ * would report now (a dead peer, an abort).  The message starts with `op`
+ * and, when waiting_for is not NULL, ends "while waiting for <waiting_for>". */
+sym_status_t sym_job_check(const char *op, const char *waiting_for);
+
+#endif /* SYM_BASE_HEALTH_H */
