@@ -38,7 +38,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "harness.h"
-#include "core/heap_layout.h"
+#include "base/heap_layout.h"
 #include "launch/job.h"
 #include "launch/launcher.h"
 #include "launch/owner.h"

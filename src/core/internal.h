@@ -14,7 +14,7 @@
 #include "base/error.h"
 #include "base/wait.h"
 #include "core/alloc.h"
-#include "core/heap_layout.h"
+#include "base/heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
 

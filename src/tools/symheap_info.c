@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/heap_layout.h"
+#include "base/heap_layout.h"
 #include "core/internal.h"
 #include "launch/launcher.h"
 #ifdef SYM_HAVE_OFI

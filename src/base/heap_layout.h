@@ -9,7 +9,9 @@
  *
  * Every PE computes the same layout from the same configuration, so offsets
  * name the same place in every heap; a peer checks the owner's control block
- * (magic, version, sizes) before using a heap it mapped.
+ * (magic, version, sizes) before using a heap it mapped.  It is a format
+ * every layer reads (the shm transport checks a peer's header, the health
+ * check reads the abort and state words), so it lives in the base layer.
  */
 #ifndef SYM_HEAP_LAYOUT_H
 #define SYM_HEAP_LAYOUT_H
