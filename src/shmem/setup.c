@@ -56,13 +56,14 @@ void symshmem_failf(const char *routine, const char *fmt, ...)
 
 /* Joins the job and sets up the predefined teams; a second call while
  * initialised changes nothing. */
-static sym_status_t shmem_init_common(bool threads)
+static sym_status_t shmem_init_common(void)
 {
     if (sym_initialized())
         return SYM_OK;
-    /* The library is thread-safe at every level; a program that asks for
-     * threads is told so natively too (sym_thread_level). */
-    sym_status_t st = threads ? sym_init_thread(SYM_THREAD_MULTIPLE, NULL) : sym_init();
+    /* The facade provides SHMEM_THREAD_MULTIPLE whatever the program asks
+     * for (shmem_query_thread says so), so it initialises the library at
+     * that level: the transports then lock what several threads share. */
+    sym_status_t st = sym_init_thread(SYM_THREAD_MULTIPLE, NULL);
     if (st != SYM_OK)
         return st;
     settings_load();
@@ -78,7 +79,7 @@ static sym_status_t shmem_init_common(bool threads)
 
 void shmem_init(void)
 {
-    sym_status_t st = shmem_init_common(false);
+    sym_status_t st = shmem_init_common();
     if (st != SYM_OK) {
         fprintf(stderr, "shmem: shmem_init failed: %s\n", sym_last_error());
         exit(1);
@@ -89,7 +90,7 @@ int shmem_init_thread(int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         return -1;
-    if (shmem_init_common(true) != SYM_OK)
+    if (shmem_init_common() != SYM_OK)
         return -1;
     if (provided)
         *provided = SHMEM_THREAD_MULTIPLE;

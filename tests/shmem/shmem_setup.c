@@ -4,6 +4,7 @@
  * the deprecated names; shmem_ptr gives load/store access on one host.
  */
 #include <stdint.h>
+#include <symheap.h>
 
 #include "check.h"
 
@@ -18,6 +19,9 @@ int main(void)
     int provided = -1;
     shmem_query_thread(&provided);
     CHECK(provided == SHMEM_THREAD_MULTIPLE);
+    /* ... and the library under the facade runs at that level (the
+     * transports lock what several threads share). */
+    CHECK(sym_thread_level() == SYM_THREAD_MULTIPLE);
 
     int major = 0, minor = 0;
     shmem_info_get_version(&major, &minor);
