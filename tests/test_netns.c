@@ -245,7 +245,7 @@ static void start_in(struct bjob *j, int r, int spoke, const char *groups, int p
      * PE needs PE 0 (and PE 3) to be scheduled (manual progress), so on a
      * loaded 2-core host the 2000 rounds alone outlasted SYMHEAP_TIMEOUT
      * for the PE that finished first and waited in the next barrier
-     * (session 5: 1 failure in the first run at load 30); 200 rounds of 4
+     * (seen at load 30); 200 rounds of 4
      * PEs on one word still interleave. */
     const char *env[] = { root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30",
                           "BOOT_PE_CONTEND_ROUNDS=200",

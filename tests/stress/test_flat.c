@@ -100,7 +100,7 @@ static void compare(const struct snap *a, const struct snap *b, const char *what
               "after %d %s cycles: %zu bytes malloc'ed, before %zu (%+lld)", cycles(), what,
               b->malloc_inuse, a->malloc_inuse,
               (long long)b->malloc_inuse - (long long)a->malloc_inuse);
-    /* the figures behind "flat", for the record (issue 7's closing note) */
+    /* the figures behind "flat": what the cycles left behind */
     if (sym_my_pe() == 0)
         fprintf(stderr, "flat: %d %s cycles at %d PEs, PE 0 before = after: heap free %zu "
                 "bytes (largest %zu), %d descriptors, %d file and %d anonymous mappings, "

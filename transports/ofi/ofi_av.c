@@ -57,7 +57,7 @@ static const char *loopback_text(const struct ofi_transport *t, const uint8_t *a
  * not RUNNING), and appends lo to the list whatever FI_TCP_IFACE says.  A peer on another host then
  * fails its first connection to this PE, and this PE every connection
  * it opens from that address, with a bare -FI_EINVAL from connect()
- * (issue 4's "EINVAL across the veth link").  Every PE sees every
+ * ("EINVAL across the veth link").  Every PE sees every
  * address, so all of them refuse such a job alike, naming the PE. */
 static sym_status_t check_reachable(struct ofi_transport *t, const struct ofi_card *all)
 {
