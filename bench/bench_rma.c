@@ -181,16 +181,9 @@ int main(int argc, char **argv)
         r->put_bw = m[3].stat;
 
         bench_barrier();
-        uint64_t wp = 0, wb = 0, wg = 0;
-        if (me == a.target) {
-            wp = bench_check_guarded(a.put_dst, size, seed + 1);
-            wb = bench_check_guarded(a.bw_dst, size, seed + 2);
-        }
-        if (me == 0)
-            wg = bench_check_guarded(a.get_dst, size, seed + 3);
-        r->wrong_put = bench_sum_u64(wp);
-        r->wrong_bw = bench_sum_u64(wb);
-        r->wrong_get = bench_sum_u64(wg);
+        r->wrong_put = bench_check_on(a.target, a.put_dst, size, seed + 1);
+        r->wrong_bw = bench_check_on(a.target, a.bw_dst, size, seed + 2);
+        r->wrong_get = bench_check_on(0, a.get_dst, size, seed + 3);
     }
 
     /* 8-byte message rate over a window of slots. */

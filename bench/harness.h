@@ -207,6 +207,9 @@ uint64_t bench_check(const void *buf, size_t n, uint64_t seed);
 #define BENCH_GUARD      64
 #define BENCH_GUARD_BYTE 0xEE
 uint64_t bench_check_guarded(const void *buf, size_t n, uint64_t seed);
+/* Collective: PE `pe` checks its guarded buf as above; every PE gets that
+ * count. */
+uint64_t bench_check_on(int pe, const void *buf, size_t n, uint64_t seed);
 
 /* ---- output (PE 0 only; no-ops elsewhere) --------------------------------- */
 

@@ -58,3 +58,8 @@ uint64_t bench_check_guarded(const void *buf, size_t n, uint64_t seed)
         wrong += guard[i] != BENCH_GUARD_BYTE;
     return wrong;
 }
+
+uint64_t bench_check_on(int pe, const void *buf, size_t n, uint64_t seed)
+{
+    return bench_sum_u64(bench_me() == pe ? bench_check_guarded(buf, n, seed) : 0);
+}
