@@ -205,63 +205,6 @@ ParameterizedTest(struct ofi_param *p, ofi, transfer_sizes, .timeout = HARNESS_C
 
 /* ---- every atomic at both widths ------------------------------------------ */
 
-/* One step of an atomic chain: the call, its operand and, for compare_swap,
- * how far the compared value lies from the word's value (0: the swap
- * happens). */
-struct amo_step {
-    enum amo_id id;
-    uint64_t value;
-    uint64_t cond_off;
-};
-
-/* What the word holds after step `s` when it held `ref` before. */
-static uint64_t amo_step_result(const struct amo_step *s, uint64_t ref)
-{
-    switch (s->id) {
-    case A_SET:
-    case A_SWAP:
-        return s->value;
-    case A_CSWAP:
-        return s->cond_off == 0 ? s->value : ref;
-    case A_ADD:
-    case A_FADD:
-        return ref + s->value;
-    case A_INC:
-    case A_FINC:
-        return ref + 1;
-    case A_AND:
-    case A_FAND:
-        return ref & s->value;
-    case A_OR:
-    case A_FOR:
-        return ref | s->value;
-    case A_XOR:
-    case A_FXOR:
-        return ref ^ s->value;
-    default: /* A_FETCH */
-        return ref;
-    }
-}
-
-/* Runs `steps` in order on the `bits`-wide word `w` of PE `pe`, checking
- * every fetched value against a local reference; returns the reference
- * after the last step. */
-static uint64_t run_amo_chain(int bits, void *w, const struct amo_step *steps, size_t n, int pe)
-{
-    const uint64_t mask = width_mask(bits);
-    uint64_t ref = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct amo_step *s = &steps[i];
-        const uint64_t old = AMO_OK(bits, s->id, w, s->value, (ref + s->cond_off) & mask, pe);
-        if (amo_fetches(s->id))
-            PE_ASSERT(old == ref,
-                      "step %zu, sym_atomic_%s%d fetched %" PRIx64 ", expected %" PRIx64, i,
-                      amo_name[s->id], bits, old, ref);
-        ref = amo_step_result(s, ref) & mask;
-    }
-    return ref;
-}
-
 /* PE me works on a word of PE next alone, so the reference is sequential. */
 static void atomics_body(int me, int npes, void *arg)
 {
