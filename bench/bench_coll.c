@@ -24,24 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll_data.h"
 #include "harness.h"
 
 #define MAX_SIZES 32
 #define MAX_ALGOS 6
-#define SENTINEL  (-12345.0f)
-
-enum coll {
-    C_ALLREDUCE,
-    C_REDUCE_SCATTER,
-    C_ALL_GATHER,
-    C_ALL_TO_ALL,
-    C_BROADCAST,
-    C_REDUCE,
-    C_ALL_TO_ALLV,
-    C_GATHER,
-    C_SCATTER,
-    C_COUNT
-};
 
 struct coll_desc {
     const char *name;
@@ -124,116 +111,17 @@ static uint64_t coll_body(void *arg, uint64_t iters)
     return t1 - t0;
 }
 
-/* Input element i of PE p: a small integer, so any float sum over at most a
- * few hundred PEs is exact whatever the order of the additions. */
-static inline float val(int p, size_t i)
-{
-    return (float)((i * 7 + (size_t)p * 3 + 1) % 17);
-}
-
-static float sum_at(int npes, size_t i)
-{
-    float s = 0;
-    for (int p = 0; p < npes; p++)
-        s += val(p, i);
-    return s;
-}
-
-/* Elements of src and dst each PE uses, and the bytes the row reports. */
-static void shape(enum coll k, size_t count, int n, size_t *nsrc, size_t *ndst)
-{
-    size_t total = count * (size_t)n;
-    switch (k) {
-    case C_ALLREDUCE:
-    case C_REDUCE:
-        *nsrc = *ndst = count;
-        break;
-    case C_BROADCAST:
-        *nsrc = 0;
-        *ndst = count;
-        break;
-    case C_REDUCE_SCATTER:
-        *nsrc = total;
-        *ndst = count;
-        break;
-    case C_ALL_GATHER:
-    case C_GATHER:
-        *nsrc = count;
-        *ndst = total;
-        break;
-    case C_SCATTER:
-        *nsrc = total;
-        *ndst = count;
-        break;
-    default: /* all_to_all(v) */
-        *nsrc = *ndst = total;
-        break;
-    }
-}
-
-/* One verified call: inputs set from val(), destination poisoned, every
- * element of the defined output checked.  Returns this PE's wrong count. */
+/* One verified call: inputs set from coll_val(), destination poisoned,
+ * every element of the defined output checked.  Returns this PE's wrong
+ * count. */
 static uint64_t verify(struct call *c)
 {
     const int me = bench_me(), n = bench_npes();
-    const size_t cnt = c->count;
-    size_t nsrc, ndst;
-    shape(c->coll, cnt, n, &nsrc, &ndst);
-    /* The source holds PE me's data as val(me, global index); for per-block
-     * inputs global index = block * count + i. */
-    for (size_t i = 0; i < nsrc; i++)
-        c->src[i] = val(me, i);
-    for (size_t i = 0; i < ndst; i++)
-        c->dst[i] = SENTINEL;
-    if (c->coll == C_BROADCAST && me == 0)
-        for (size_t i = 0; i < cnt; i++)
-            c->dst[i] = val(0, i);
+    coll_fill(c->coll, me, n, c->count, c->src, c->dst);
     sym_status_t st = run_call(c);
     if (st != SYM_OK)
         bench_fail(colls[c->coll].name, st);
-    uint64_t wrong = 0;
-    switch (c->coll) {
-    case C_ALLREDUCE:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != sum_at(n, i);
-        break;
-    case C_REDUCE:
-        if (me == 0)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[i] != sum_at(n, i);
-        else
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[i] != SENTINEL; /* not root: dst untouched */
-        break;
-    case C_BROADCAST:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != val(0, i);
-        break;
-    case C_REDUCE_SCATTER:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != sum_at(n, (size_t)me * cnt + i);
-        break;
-    case C_ALL_GATHER:
-        for (size_t b = 0; b < (size_t)n; b++)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[b * cnt + i] != val((int)b, i);
-        break;
-    case C_GATHER:
-        for (size_t b = 0; b < (size_t)n; b++)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[b * cnt + i] != (me == 0 ? val((int)b, i) : SENTINEL);
-        break;
-    case C_SCATTER:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != val(0, (size_t)me * cnt + i);
-        break;
-    default: /* all_to_all(v): block b of dst = PE b's block me */
-        for (size_t b = 0; b < (size_t)n; b++)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[b * cnt + i] != val((int)b, (size_t)me * cnt + i);
-        break;
-    }
-    return wrong;
+    return coll_wrong(c->coll, me, n, c->count, c->dst);
 }
 
 static double bus_factor(enum coll k, int n)
@@ -315,11 +203,7 @@ static int strip_own_args(int argc, char **argv)
             }
             i++;
         } else if (strcmp(a, "--step") == 0) {
-            cfg.step = atoi(v);
-            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8 && cfg.step != 64) {
-                fprintf(stderr, "bench_coll: --step must be 2, 4, 8 or 64\n");
-                exit(2);
-            }
+            cfg.step = coll_parse_step("bench_coll", v);
             i++;
         } else if (strcmp(a, "--core") == 0) {
             cfg.no_extra = true;
@@ -340,19 +224,6 @@ static int strip_own_args(int argc, char **argv)
     }
     argv[out] = NULL;
     return out;
-}
-
-/* The next power of the step above size: 8, 16, 64, 256, ... for step 4,
- * so the sweep always hits 1 MiB and 4 MiB. */
-static size_t next_size(size_t size)
-{
-    size_t p = 1;
-    while (p <= size) {
-        if (p > SIZE_MAX / (size_t)cfg.step)
-            return 0;
-        p *= (size_t)cfg.step;
-    }
-    return p;
 }
 
 /* Largest ratio of a size's median time over its neighbours': a spike over
@@ -465,12 +336,9 @@ int main(int argc, char **argv)
             continue;
         int si = 0;
         for (size_t size = bench_opt.min_size; size && size <= maxb && si < MAX_SIZES;
-             size = next_size(size), si++) {
-            size_t elems = size / sizeof(float);
-            size_t count = d->per_block ? elems / (size_t)n : elems;
-            if (count == 0)
-                count = 1;
-            size_t bytes = count * sizeof(float) * (d->per_block ? (size_t)n : 1);
+             size = coll_next_size(size, cfg.step), si++) {
+            size_t bytes;
+            const size_t count = coll_count(size, d->per_block, n, &bytes);
             /* Small sizes round up to one float per block: measure each
              * resulting size once. */
             if (si > 0 && ser[k][0].nsizes == si && bytes == ser[k][0].bytes[si - 1]) {

@@ -18,23 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll_data.h"
 #include "harness.h"
 
 #define MAX_SIZES 32
-#define SENTINEL  (-12345.0f)
-
-enum coll {
-    C_ALLREDUCE,
-    C_REDUCE_SCATTER,
-    C_ALL_GATHER,
-    C_ALL_TO_ALL,
-    C_BROADCAST,
-    C_REDUCE,
-    C_ALL_TO_ALLV,
-    C_GATHER,
-    C_SCATTER,
-    C_COUNT
-};
 
 static const struct {
     const char *name, *mpi;
@@ -111,93 +98,15 @@ static uint64_t barrier_body(void *arg, uint64_t iters)
     return bench_now_ns() - t0;
 }
 
-/* Input element i of PE p: small integers, so float sums are exact in any
- * order (the same values as bench_coll). */
-static inline float val(int p, size_t i)
-{
-    return (float)((i * 7 + (size_t)p * 3 + 1) % 17);
-}
-
-static float sum_at(int npes, size_t i)
-{
-    float s = 0;
-    for (int p = 0; p < npes; p++)
-        s += val(p, i);
-    return s;
-}
-
+/* One verified call, checked as bench_coll checks its own (coll_data.h).
+ * Returns this rank's wrong count. */
 static uint64_t verify(struct call *c)
 {
     const int me = bench_me(), n = bench_npes();
-    const size_t cnt = (size_t)c->count, total = cnt * (size_t)n;
-    size_t nsrc = 0, ndst = 0;
-    switch (c->coll) {
-    case C_ALLREDUCE:
-    case C_REDUCE:
-        nsrc = ndst = cnt;
-        break;
-    case C_BROADCAST:
-        ndst = cnt;
-        break;
-    case C_REDUCE_SCATTER:
-    case C_SCATTER:
-        nsrc = total;
-        ndst = cnt;
-        break;
-    case C_ALL_GATHER:
-    case C_GATHER:
-        nsrc = cnt;
-        ndst = total;
-        break;
-    default:
-        nsrc = ndst = total;
-        break;
-    }
-    for (size_t i = 0; i < nsrc; i++)
-        c->src[i] = val(me, i);
-    for (size_t i = 0; i < ndst; i++)
-        c->dst[i] = SENTINEL;
-    if (c->coll == C_BROADCAST && me == 0)
-        for (size_t i = 0; i < cnt; i++)
-            c->dst[i] = val(0, i);
+    coll_fill(c->coll, me, n, (size_t)c->count, c->src, c->dst);
     if (run_call(c) != MPI_SUCCESS)
         bench_die("%s failed", colls[c->coll].mpi);
-    uint64_t wrong = 0;
-    switch (c->coll) {
-    case C_ALLREDUCE:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != sum_at(n, i);
-        break;
-    case C_REDUCE:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != (me == 0 ? sum_at(n, i) : SENTINEL);
-        break;
-    case C_BROADCAST:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != val(0, i);
-        break;
-    case C_REDUCE_SCATTER:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != sum_at(n, (size_t)me * cnt + i);
-        break;
-    case C_ALL_GATHER:
-    case C_GATHER:
-        for (size_t b = 0; b < (size_t)n; b++)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[b * cnt + i] !=
-                         (c->coll == C_GATHER && me != 0 ? SENTINEL : val((int)b, i));
-        break;
-    case C_SCATTER:
-        for (size_t i = 0; i < cnt; i++)
-            wrong += c->dst[i] != val(0, (size_t)me * cnt + i);
-        break;
-    default:
-        for (size_t b = 0; b < (size_t)n; b++)
-            for (size_t i = 0; i < cnt; i++)
-                wrong += c->dst[b * cnt + i] != val((int)b, (size_t)me * cnt + i);
-        break;
-    }
-    return wrong;
+    return coll_wrong(c->coll, me, n, (size_t)c->count, c->dst);
 }
 
 static struct {
@@ -235,11 +144,7 @@ static int strip_own_args(int argc, char **argv)
         } else if (strcmp(a, "--algo") == 0) {
             i++; /* accepted for symmetry with bench_coll; MPI chooses its own */
         } else if (strcmp(a, "--step") == 0) {
-            cfg.step = atoi(v);
-            if (cfg.step != 2 && cfg.step != 4 && cfg.step != 8 && cfg.step != 64) {
-                fprintf(stderr, "bench_mpi_coll: --step must be 2, 4, 8 or 64\n");
-                exit(2);
-            }
+            cfg.step = coll_parse_step("bench_mpi_coll", v);
             i++;
         } else if (strcmp(a, "--core") == 0) {
             cfg.core = true;
@@ -256,18 +161,6 @@ static int strip_own_args(int argc, char **argv)
     }
     argv[out] = NULL;
     return out;
-}
-
-/* bench_coll's sweep: the next power of the step above size. */
-static size_t next_size(size_t size)
-{
-    size_t p = 1;
-    while (p <= size) {
-        if (p > SIZE_MAX / (size_t)cfg.step)
-            return 0;
-        p *= (size_t)cfg.step;
-    }
-    return p;
 }
 
 int main(int argc, char **argv)
@@ -320,12 +213,10 @@ int main(int argc, char **argv)
         struct bench_table hdr = {colls[k].name, title, BENCH_LAT, "Size", NULL, false};
         bool printed = false;
         size_t last_bytes = 0;
-        for (size_t size = bench_opt.min_size; size && size <= maxb; size = next_size(size)) {
-            size_t elems = size / sizeof(float);
-            size_t count = colls[k].per_block ? elems / (size_t)n : elems;
-            if (count == 0)
-                count = 1;
-            size_t bytes = count * sizeof(float) * (colls[k].per_block ? (size_t)n : 1);
+        for (size_t size = bench_opt.min_size; size && size <= maxb;
+             size = coll_next_size(size, cfg.step)) {
+            size_t bytes;
+            const size_t count = coll_count(size, colls[k].per_block, n, &bytes);
             if (bytes == last_bytes)
                 continue;
             last_bytes = bytes;

@@ -13,8 +13,6 @@
 #include "harness.h"
 
 #define WINDOW     64 /* message-rate puts rotate over this many 8-byte slots */
-#define GUARD      64 /* bytes after each destination that must stay untouched */
-#define GUARD_BYTE 0xEE
 #define MAX_SIZES  64
 
 struct rma {
@@ -86,14 +84,6 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-static uint64_t guard_wrong(const uint8_t *p)
-{
-    uint64_t w = 0;
-    for (size_t i = 0; i < GUARD; i++)
-        w += p[i] != GUARD_BYTE;
-    return w;
-}
-
 struct row {
     size_t size;
     struct bench_stat memcpy_s, put_lat, get_lat, put_bw;
@@ -112,18 +102,18 @@ int main(int argc, char **argv)
     const int me = bench_me(), npes = bench_npes();
     const size_t max = bench_opt.max_size;
     struct rma a = {.target = npes > 1 ? 1 : 0};
-    a.put_dst = sym_malloc(max + GUARD);
-    a.bw_dst = sym_malloc(max + GUARD);
+    a.put_dst = sym_malloc(max + BENCH_GUARD);
+    a.bw_dst = sym_malloc(max + BENCH_GUARD);
     a.get_src = sym_malloc(max);
     a.slots = sym_calloc(WINDOW, sizeof(uint64_t));
     if (!a.put_dst || !a.bw_dst || !a.get_src || !a.slots)
         bench_fail("sym_malloc of the buffers", SYM_ERR_NO_MEMORY);
-    memset(a.put_dst, 0, max + GUARD);
-    memset(a.bw_dst, 0, max + GUARD);
+    memset(a.put_dst, 0, max + BENCH_GUARD);
+    memset(a.bw_dst, 0, max + BENCH_GUARD);
     memset(a.get_src, 0, max);
     a.put_src = xmalloc(max);
     a.bw_src = xmalloc(max);
-    a.get_dst = xmalloc(max + GUARD);
+    a.get_dst = xmalloc(max + BENCH_GUARD);
     /* The baseline copies between buffers aligned like the put's, so 4 KiB
      * aliasing and alignment effects are the same on both sides. */
     uint8_t *mc_dst = xmalloc(max + 4096);
@@ -169,11 +159,11 @@ int main(int argc, char **argv)
         if (me == 0) {
             bench_fill(a.put_src, size, seed + 1);
             bench_fill(a.bw_src, size, seed + 2);
-            memset(a.get_dst, GUARD_BYTE, size + GUARD);
+            memset(a.get_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
         }
         if (me == a.target) {
-            memset(a.put_dst, GUARD_BYTE, size + GUARD);
-            memset(a.bw_dst, GUARD_BYTE, size + GUARD);
+            memset(a.put_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
+            memset(a.bw_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
             bench_fill(a.get_src, size, seed + 3);
         }
         bench_barrier();
@@ -191,16 +181,9 @@ int main(int argc, char **argv)
         r->put_bw = m[3].stat;
 
         bench_barrier();
-        uint64_t wp = 0, wb = 0, wg = 0;
-        if (me == a.target) {
-            wp = bench_check(a.put_dst, size, seed + 1) + guard_wrong(a.put_dst + size);
-            wb = bench_check(a.bw_dst, size, seed + 2) + guard_wrong(a.bw_dst + size);
-        }
-        if (me == 0)
-            wg = bench_check(a.get_dst, size, seed + 3) + guard_wrong(a.get_dst + size);
-        r->wrong_put = bench_sum_u64(wp);
-        r->wrong_bw = bench_sum_u64(wb);
-        r->wrong_get = bench_sum_u64(wg);
+        r->wrong_put = bench_check_on(a.target, a.put_dst, size, seed + 1);
+        r->wrong_bw = bench_check_on(a.target, a.bw_dst, size, seed + 2);
+        r->wrong_get = bench_check_on(0, a.get_dst, size, seed + 3);
     }
 
     /* 8-byte message rate over a window of slots. */

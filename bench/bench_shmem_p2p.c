@@ -32,9 +32,9 @@
 #include "bench_shmem_p2p.h"
 
 /* Global (data-segment) symmetric objects. */
-static uint8_t g_put_dst[GMAX + GUARD];
-static uint8_t g_bw_dst[GMAX + GUARD];
-static uint8_t g_get_src[GMAX + GUARD];
+static uint8_t g_put_dst[GMAX + BENCH_GUARD];
+static uint8_t g_bw_dst[GMAX + BENCH_GUARD];
+static uint8_t g_get_src[GMAX + BENCH_GUARD];
 static uint8_t g_pp_buf[PP_MAX];
 static long g_pp_flag;
 static long g_amo_word;
@@ -125,9 +125,9 @@ int main(int argc, char **argv)
     bench_init(argc, argv, &info);
     const size_t max = bench_opt.max_size;
     struct loc heap = {.name = "heap"}, global = {.name = "global"};
-    heap.put_dst = shmem_malloc(max + GUARD);
-    heap.bw_dst = shmem_malloc(max + GUARD);
-    heap.get_src = shmem_malloc(max + GUARD);
+    heap.put_dst = shmem_malloc(max + BENCH_GUARD);
+    heap.bw_dst = shmem_malloc(max + BENCH_GUARD);
+    heap.get_src = shmem_malloc(max + BENCH_GUARD);
     heap.pp_buf = shmem_malloc(PP_MAX);
     heap.pp_flag = shmem_malloc(sizeof(long));
     heap.word = shmem_malloc(sizeof(long));
@@ -135,10 +135,10 @@ int main(int argc, char **argv)
     if (!heap.put_dst || !heap.bw_dst || !heap.get_src || !heap.pp_buf || !heap.pp_flag ||
         !heap.word || !heap.word32)
         bench_die("shmem_malloc of %zu-byte buffers failed (symmetric heap too small?)",
-                  max + GUARD);
-    memset(heap.put_dst, 0, max + GUARD);
-    memset(heap.bw_dst, 0, max + GUARD);
-    memset(heap.get_src, 0, max + GUARD);
+                  max + BENCH_GUARD);
+    memset(heap.put_dst, 0, max + BENCH_GUARD);
+    memset(heap.bw_dst, 0, max + BENCH_GUARD);
+    memset(heap.get_src, 0, max + BENCH_GUARD);
     memset(heap.pp_buf, 0, PP_MAX);
     global.put_dst = g_put_dst;
     global.bw_dst = g_bw_dst;

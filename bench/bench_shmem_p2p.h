@@ -11,8 +11,6 @@
 
 #include "harness.h"
 
-#define GUARD      64 /* bytes after each destination that must stay untouched */
-#define GUARD_BYTE 0xEE
 #define MAX_SIZES  64
 #define GMAX       (4u << 20) /* largest global-variable buffer */
 #define PP_MAX     (64u << 10)

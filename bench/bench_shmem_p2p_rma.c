@@ -97,14 +97,6 @@ static uint64_t get_nbi_bw_body(void *arg, uint64_t iters)
     return t1 - t0;
 }
 
-static uint64_t guard_wrong(const uint8_t *p)
-{
-    uint64_t w = 0;
-    for (size_t i = 0; i < GUARD; i++)
-        w += p[i] != GUARD_BYTE;
-    return w;
-}
-
 enum { R_MEMCPY, R_PUT, R_PUT_NBI, R_GET, R_GET_NBI, R_PUT_BW, R_PUT_NBI_BW, R_GET_NBI_BW, R_N };
 
 struct rma_row {
@@ -121,7 +113,7 @@ void run_rma(const struct loc *L, size_t max)
                     .get_src = L->get_src,
                     .target = npes > 1 ? 1 : 0};
     a.src = xmalloc(max);
-    a.get_dst = xmalloc(max + GUARD);
+    a.get_dst = xmalloc(max + BENCH_GUARD);
     uint8_t *mc_dst = xmalloc(max + 4096);
     struct bench_memcpy_arg mc = {.dst = mc_dst + ((uintptr_t)a.put_dst & 4095),
                                   .src = xmalloc(max)};
@@ -157,13 +149,13 @@ void run_rma(const struct loc *L, size_t max)
         const uint64_t seed = (uint64_t)size * 4 + (L->name[0] == 'g');
         if (me == 0) {
             bench_fill(a.src, size, seed + 1);
-            memset(a.get_dst, GUARD_BYTE, size + GUARD);
+            memset(a.get_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
         }
         if (me == a.target) {
-            memset(a.put_dst, GUARD_BYTE, size + GUARD);
-            memset(a.bw_dst, GUARD_BYTE, size + GUARD);
+            memset(a.put_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
+            memset(a.bw_dst, BENCH_GUARD_BYTE, size + BENCH_GUARD);
             bench_fill(a.get_src, size, seed + 3);
-            memset(a.get_src + size, GUARD_BYTE, GUARD);
+            memset(a.get_src + size, BENCH_GUARD_BYTE, BENCH_GUARD);
         }
         bench_barrier();
         struct bench_meas m[R_N] = {
@@ -208,16 +200,9 @@ void run_rma(const struct loc *L, size_t max)
         for (int k = 0; k < R_N; k++)
             r->st[k] = m[k].stat;
         bench_barrier();
-        uint64_t wp = 0, wb = 0, wg = 0;
-        if (me == a.target) {
-            wp = bench_check(a.put_dst, size, seed + 1) + guard_wrong(a.put_dst + size);
-            wb = bench_check(a.bw_dst, size, seed + 1) + guard_wrong(a.bw_dst + size);
-        }
-        if (me == 0)
-            wg = bench_check(a.get_dst, size, seed + 3) + guard_wrong(a.get_dst + size);
-        r->wrong_put = bench_sum_u64(wp);
-        r->wrong_bw = bench_sum_u64(wb);
-        r->wrong_get = bench_sum_u64(wg);
+        r->wrong_put = bench_check_on(a.target, a.put_dst, size, seed + 1);
+        r->wrong_bw = bench_check_on(a.target, a.bw_dst, size, seed + 1);
+        r->wrong_get = bench_check_on(0, a.get_dst, size, seed + 3);
     }
 
     static const struct {

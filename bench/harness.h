@@ -201,6 +201,15 @@ static inline uint8_t bench_pattern(uint64_t seed, size_t i)
 void bench_fill(void *buf, size_t n, uint64_t seed);
 /* Number of bytes of buf[0..n) that differ from bench_fill(seed). */
 uint64_t bench_check(const void *buf, size_t n, uint64_t seed);
+/* A destination of n bytes is followed by BENCH_GUARD bytes set to
+ * BENCH_GUARD_BYTE that no transfer may touch: bench_check() of buf[0..n)
+ * plus the guard bytes that changed. */
+#define BENCH_GUARD      64
+#define BENCH_GUARD_BYTE 0xEE
+uint64_t bench_check_guarded(const void *buf, size_t n, uint64_t seed);
+/* Collective: PE `pe` checks its guarded buf as above; every PE gets that
+ * count. */
+uint64_t bench_check_on(int pe, const void *buf, size_t n, uint64_t seed);
 
 /* ---- output (PE 0 only; no-ops elsewhere) --------------------------------- */
 

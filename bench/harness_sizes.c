@@ -49,3 +49,17 @@ uint64_t bench_check(const void *buf, size_t n, uint64_t seed)
         wrong += b[i] != bench_pattern(seed, i);
     return wrong;
 }
+
+uint64_t bench_check_guarded(const void *buf, size_t n, uint64_t seed)
+{
+    const uint8_t *guard = (const uint8_t *)buf + n;
+    uint64_t wrong = bench_check(buf, n, seed);
+    for (size_t i = 0; i < BENCH_GUARD; i++)
+        wrong += guard[i] != BENCH_GUARD_BYTE;
+    return wrong;
+}
+
+uint64_t bench_check_on(int pe, const void *buf, size_t n, uint64_t seed)
+{
+    return bench_sum_u64(bench_me() == pe ? bench_check_guarded(buf, n, seed) : 0);
+}

@@ -48,11 +48,7 @@ void check_gatherv_all(struct tctx *t, bool v, sym_algorithm_t a, sym_datatype_t
     EXPECT_SAME(dbuf.p, want, total, es, d);
     if (m == OUT)
         EXPECT_SAME(s.p, want + displ[t->me], mine, es, d);
-    GB_CHECK(&dbuf, d);
-    GB_CHECK(&s, d);
-    free(want);
-    gb_free(&dbuf);
-    gb_free(&s);
+    GB_FINISH(&dbuf, &s, want, NULL, d);
 }
 
 /* gather: modes OUT and OWN (the root's src is its own block of dst);
@@ -81,11 +77,7 @@ void check_gather(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t c
         EXPECT_UNTOUCHED(dbuf.p, total, d);
     if (src == s.p)
         EXPECT_SAME(s.p, want + (size_t)t->me * blk, blk, es, d);
-    GB_CHECK(&dbuf, d);
-    GB_CHECK(&s, d);
-    free(want);
-    gb_free(&dbuf);
-    gb_free(&s);
+    GB_FINISH(&dbuf, &s, want, NULL, d);
 }
 
 /* scatter: modes OUT and OWN (the root's dst is its own block of src). */
@@ -112,12 +104,7 @@ void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t 
     EXPECT_SAME(dst, want, blk, es, d);
     /* the root's own block already holds its result: src stays as it was */
     EXPECT_SAME(s.p, orig, total, 1, d);
-    GB_CHECK(&s, d);
-    GB_CHECK(&dbuf, d);
-    free(orig);
-    free(want);
-    gb_free(&s);
-    gb_free(&dbuf);
+    GB_FINISH(&s, &dbuf, orig, want, d);
 }
 
 static void all_gather_matrix(struct tctx *t)

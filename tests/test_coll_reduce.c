@@ -47,11 +47,7 @@ void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatyp
     }
     if (m == OUT || !gets) /* src is const: unchanged unless it is the destination */
         EXPECT_SAME(s.p, orig, bytes + es, 1, d);
-    GB_CHECK(&s, d);
-    GB_CHECK(&o_dst, d);
-    free(orig);
-    gb_free(&s);
-    gb_free(&o_dst);
+    GB_FINISH(&s, &o_dst, orig, NULL, d);
 }
 
 /* Modes: OUT, IN (dst == src, the first block), OWN (dst is this
@@ -79,16 +75,11 @@ void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt,
     red_ref(&r, want, t->n, (size_t)t->me * count, count);
     EXPECT_SAME(dst, want, blk, es, d);
     /* the rest of src is input only */
-    size_t d0 = m == OUT ? total : (size_t)(dst - s.p);
-    EXPECT_SAME(s.p, orig, d0, 1, d);
-    if (m != OUT)
-        EXPECT_SAME(s.p + d0 + blk, orig + d0 + blk, total - d0 - blk, 1, d);
-    GB_CHECK(&s, d);
-    GB_CHECK(&o_dst, d);
-    free(want);
-    free(orig);
-    gb_free(&s);
-    gb_free(&o_dst);
+    if (m == OUT)
+        EXPECT_SAME(s.p, orig, total, 1, d);
+    else
+        EXPECT_KEPT_OUTSIDE(s.p, orig, total, (size_t)(dst - s.p), blk, d);
+    GB_FINISH(&s, &o_dst, want, orig, d);
 }
 
 static void reduce_matrix(struct tctx *t)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amo_check.h"
 #include "harness.h"
 #include "core/internal.h"
 #include "ofi/ofi.h"
@@ -214,89 +215,46 @@ static void atomics_body(int me, int npes, void *arg)
     PE_ASSERT(w64 && w32, "sym_calloc: %s", sym_last_error());
     const uint64_t seed64 = 0x8000000100000003ull ^ (uint64_t)me << 40;
     const uint32_t seed32 = 0x80000003u ^ (uint32_t)me << 20;
-    uint64_t ref = 0, old = 0;
-    uint32_t ref32 = 0, old32 = 0;
+    const struct amo_step chain64[] = {
+        {A_SET, seed64, 0},
+        {A_FETCH, 0, 0},
+        {A_ADD, 0xFFFFFFFFull, 0},
+        {A_FADD, 5, 0},
+        {A_INC, 0, 0},
+        {A_FINC, 0, 0},
+        {A_AND, 0xF0F0F0F0F0F0F0F0ull, 0},
+        {A_OR, 0x0101010101010101ull, 0},
+        {A_XOR, 0xFFFF0000FFFF0000ull, 0},
+        {A_FAND, 0x7FFFFFFFFFFFFFF7ull, 0},
+        {A_FOR, 0x8000000000000008ull, 0},
+        {A_FXOR, 0x00000000FFFFFFFFull, 0},
+        {A_SWAP, 0x123456789ABCDEF0ull, 0},
+        {A_CSWAP, 7, 1}, /* fails */
+        {A_CSWAP, 0xFEDCBA9876543210ull, 0},
+    };
+    const struct amo_step chain32[] = {
+        {A_SET, seed32, 0},
+        {A_FADD, 0xFFFFFFFFu, 0}, /* wraps */
+        {A_ADD, 2, 0},
+        {A_INC, 0, 0},
+        {A_FINC, 0, 0},
+        {A_AND, 0xF0F0F0F0u, 0},
+        {A_OR, 0x01010101u, 0},
+        {A_XOR, 0xFFFF0000u, 0},
+        {A_FAND, 0x7FFFFFF7u, 0},
+        {A_FOR, 0x80000008u, 0},
+        {A_FXOR, 0x0000FFFFu, 0},
+        {A_SWAP, 0x9ABCDEF0u, 0},
+        {A_CSWAP, 7, 1}, /* fails */
+        {A_CSWAP, 0x87654321u, 0},
+        {A_FETCH, 0, 0},
+    };
     PE_OK(sym_barrier_all());
 
-    PE_OK(sym_atomic_set64(w64, seed64, next));
-    ref = seed64;
-    PE_OK(sym_atomic_fetch64(&old, w64, next));
-    PE_ASSERT(old == ref, "fetch64 %llx != %llx", (unsigned long long)old,
-              (unsigned long long)ref);
-    PE_OK(sym_atomic_add64(w64, 0xFFFFFFFFull, next));
-    ref += 0xFFFFFFFFull;
-    PE_OK(sym_atomic_fetch_add64(w64, 5, &old, next));
-    PE_ASSERT(old == ref, "fetch_add64 old %llx != %llx", (unsigned long long)old,
-              (unsigned long long)ref);
-    ref += 5;
-    PE_OK(sym_atomic_inc64(w64, next));
-    ref++;
-    PE_OK(sym_atomic_fetch_inc64(w64, &old, next));
-    PE_ASSERT(old == ref, "fetch_inc64");
-    ref++;
-    PE_OK(sym_atomic_and64(w64, 0xF0F0F0F0F0F0F0F0ull, next));
-    ref &= 0xF0F0F0F0F0F0F0F0ull;
-    PE_OK(sym_atomic_or64(w64, 0x0101010101010101ull, next));
-    ref |= 0x0101010101010101ull;
-    PE_OK(sym_atomic_xor64(w64, 0xFFFF0000FFFF0000ull, next));
-    ref ^= 0xFFFF0000FFFF0000ull;
-    PE_OK(sym_atomic_fetch_and64(w64, 0x7FFFFFFFFFFFFFF7ull, &old, next));
-    PE_ASSERT(old == ref, "fetch_and64");
-    ref &= 0x7FFFFFFFFFFFFFF7ull;
-    PE_OK(sym_atomic_fetch_or64(w64, 0x8000000000000008ull, &old, next));
-    PE_ASSERT(old == ref, "fetch_or64");
-    ref |= 0x8000000000000008ull;
-    PE_OK(sym_atomic_fetch_xor64(w64, 0x00000000FFFFFFFFull, &old, next));
-    PE_ASSERT(old == ref, "fetch_xor64");
-    ref ^= 0x00000000FFFFFFFFull;
-    PE_OK(sym_atomic_swap64(w64, 0x123456789ABCDEF0ull, &old, next));
-    PE_ASSERT(old == ref, "swap64");
-    ref = 0x123456789ABCDEF0ull;
-    PE_OK(sym_atomic_compare_swap64(w64, ref + 1, 7, &old, next)); /* fails */
-    PE_ASSERT(old == ref, "failed compare_swap64 returned %llx", (unsigned long long)old);
-    PE_OK(sym_atomic_compare_swap64(w64, ref, 0xFEDCBA9876543210ull, &old, next));
-    PE_ASSERT(old == ref, "compare_swap64");
-    ref = 0xFEDCBA9876543210ull;
-
+    const uint64_t ref = run_amo_chain(64, w64, chain64, sizeof chain64 / sizeof chain64[0], next);
     /* 32 bits, next to a guard word that must stay untouched. */
     PE_OK(sym_atomic_set32(&w32[1], 0xA5A5A5A5u, next));
-    PE_OK(sym_atomic_set32(w32, seed32, next));
-    ref32 = seed32;
-    PE_OK(sym_atomic_fetch_add32(w32, 0xFFFFFFFFu, &old32, next)); /* wraps */
-    PE_ASSERT(old32 == ref32, "fetch_add32");
-    ref32 += 0xFFFFFFFFu;
-    PE_OK(sym_atomic_add32(w32, 2, next));
-    ref32 += 2;
-    PE_OK(sym_atomic_inc32(w32, next));
-    ref32++;
-    PE_OK(sym_atomic_fetch_inc32(w32, &old32, next));
-    PE_ASSERT(old32 == ref32, "fetch_inc32");
-    ref32++;
-    PE_OK(sym_atomic_and32(w32, 0xF0F0F0F0u, next));
-    ref32 &= 0xF0F0F0F0u;
-    PE_OK(sym_atomic_or32(w32, 0x01010101u, next));
-    ref32 |= 0x01010101u;
-    PE_OK(sym_atomic_xor32(w32, 0xFFFF0000u, next));
-    ref32 ^= 0xFFFF0000u;
-    PE_OK(sym_atomic_fetch_and32(w32, 0x7FFFFFF7u, &old32, next));
-    PE_ASSERT(old32 == ref32, "fetch_and32");
-    ref32 &= 0x7FFFFFF7u;
-    PE_OK(sym_atomic_fetch_or32(w32, 0x80000008u, &old32, next));
-    PE_ASSERT(old32 == ref32, "fetch_or32");
-    ref32 |= 0x80000008u;
-    PE_OK(sym_atomic_fetch_xor32(w32, 0x0000FFFFu, &old32, next));
-    PE_ASSERT(old32 == ref32, "fetch_xor32");
-    ref32 ^= 0x0000FFFFu;
-    PE_OK(sym_atomic_swap32(w32, 0x9ABCDEF0u, &old32, next));
-    PE_ASSERT(old32 == ref32, "swap32");
-    ref32 = 0x9ABCDEF0u;
-    PE_OK(sym_atomic_compare_swap32(w32, ref32 + 1, 7, &old32, next));
-    PE_ASSERT(old32 == ref32, "failed compare_swap32");
-    PE_OK(sym_atomic_compare_swap32(w32, ref32, 0x87654321u, &old32, next));
-    PE_ASSERT(old32 == ref32, "compare_swap32");
-    ref32 = 0x87654321u;
-    PE_OK(sym_atomic_fetch32(&old32, w32, next));
-    PE_ASSERT(old32 == ref32, "fetch32 %x != %x", old32, ref32);
+    run_amo_chain(32, w32, chain32, sizeof chain32 / sizeof chain32[0], next);
 
     PE_OK(sym_barrier_all());
     /* My words were worked on by the previous PE: check them locally. */

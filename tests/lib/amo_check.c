@@ -2,6 +2,8 @@
  * amo_check.h). */
 #include "amo_check.h"
 
+#include <inttypes.h>
+
 #include "harness.h"
 
 const char *const amo_name[A_COUNT] = {
@@ -101,6 +103,50 @@ uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *d
         pe_fail(file, line, "AMO_OK", "sym_atomic_%s%d on PE %d returned %s: %s",
                 amo_name[id], bits, pe, sym_status_name(st), sym_last_error());
     return old;
+}
+
+uint64_t amo_step_result(const struct amo_step *s, uint64_t ref)
+{
+    switch (s->id) {
+    case A_SET:
+    case A_SWAP:
+        return s->value;
+    case A_CSWAP:
+        return s->cond_off == 0 ? s->value : ref;
+    case A_ADD:
+    case A_FADD:
+        return ref + s->value;
+    case A_INC:
+    case A_FINC:
+        return ref + 1;
+    case A_AND:
+    case A_FAND:
+        return ref & s->value;
+    case A_OR:
+    case A_FOR:
+        return ref | s->value;
+    case A_XOR:
+    case A_FXOR:
+        return ref ^ s->value;
+    default: /* A_FETCH */
+        return ref;
+    }
+}
+
+uint64_t run_amo_chain(int bits, void *w, const struct amo_step *steps, size_t n, int pe)
+{
+    const uint64_t mask = width_mask(bits);
+    uint64_t ref = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct amo_step *s = &steps[i];
+        const uint64_t old = AMO_OK(bits, s->id, w, s->value, (ref + s->cond_off) & mask, pe);
+        if (amo_fetches(s->id))
+            PE_ASSERT(old == ref,
+                      "step %zu, sym_atomic_%s%d fetched %" PRIx64 ", expected %" PRIx64, i,
+                      amo_name[s->id], bits, old, ref);
+        ref = amo_step_result(s, ref) & mask;
+    }
+    return ref;
 }
 
 struct amo_param amo_params[10];

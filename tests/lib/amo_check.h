@@ -1,7 +1,8 @@
 /*
- * amo_check.h - what the test_amo_*.c files share: one entry point for every
- * atomic of symheap.h at either width, the calls' names, and the test
- * parameters (PE count x width).
+ * amo_check.h - what the atomic tests (test_amo_*.c, test_ofi.c) share: one
+ * entry point for every atomic of symheap.h at either width, the calls'
+ * names, a checker for a chain of atomics against a local reference, and
+ * the test parameters (PE count x width).
  */
 #ifndef SYM_TEST_AMO_CHECK_H
 #define SYM_TEST_AMO_CHECK_H
@@ -47,6 +48,23 @@ uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *d
 
 #define AMO_OK(bits, id, dest, value, cond, pe)                                                    \
     amo_ok_at(__FILE__, __LINE__, (bits), (id), (dest), (value), (cond), (pe))
+
+/* One step of an atomic chain: the call, its operand and, for compare_swap,
+ * how far the compared value lies from the word's value (0: the swap
+ * happens). */
+struct amo_step {
+    enum amo_id id;
+    uint64_t value;
+    uint64_t cond_off;
+};
+
+/* What the word holds after step `s` when it held `ref` before. */
+uint64_t amo_step_result(const struct amo_step *s, uint64_t ref);
+
+/* Runs `steps` in order on the `bits`-wide word `w` of PE `pe`, checking
+ * every fetched value against a local reference; returns the reference
+ * after the last step. */
+uint64_t run_amo_chain(int bits, void *w, const struct amo_step *steps, size_t n, int pe);
 
 static inline uint64_t width_mask(int bits)
 {

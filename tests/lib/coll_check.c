@@ -309,6 +309,24 @@ void gb_check_at(const char *file, int line, const struct gbuf *b, const char *d
                     "%zu)", d, b->raw[i] != GUARD_BYTE ? "before" : "after", i);
 }
 
+void gb_finish_at(const char *file, int line, struct gbuf *a, struct gbuf *b, void *ref1,
+                  void *ref2, const char *d)
+{
+    gb_check_at(file, line, a, d);
+    gb_check_at(file, line, b, d);
+    free(ref1);
+    free(ref2);
+    gb_free(a);
+    gb_free(b);
+}
+
+void expect_kept_outside_at(const char *file, int line, const uint8_t *buf, const uint8_t *orig,
+                            size_t total, size_t off, size_t len, const char *d)
+{
+    expect_same_at(file, line, buf, orig, off, 1, d);
+    expect_same_at(file, line, buf + off + len, orig + off + len, total - off - len, 1, d);
+}
+
 void expect_same_at(const char *file, int line, const void *got, const void *want,
                     size_t bytes, size_t es, const char *d)
 {

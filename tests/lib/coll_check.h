@@ -59,6 +59,12 @@ struct gbuf {
 
 #define GB_CHECK(b, d) gb_check_at(__FILE__, __LINE__, (b), (d))
 
+#define GB_FINISH(a, b, ref1, ref2, d)                                                             \
+    gb_finish_at(__FILE__, __LINE__, (a), (b), (ref1), (ref2), (d))
+
+#define EXPECT_KEPT_OUTSIDE(buf, orig, total, off, len, d)                                         \
+    expect_kept_outside_at(__FILE__, __LINE__, (buf), (orig), (total), (off), (len), (d))
+
 #define EXPECT_SAME(got, want, bytes, es, d)                                                       \
     expect_same_at(__FILE__, __LINE__, (got), (want), (bytes), (es), (d))
 
@@ -155,6 +161,16 @@ void *xmalloc(size_t bytes);
 void *xdup(const void *src, size_t bytes);
 
 void gb_check_at(const char *file, int line, const struct gbuf *b, const char *d);
+
+/* The end of a check on two guarded buffers: both guards intact, then the
+ * buffers and the check's two reference copies (NULL: none) freed. */
+void gb_finish_at(const char *file, int line, struct gbuf *a, struct gbuf *b, void *ref1,
+                  void *ref2, const char *d);
+
+/* An input buffer written only in [off, off + len), the output window of an
+ * in-place call: everything else still holds orig. */
+void expect_kept_outside_at(const char *file, int line, const uint8_t *buf, const uint8_t *orig,
+                            size_t total, size_t off, size_t len, const char *d);
 
 void expect_same_at(const char *file, int line, const void *got, const void *want, size_t bytes,
                     size_t es, const char *d);
