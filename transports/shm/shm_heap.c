@@ -12,7 +12,7 @@
 #include "bootstrap/bootstrap.h"
 /* The control block's identity fields and the mapping alignment: every
  * peer's heap is checked before use (map_peer). */
-#include "core/heap_layout.h"
+#include "base/heap_layout.h"
 #include "launch/job.h"
 #include "shm_private.h"
 
