@@ -631,23 +631,24 @@ static void bounds_body(int me, int npes, void *arg)
     const int right = (me + 1) % npes;
     const uint64_t end = sym_rt.heap_total + sym_rt.globals.len;
     uint64_t word = 0;
+    struct sym_deadline dl = sym_deadline_default("bounds");
     PE_ASSERT(sym_rt.globals.len > 0, "no global variables registered");
     /* the last word of the globals is in range: the check is not too strict */
-    PE_OK(tp->ops->get(tp, right, &word, end - 8, 8));
-    PE_FAILS_WITH(tp->ops->put(tp, right, end - 4, &word, 8), SYM_ERR_INVALID_ARG);
+    PE_OK(tp->ops->get(tp, right, &word, end - 8, 8, &dl));
+    PE_FAILS_WITH(tp->ops->put(tp, right, end - 4, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     PE_ASSERT(strstr(sym_last_error(), "outside") != NULL, "message: %s", sym_last_error());
-    PE_FAILS_WITH(tp->ops->get(tp, right, &word, end, 8), SYM_ERR_INVALID_ARG);
-    PE_FAILS_WITH(tp->ops->put_nbi(tp, right, UINT64_MAX - 3, &word, 8), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->get(tp, right, &word, end, 8, &dl), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->put_nbi(tp, right, UINT64_MAX - 3, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     /* straddling the heap's end and the globals' start: neither region */
-    PE_FAILS_WITH(tp->ops->get_nbi(tp, right, &word, sym_rt.heap_total - 4, 8),
+    PE_FAILS_WITH(tp->ops->get_nbi(tp, right, &word, sym_rt.heap_total - 4, 8, &dl),
                   SYM_ERR_INVALID_ARG);
-    PE_FAILS_WITH(tp->ops->atomic(tp, right, end, SYM_AMO_ADD, 8, 1, 0, NULL),
+    PE_FAILS_WITH(tp->ops->atomic(tp, right, end, SYM_AMO_ADD, 8, 1, 0, NULL, &dl),
                   SYM_ERR_INVALID_ARG);
     /* a bad signal word: nothing is written, not even the data */
     PE_FAILS_WITH(tp->ops->put_signal(tp, right, sym_rt.heap_total, &word, 8, end, 1,
-                                      SYM_SIGNAL_SET),
+                                      SYM_SIGNAL_SET, &dl),
                   SYM_ERR_INVALID_ARG);
-    PE_FAILS_WITH(tp->ops->put(tp, npes, 0, &word, 8), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->put(tp, npes, 0, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     PE_OK(sym_barrier_all());
 }
 
@@ -713,16 +714,16 @@ static void late_read_body(int me, int npes, void *arg)
             struct timespec ts = { 0, 1000000 };
             nanosleep(&ts, NULL);
         }
-        sym_op_timeout_s = 1.0;
-        PE_FAILS_WITH(tp->ops->get(tp, 1, dst, off, 8), SYM_ERR_TIMEOUT);
-        sym_op_timeout_s = 0;
+        struct sym_deadline soon = sym_deadline_in("sym_get", 1.0);
+        PE_FAILS_WITH(tp->ops->get(tp, 1, dst, off, 8, &soon), SYM_ERR_TIMEOUT);
         PE_ASSERT(*dst == sentinel, "the failed get wrote its destination: %#" PRIx64, *dst);
         FILE *f = fopen(late_read_flag, "w");
         PE_ASSERT(f != NULL, "cannot create %s", late_read_flag);
         fclose(f);
         PE_OK(sym_barrier_all());
         uint64_t again = 0;
-        PE_OK(tp->ops->get(tp, 1, &again, off, 8));
+        struct sym_deadline dl = sym_deadline_default("sym_get");
+        PE_OK(tp->ops->get(tp, 1, &again, off, 8, &dl));
         PE_ASSERT(again == remote, "the second get read %#" PRIx64, again);
         PE_ASSERT(*dst == sentinel, "the failed get's read landed after it returned: %#" PRIx64,
                   *dst);

@@ -38,6 +38,7 @@
 #include "symheap.h"
 
 struct sym_boot;
+struct sym_deadline;
 struct sym_transport;
 
 /* What a transport instance can do; the layers above decide from these,
@@ -89,26 +90,31 @@ struct sym_transport_ops {
     size_t size; /* sizeof(struct sym_transport_ops), for compatibility checks */
     const char *name;
 
+    /* The operations that may block (for completion, for room in a full
+     * queue, for a provider that keeps answering "try again") take the
+     * caller's deadline `dl`: every wait of theirs shares it, and ends
+     * with its timeout message (base/deadline.h).  A transport that never
+     * waits ignores it. */
     sym_status_t (*put)(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                        size_t nbytes);
+                        size_t nbytes, struct sym_deadline *dl);
     sym_status_t (*get)(struct sym_transport *tp, int pe, void *dst, uint64_t off,
-                        size_t nbytes);
+                        size_t nbytes, struct sym_deadline *dl);
     sym_status_t (*put_nbi)(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                            size_t nbytes);
+                            size_t nbytes, struct sym_deadline *dl);
     sym_status_t (*get_nbi)(struct sym_transport *tp, int pe, void *dst, uint64_t off,
-                            size_t nbytes);
+                            size_t nbytes, struct sym_deadline *dl);
     /* Data at `off`, then the 64-bit signal word at `sig_off` updated with
      * `op`; the signal is never visible before the data. */
     sym_status_t (*put_signal)(struct sym_transport *tp, int pe, uint64_t off,
                                const void *src, size_t nbytes, uint64_t sig_off,
-                               uint64_t signal, sym_signal_op_t op);
+                               uint64_t signal, sym_signal_op_t op, struct sym_deadline *dl);
     /* Atomic on a `width`-byte (4 or 8) word.  `operand` and `compare` are
      * zero-extended; the fetched value, when the op fetches, goes to *fetched_p. */
     sym_status_t (*atomic)(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
                            size_t width, uint64_t operand, uint64_t compare,
-                           uint64_t *fetched_p);
-    sym_status_t (*quiet)(struct sym_transport *tp);
-    sym_status_t (*fence)(struct sym_transport *tp);
+                           uint64_t *fetched_p, struct sym_deadline *dl);
+    sym_status_t (*quiet)(struct sym_transport *tp, struct sym_deadline *dl);
+    sym_status_t (*fence)(struct sym_transport *tp, struct sym_deadline *dl);
     /* SYM_TP_CAP_DIRECT only (else NULL): direct pointer to (pe, off), or
      * NULL if the peer is not mapped.  For off < direct_end it is
      * ptr(pe, 0) + off, which the runtime's inline path relies on. */
@@ -155,6 +161,9 @@ struct sym_transport_config {
     unsigned long ofi_eagain_every;
     unsigned long wait_yield_us;
     unsigned long wait_poll_us;
+    /* sym_init's deadline: bounds every wait of creation (a transport's
+     * own, such as ofi's connections; the bootstrap's have their own). */
+    struct sym_deadline *deadline;
     /* Hook: from now on the wait loop drives tp's progress and the runtime
      * owns tp (releases it, also when creation fails later).  A transport
      * calls it before a collective step of its creation whose waits need

@@ -145,12 +145,21 @@ static sym_status_t verify_peer_heaps(void)
     return SYM_OK;
 }
 
-/* What the bootstrap takes from the configuration. */
+/* Meeting the peers and loading libfabric can take seconds on a loaded
+ * host: a short operation timeout must not fail them, so init waits up to
+ * SYMHEAP_INIT_TIMEOUT (0: SYMHEAP_TIMEOUT). */
+static double init_timeout(void)
+{
+    return sym_rt.cfg.init_timeout ? (double)sym_rt.cfg.init_timeout : sym_rt.cfg.timeout;
+}
+
+/* What the bootstrap takes from the configuration: the init timeout, which
+ * it keeps for its own later exchanges. */
 static void boot_settings(struct sym_boot_settings *b)
 {
     const struct sym_config *c = &sym_rt.cfg;
     *b = (struct sym_boot_settings){
-        .timeout = c->timeout,
+        .timeout = init_timeout(),
         .debug = c->debug,
         .symrun_fd_set = c->set.symrun_fd,
         .symrun_pe_set = c->set.symrun_pe,
@@ -166,9 +175,6 @@ static void boot_settings(struct sym_boot_settings *b)
     snprintf(b->root_addr, sizeof(b->root_addr), "%s", c->root_addr.s);
 }
 
-/* SYMHEAP_TIMEOUT meant for operations, while init_steps runs with
- * SYMHEAP_INIT_TIMEOUT in its place (sym_init puts it back). */
-static double op_timeout;
 /* The level sym_init_thread asks for, in force while init_steps runs: the
  * transports choose their locking from it. */
 static int requested_level = SYM_THREAD_SINGLE;
@@ -179,14 +185,11 @@ static sym_status_t init_steps(void)
     sym_log_set_debug(sym_rt.cfg.debug);
     if (st != SYM_OK)
         return st;
-    /* Meeting the peers and loading libfabric can take seconds on a loaded
-     * host: a short operation deadline must not fail them.  Every wait of
-     * init (bootstrap, transports) reads cfg.timeout, and the bootstraps
-     * keep what they read at open for their own later exchanges. */
-    op_timeout = sym_rt.cfg.timeout;
-    if (sym_rt.cfg.init_timeout)
-        sym_rt.cfg.timeout = (double)sym_rt.cfg.init_timeout;
     tune_waits();
+    /* Every wait of init below the bootstrap (the transports' own) shares
+     * one deadline, which starts now. */
+    struct sym_deadline init = sym_deadline_in("sym_init", init_timeout());
+    sym_deadline_anchor(&init);
 #ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
         return sym_error(SYM_ERR_UNAVAILABLE,
@@ -205,7 +208,7 @@ static sym_status_t init_steps(void)
     sym_rt.job = boot->job;
     sym_log_set_pe(sym_rt.me);
     show_health();
-    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, op_timeout)) !=
+    if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
         SYM_OK)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
@@ -263,7 +266,7 @@ static sym_status_t init_steps(void)
         owners[pe] = cards[pe].owner;
     }
     if (st == SYM_OK)
-        st = sym_transports_open(boot, local, owners);
+        st = sym_transports_open(boot, local, owners, &init);
     free(owners);
     free(cards);
     free(local);
@@ -301,11 +304,8 @@ SYM_API sym_status_t sym_init(void)
         return sym_error(SYM_ERR_ALREADY_INITIALIZED, "sym_init: already initialized (PE %d)",
                          sym_rt.me);
     register_wait_hooks();
-    op_timeout = 0;
     sym_rt.thread_level = level;
     sym_status_t st = init_steps();
-    if (op_timeout > 0)
-        sym_rt.cfg.timeout = op_timeout;
     tune_waits();
     if (st != SYM_OK) {
         release_all();

@@ -32,9 +32,7 @@ static inline void cpu_relax(void)
 
 static inline uint64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return sym_now_ns();
 }
 
 /* Hooks of the layers above; no-ops until init registers them, so the loop
@@ -109,8 +107,15 @@ double sym_wait_timeout(void)
     return sym_op_timeout_s > 0 ? sym_op_timeout_s : tuning.timeout_s;
 }
 
-sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s)
+sym_status_t sym_wait_for_s(const char *op, const struct sym_waiter *w, double timeout_s)
 {
+    struct sym_deadline dl = sym_deadline_in(op, timeout_s);
+    return sym_wait_for(&dl, w);
+}
+
+sym_status_t(sym_wait_for)(struct sym_deadline *dl, const struct sym_waiter *w)
+{
+    const char *op = dl->op;
     if (w->ready(w->arg))
         return SYM_OK;
     /* Inside a non-blocking collective's coroutine, waiting means letting
@@ -128,12 +133,8 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
         if (w->ready(w->arg))
             return SYM_OK;
     }
-    if (timeout_s <= 0)
-        timeout_s = sym_wait_timeout();
-    if (timeout_s > 1e9) /* ~31 years: keeps the nanosecond deadline in range */
-        timeout_s = 1e9;
+    const uint64_t deadline = sym_deadline_anchor(dl);
     const uint64_t start = now_ns();
-    const uint64_t deadline = start + (uint64_t)(timeout_s * 1e9);
     const uint64_t yield_until =
         tuning.sleep_at_once ? start : start + (uint64_t)tuning.yield_us * 1000u;
     uint64_t next_check = start;
@@ -167,8 +168,7 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
                 return SYM_OK;
             char what[512];
             w->describe(w->arg, what, sizeof(what));
-            return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s", op,
-                             timeout_s, what);
+            return sym_deadline_timeout(dl, what);
         }
         if (coroutine) {
             request_hooks.yield();

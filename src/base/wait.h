@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/deadline.h"
 #include "base/health.h"
 #include "symheap.h"
 
@@ -26,10 +27,20 @@ struct sym_waiter {
 };
 
 /* The one wait loop: spin, yield, sleep with backoff; drives transport
- * progress; checks the abort word and peer liveness; gives up after
- * `timeout_s` (<= 0: SYMHEAP_TIMEOUT).  Errors: SYM_ERR_TIMEOUT,
- * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, each message starting with `op`. */
-sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double timeout_s);
+ * progress; checks the abort word and peer liveness; gives up at `dl`
+ * (anchored by the first wait of it that gets past the spins; shared by
+ * every wait of one call).  Errors: SYM_ERR_TIMEOUT, SYM_ERR_PEER_LOST,
+ * SYM_ERR_ABORTED, each message starting with dl->op. */
+sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w);
+
+/* Compatibility form for callers that still give (op, waiter, timeout in
+ * seconds, <= 0: the default) instead of a deadline: the collectives of
+ * src/coll until they pass their team's deadline.  sym_wait_for(op, w, s)
+ * with three arguments calls it; remove both once none is left. */
+sym_status_t sym_wait_for_s(const char *op, const struct sym_waiter *w, double timeout_s);
+#define SYM_WAIT_FOR_PICK_(a, b, c, fn, ...) fn
+#define sym_wait_for(...)                                                                  \
+    SYM_WAIT_FOR_PICK_(__VA_ARGS__, sym_wait_for_s, sym_wait_for, unused)(__VA_ARGS__)
 
 /* How many transport operations this thread is inside (the ofi ops table
  * counts them under its lock).  A wait inside one (a drain for delivery, a
@@ -40,11 +51,14 @@ sym_status_t sym_wait_for(const char *op, const struct sym_waiter *w, double tim
  * thread's put would block until this one calls symheap again. */
 extern _Thread_local unsigned sym_transport_depth;
 
-/* Deadline in seconds of this thread's waits given no timeout (<= 0), such
- * as a transport operation's wait for its target; 0: SYMHEAP_TIMEOUT.  A
- * collective sets it around its transport calls, so that a target that
- * makes no library calls (manual progress) is reported within the team's
- * timeout.  sym_wait_timeout() is the deadline in effect. */
+/* Compatibility default of the deadlines that say "the default" (<= 0
+ * seconds), in seconds; 0: SYMHEAP_TIMEOUT.  Only the collectives of
+ * src/coll set it, around their transport calls, so that a transport's
+ * wait for a target that makes no library calls (manual progress) is
+ * bounded by the team's timeout; it goes once they pass their team's
+ * deadline down explicitly.  Nothing else may set it: a deadline is a
+ * value passed down, not ambient state.  sym_wait_timeout() is the
+ * default in effect (what such a deadline resolves to when anchored). */
 extern _Thread_local double sym_op_timeout_s;
 double sym_wait_timeout(void);
 

@@ -181,7 +181,8 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
     }
     /* PMIx's own timeout should answer first: it knows more. */
     struct sym_waiter w = { fence_ready, fence_describe, f, NULL };
-    sym_status_t st = sym_wait_for(op, &w, pb->timeout_s + 5.0);
+    struct sym_deadline dl = sym_deadline_in(op, pb->timeout_s + 5.0);
+    sym_status_t st = sym_wait_for(&dl, &w);
     if (st == SYM_OK && f->status != PMIX_SUCCESS)
         st = pmix_failed(pb, step, "PMIx_Fence_nb", f->status);
     fence_release(f);

@@ -18,6 +18,7 @@ struct symrun_boot {
     struct sym_boot base;
     size_t map_len;
     uint64_t barriers; /* bootstrap barriers entered so far */
+    double timeout;    /* of each step, from the settings at open */
 };
 
 /* One launcher variable for a message: its value, or "(unset)". */
@@ -59,7 +60,8 @@ static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
     struct boot_wait w = { .job = b->job, .target = ++sb->barriers };
     __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
     struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w, NULL };
-    return sym_wait_for(step, &waiter, 0);
+    struct sym_deadline dl = sym_deadline_in(step, sb->timeout);
+    return sym_wait_for(&dl, &waiter);
 }
 
 static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_t len,
@@ -160,6 +162,7 @@ sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sy
      * descriptor itself stays open so a failed sym_init() can be retried. */
     fcntl((int)fd, F_SETFD, FD_CLOEXEC);
     sb->base.ops = &symrun_ops;
+    sb->timeout = cfg->timeout;
     sb->base.rank = (int)pe;
     sb->base.size = (int)npes;
     memcpy(sb->base.key, job->key, sizeof(sb->base.key));

@@ -170,7 +170,8 @@ sym_status_t tcp_pe_connect(struct tcp_boot *tb)
     struct connect_try t = {
         .res = res, .deadline = tcp_now() + tb->timeout, .pause = 0.01, .fd = -1};
     struct sym_waiter w = {connect_ready, connect_describe, &t, NULL};
-    st = sym_wait_for("sym_init (tcp bootstrap)", &w, tb->timeout);
+    struct sym_deadline dl = sym_deadline_in("sym_init (tcp bootstrap)", tb->timeout);
+    st = sym_wait_for(&dl, &w);
     freeaddrinfo(res);
     if (st == SYM_ERR_TIMEOUT && t.fd < 0)
         return sym_error(SYM_ERR_TIMEOUT,

@@ -29,8 +29,9 @@ static inline sym_status_t amo(const char *op_name, void *dest, size_t width, sy
             *old_p = old;
         return SYM_OK;
     }
+    struct sym_deadline dl = sym_deadline_default(op_name);
     struct sym_transport *tp = sym_amo_tp(pe);
-    return tp->ops->atomic(tp, pe, off, op, width, operand, compare, old_p);
+    return tp->ops->atomic(tp, pe, off, op, width, operand, compare, old_p, &dl);
 }
 
 #define SYM_AMO_DEFINE_(bits)                                                                  \

@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "shm/shm_atomic.h"
 
-sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
+sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_deadline *dl)
 {
     uint64_t *p = sym_direct(pe, off);
     if (p) {
@@ -22,7 +22,13 @@ sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
         return SYM_OK;
     }
     struct sym_transport *tp = sym_rt.peer_tp[pe];
-    return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_SET);
+    return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_SET, dl);
+}
+
+sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
+{
+    struct sym_deadline dl = sym_deadline_default("sym_put_signal");
+    return sym_flag_set_dl(pe, off, value, &dl);
 }
 
 struct flag_wait {
@@ -62,10 +68,12 @@ static void barrier_describe(void *arg, char *buf, size_t len)
         uint64_t entered = 0;
         const uint64_t off = offsetof(struct sym_heap_ctrl, barrier_entered);
         const uint64_t *p = sym_direct(pe, off);
+        /* its own deadline: the barrier's has passed when this is asked */
+        struct sym_deadline dl = sym_deadline_default("sym_get");
         if (p)
             entered = __atomic_load_n(p, __ATOMIC_ACQUIRE);
         else if (sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, &entered, off,
-                                              sizeof(entered)) != SYM_OK)
+                                              sizeof(entered), &dl) != SYM_OK)
             continue;
         if (entered < w->epoch) {
             used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, pe);
@@ -74,7 +82,7 @@ static void barrier_describe(void *arg, char *buf, size_t len)
     }
 }
 
-static sym_status_t dissemination(const char *op)
+static sym_status_t dissemination(struct sym_deadline *dl)
 {
     const int n = sym_rt.npes, me = sym_rt.me;
     const uint64_t epoch = ++sym_rt.barrier_epoch;
@@ -84,14 +92,14 @@ static sym_status_t dissemination(const char *op)
     for (int dist = 1; dist < n; dist <<= 1, round++) {
         uint64_t off = SYM_SYNC_LINE_OFF(SYM_SYNC_BARRIER_LINE + round);
         int to = (me + dist) % n, from = (me - dist + n) % n;
-        sym_status_t st = sym_flag_set(to, off, epoch);
+        sym_status_t st = sym_flag_set_dl(to, off, epoch, dl);
         if (st != SYM_OK)
             return st;
         if (sym_flag_load(off) >= epoch)
             continue;
         struct barrier_wait w = { { off, epoch, from, "barrier" }, epoch, round };
         struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
-        if ((st = sym_wait_for(op, &waiter, 0)) != SYM_OK)
+        if ((st = sym_wait_for(dl, &waiter)) != SYM_OK)
             return st;
     }
     return SYM_OK;
@@ -103,7 +111,7 @@ static sym_status_t dissemination(const char *op)
  * to be scheduled in every round; here only the last arrival has to run,
  * which is what a starved core can give (4 PEs on 2 cores: about half the
  * time of dissemination). */
-static sym_status_t central(const char *op)
+static sym_status_t central(struct sym_deadline *dl)
 {
     const int n = sym_rt.npes;
     const uint64_t epoch = ++sym_rt.barrier_epoch;
@@ -118,31 +126,31 @@ static sym_status_t central(const char *op)
     if (p)
         before = __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL);
     else
-        st = tp->ops->atomic(tp, 0, arrivals, SYM_AMO_FETCH_ADD, 8, 1, 0, &before);
+        st = tp->ops->atomic(tp, 0, arrivals, SYM_AMO_FETCH_ADD, 8, 1, 0, &before, dl);
     if (st != SYM_OK)
         return st;
     if (before + 1 == epoch * (uint64_t)n) { /* last to arrive: release all */
         for (int pe = 0; pe < n && st == SYM_OK; pe++)
-            st = sym_flag_set(pe, release, epoch);
+            st = sym_flag_set_dl(pe, release, epoch, dl);
         return st;
     }
     if (sym_flag_load(release) >= epoch)
         return SYM_OK;
     struct barrier_wait w = { { release, epoch, 0, "barrier" }, epoch, 0 };
     struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
-    return sym_wait_for(op, &waiter, 0);
+    return sym_wait_for(dl, &waiter);
 }
 
 /* A failed barrier leaves the epoch flags and the arrival count out of step
  * (a PE that gave up may already count itself into the next barrier), so
  * after a failure every later world barrier fails at once with the first
  * error instead of letting a stale count or flag release someone. */
-static sym_status_t barrier(const char *op)
+static sym_status_t barrier(struct sym_deadline *dl)
 {
     if (sym_rt.barrier_broken)
-        return sym_error(sym_rt.barrier_broken, "%s: an earlier barrier failed (%s)", op,
+        return sym_error(sym_rt.barrier_broken, "%s: an earlier barrier failed (%s)", dl->op,
                          sym_rt.barrier_broken_msg);
-    sym_status_t st = sym_rt.central_barrier ? central(op) : dissemination(op);
+    sym_status_t st = sym_rt.central_barrier ? central(dl) : dissemination(dl);
     if (st != SYM_OK) {
         sym_rt.barrier_broken = st;
         snprintf(sym_rt.barrier_broken_msg, sizeof(sym_rt.barrier_broken_msg), "%s",
@@ -153,10 +161,11 @@ static sym_status_t barrier(const char *op)
 
 sym_status_t sym_barrier_internal(const char *op)
 {
-    sym_status_t st = sym_quiet_internal();
+    struct sym_deadline dl = sym_deadline_default(op);
+    sym_status_t st = sym_quiet_dl(&dl);
     if (st != SYM_OK)
         return st;
-    return barrier(op);
+    return barrier(&dl);
 }
 
 SYM_API sym_status_t sym_barrier_all(void)
@@ -176,7 +185,8 @@ SYM_API sym_status_t sym_sync_all(void)
         return st;
     /* On shm every store is visible when issued; over libfabric completing
      * them first keeps sync_all as strong as it is on one host. */
-    if ((st = sym_quiet_internal()) != SYM_OK)
+    struct sym_deadline dl = sym_deadline_default("sym_sync_all");
+    if ((st = sym_quiet_dl(&dl)) != SYM_OK)
         return st;
-    return barrier("sym_sync_all");
+    return barrier(&dl);
 }

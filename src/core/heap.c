@@ -39,8 +39,10 @@ static sym_status_t debug_verify(const char *op, uint64_t off, size_t size)
                            offsetof(struct sym_heap_ctrl, dbg_alloc_seq) + 16,
                    "the allocation record is three consecutive words");
     uint64_t rec[3];
+    struct sym_deadline dl = sym_deadline_default(op);
     sym_status_t st = sym_rt.peer_tp[0]->ops->get(
-        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec));
+        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec),
+        &dl);
     if (st != SYM_OK)
         return st;
     const struct { uint64_t dbg_alloc_seq, dbg_alloc_off, dbg_alloc_size; } root = {

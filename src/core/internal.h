@@ -131,9 +131,9 @@ sym_status_t sym_transports_heap_open(struct sym_boot *boot);
  * (SYMHEAP_TRANSPORT restricts the list), create the transports, fill
  * peer_base, peer_tp and what derives from the transports' capabilities.
  * same_host[pe]: PE pe runs on this host; owners[pe]: the owner in its
- * object names. */
+ * object names; dl: sym_init's deadline, for the transports' own waits. */
 sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
-                                 const char *const *owners);
+                                 const char *const *owners, struct sym_deadline *dl);
 /* Release every transport (the heap's owner last) and the globals. */
 void sym_transports_close(void);
 /* The transport in use named `name`, or NULL (tests, tools). */
@@ -156,10 +156,16 @@ static inline struct sym_transport *sym_amo_tp(int pe)
     return sym_rt.amo_tp ? sym_rt.amo_tp : sym_rt.peer_tp[pe];
 }
 
-/* ---- internal one-sided helpers (rma.c, barrier.c) ---------------------- */
+/* ---- internal one-sided helpers (rma.c, barrier.c) ----------------------
+ * The _dl forms take the deadline of the calling operation (a collective
+ * passes its team's, so a transport that waits for a member is bounded by
+ * the team's timeout); the forms without take SYMHEAP_TIMEOUT (or the
+ * compatibility default of base/wait.h) and go once src/coll passes its
+ * deadlines. */
 
 /* Atomically store a 64-bit flag at heap offset `off` on `pe`, with
  * release ordering relative to this PE's earlier puts. */
+sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_deadline *dl);
 sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value);
 
 static inline uint64_t sym_flag_load(uint64_t off)
@@ -175,6 +181,13 @@ sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes);
 sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes);
 sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
                                 uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
+sym_status_t sym_put_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
+                            struct sym_deadline *dl);
+sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes,
+                            struct sym_deadline *dl);
+sym_status_t sym_put_signal_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
+                                   uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                                   struct sym_deadline *dl);
 
 /* Transports with manual progress (progress.c): whether any in use needs
  * the target to make calls, driving each once, and blocking up to `ns` in
@@ -184,6 +197,7 @@ void sym_transports_progress(void);
 bool sym_transports_sleep(long ns);
 
 /* Transport-level quiet over every transport in use. */
+sym_status_t sym_quiet_dl(struct sym_deadline *dl);
 sym_status_t sym_quiet_internal(void);
 
 #endif /* SYM_INTERNAL_H */

@@ -38,16 +38,19 @@ rma(enum rma_kind kind, const char *op, void *dest, const void *src, size_t nbyt
             memcpy(put ? p : dest, put ? src : p, nbytes);
         return SYM_OK;
     }
+    /* Only here, off the inline path: a deadline costs no clock read until
+     * the transport has to wait. */
+    struct sym_deadline dl = sym_deadline_default(op);
     struct sym_transport *tp = sym_rt.peer_tp[pe];
     switch (kind) {
     case RMA_PUT:
-        return tp->ops->put(tp, pe, off, src, nbytes);
+        return tp->ops->put(tp, pe, off, src, nbytes, &dl);
     case RMA_GET:
-        return tp->ops->get(tp, pe, dest, off, nbytes);
+        return tp->ops->get(tp, pe, dest, off, nbytes, &dl);
     case RMA_PUT_NBI:
-        return tp->ops->put_nbi(tp, pe, off, src, nbytes);
+        return tp->ops->put_nbi(tp, pe, off, src, nbytes, &dl);
     case RMA_GET_NBI:
-        return tp->ops->get_nbi(tp, pe, dest, off, nbytes);
+        return tp->ops->get_nbi(tp, pe, dest, off, nbytes, &dl);
     }
     return SYM_ERR_INVALID_ARG;
 }
@@ -123,13 +126,14 @@ SYM_API sym_status_t sym_iput(void *dest, const void *src, ptrdiff_t dst_stride,
         return st;
     const uint8_t *s = src;
     uint8_t *d = sym_direct(pe, off);
+    struct sym_deadline dl = sym_deadline_default("sym_iput");
     for (size_t i = 0; i < nelems; i++) {
         const void *from = s + i * (size_t)src_stride * elem_size;
         uint64_t o = off + i * (size_t)dst_stride * elem_size;
         if (d)
             copy_elem(d + (o - off), from, elem_size);
         else if ((st = sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, o, from,
-                                                         elem_size)) != SYM_OK)
+                                                         elem_size, &dl)) != SYM_OK)
             return st;
     }
     return SYM_OK;
@@ -146,17 +150,18 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
         return st;
     uint8_t *d = dest;
     const uint8_t *s = sym_direct(pe, off);
+    struct sym_deadline dl = sym_deadline_default("sym_iget");
     for (size_t i = 0; i < nelems; i++) {
         void *to = d + i * (size_t)dst_stride * elem_size;
         uint64_t o = off + i * (size_t)src_stride * elem_size;
         if (s)
             copy_elem(to, s + (o - off), elem_size);
         else if ((st = sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, to, o,
-                                                         elem_size)) != SYM_OK)
+                                                         elem_size, &dl)) != SYM_OK)
             return st;
     }
     if (!s)
-        return sym_rt.peer_tp[pe]->ops->quiet(sym_rt.peer_tp[pe]);
+        return sym_rt.peer_tp[pe]->ops->quiet(sym_rt.peer_tp[pe], &dl);
     return SYM_OK;
 }
 
@@ -179,8 +184,9 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
             __atomic_store_n(d, value, __ATOMIC_RELAXED);                                   \
             return SYM_OK;                                                                  \
         }                                                                                   \
+        struct sym_deadline dl = sym_deadline_default("sym_p" #bits);                       \
         return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, &value,            \
-                                            sizeof(value));                                 \
+                                            sizeof(value), &dl);                            \
     }                                                                                       \
     SYM_API sym_status_t sym_g##bits(uint##bits##_t *value_p, const uint##bits##_t *src,    \
                                      int pe)                                                \
@@ -199,8 +205,9 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
             *value_p = __atomic_load_n(s, __ATOMIC_RELAXED);                                \
             return SYM_OK;                                                                  \
         }                                                                                   \
+        struct sym_deadline dl = sym_deadline_default("sym_g" #bits);                       \
         return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, value_p, off,          \
-                                            sizeof(*value_p));                              \
+                                            sizeof(*value_p), &dl);                         \
     }
 SYM_PG_DEFINE_(8)
 SYM_PG_DEFINE_(16)
@@ -208,7 +215,8 @@ SYM_PG_DEFINE_(32)
 SYM_PG_DEFINE_(64)
 #undef SYM_PG_DEFINE_
 
-sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes)
+sym_status_t sym_put_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
+                           struct sym_deadline *dl)
 {
     void *d = sym_direct(pe, off);
     if (d) {
@@ -216,21 +224,42 @@ sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes)
             memcpy(d, src, nbytes);
         return SYM_OK;
     }
-    return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes);
+    return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes, dl);
 }
 
-sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes)
+sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes,
+                           struct sym_deadline *dl)
 {
     const void *s = sym_direct(pe, off);
     if (s) {
         memcpy(dst, s, nbytes);
         return SYM_OK;
     }
-    return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dst, off, nbytes);
+    return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dst, off, nbytes, dl);
+}
+
+sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes)
+{
+    struct sym_deadline dl = sym_deadline_default("sym_put");
+    return sym_put_off_dl(pe, off, src, nbytes, &dl);
+}
+
+sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes)
+{
+    struct sym_deadline dl = sym_deadline_default("sym_get");
+    return sym_get_off_dl(pe, dst, off, nbytes, &dl);
 }
 
 sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
                                 uint64_t sig_off, uint64_t signal, sym_signal_op_t op)
+{
+    struct sym_deadline dl = sym_deadline_default("sym_put_signal");
+    return sym_put_signal_off_dl(pe, off, src, nbytes, sig_off, signal, op, &dl);
+}
+
+sym_status_t sym_put_signal_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
+                                   uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                                   struct sym_deadline *dl)
 {
     uint8_t *b = sym_rt.peer_base[pe];
     if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end &&
@@ -246,15 +275,21 @@ sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nb
     }
     /* An adding signal is an atomic: through sym_amo_tp. */
     struct sym_transport *tp = op == SYM_SIGNAL_ADD ? sym_amo_tp(pe) : sym_rt.peer_tp[pe];
-    return tp->ops->put_signal(tp, pe, off, src, nbytes, sig_off, signal, op);
+    return tp->ops->put_signal(tp, pe, off, src, nbytes, sig_off, signal, op, dl);
+}
+
+sym_status_t sym_quiet_dl(struct sym_deadline *dl)
+{
+    sym_status_t st = SYM_OK;
+    for (int i = 0; i < sym_rt.ntp && st == SYM_OK; i++)
+        st = sym_rt.tp[i]->ops->quiet(sym_rt.tp[i], dl);
+    return st;
 }
 
 sym_status_t sym_quiet_internal(void)
 {
-    sym_status_t st = SYM_OK;
-    for (int i = 0; i < sym_rt.ntp && st == SYM_OK; i++)
-        st = sym_rt.tp[i]->ops->quiet(sym_rt.tp[i]);
-    return st;
+    struct sym_deadline dl = sym_deadline_default("sym_quiet");
+    return sym_quiet_dl(&dl);
 }
 
 SYM_API sym_status_t sym_quiet(void)
@@ -270,8 +305,9 @@ SYM_API sym_status_t sym_fence(void)
     sym_status_t st = sym_check_init("sym_fence");
     if (st != SYM_OK)
         return st;
+    struct sym_deadline dl = sym_deadline_default("sym_fence");
     for (int i = 0; i < sym_rt.ntp && st == SYM_OK; i++)
-        st = sym_rt.tp[i]->ops->fence(sym_rt.tp[i]);
+        st = sym_rt.tp[i]->ops->fence(sym_rt.tp[i], &dl);
     return st;
 }
 

@@ -106,7 +106,8 @@ SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, ui
                          "sym_cmp_t", (int)cmp);
     struct signal_wait w = { sig_addr, cmp, value, 0 };
     struct sym_waiter waiter = { signal_ready, signal_describe, &w, NULL };
-    st = sym_wait_for("sym_signal_wait_until", &waiter, 0);
+    struct sym_deadline dl = sym_deadline_default("sym_signal_wait_until");
+    st = sym_wait_for(&dl, &waiter);
     if (st == SYM_OK && value_p)
         *value_p = w.seen;
     return st;

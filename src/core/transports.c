@@ -127,7 +127,7 @@ static bool sleeps_at_once(void)
 }
 
 sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
-                                 const char *const *owners)
+                                 const char *const *owners, struct sym_deadline *dl)
 {
     const int npes = sym_rt.npes;
     bool *reach = calloc((size_t)npes, sizeof(*reach));
@@ -153,6 +153,7 @@ sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
         .ofi_eagain_every = sym_rt.cfg.ofi_eagain_every,
         .wait_yield_us = sym_rt.cfg.wait_yield_us,
         .wait_poll_us = sym_rt.cfg.wait_poll_us,
+        .deadline = dl,
         .serve = serve,
     };
     sym_status_t st = SYM_OK;

@@ -48,5 +48,6 @@ SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), v
         return SYM_OK;
     struct cond c = {.ready = ready, .describe = describe, .arg = arg};
     struct sym_waiter w = {.ready = cond_ready, .describe = cond_describe, .arg = &c};
-    return sym_wait_for(op, &w, timeout_s);
+    struct sym_deadline dl = sym_deadline_in(op, timeout_s);
+    return sym_wait_for(&dl, &w);
 }

@@ -114,7 +114,8 @@ static inline bool included(const int *status, size_t i)
         }                                                                                      \
         struct sym_waiter waiter = { ready_##name, describe_##name, w, NULL };                  \
         *done_p = true;                                                                        \
-        return sym_wait_for(op, &waiter, 0);                                                       \
+        struct sym_deadline dl = sym_deadline_default(op);                                     \
+        return sym_wait_for(&dl, &waiter);                                                     \
     }                                                                                          \
     SYM_API sym_status_t sym_wait_until_##name(T *ivar, sym_cmp_t cmp, T value)                \
     {                                                                                          \

@@ -432,7 +432,8 @@ static int mode_boot_barrier_progress(void)
     if (me != 0) {
         OK(sym_put_nbi(dst + (size_t)me * bytes, src, bytes, 0));
         /* completing it needs PE 0's endpoint, and PE 0 is in the barrier */
-        OK(sym_transport_named("ofi")->ops->quiet(sym_transport_named("ofi")));
+        struct sym_deadline dl = sym_deadline_default("sym_quiet");
+        OK(sym_transport_named("ofi")->ops->quiet(sym_transport_named("ofi"), &dl));
     }
     OK(sym_rt.boot->ops->barrier(sym_rt.boot, "boot_pe (bootstrap barrier)"));
     for (int pe = 1; me == 0 && pe < npes; pe++)

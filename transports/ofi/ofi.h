@@ -41,7 +41,7 @@ sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
  * progress (struct sym_transport_config's serve hook).  Errors: SYM_ERR_TRANSPORT naming the
  * peer, SYM_ERR_TIMEOUT (init deadline), bootstrap errors. */
 sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *via_ofi);
+                                   struct sym_deadline *init, const bool *via_ofi);
 
 /* Name of the provider an ofi transport runs on. */
 const char *ofi_transport_provider(const struct sym_transport *tp);

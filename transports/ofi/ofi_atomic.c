@@ -67,22 +67,22 @@ static inline void *scratch(struct ofi_transport *t, unsigned slot)
 }
 
 sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
-                        size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p)
+                        size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p,
+                        struct sym_deadline *dl)
 {
     struct ofi_transport *t = ofi_of(tp);
     const struct ofi_amo_map *m = &amo_map[op];
     const enum fi_datatype dt = width == 4 ? FI_UINT32 : FI_UINT64;
     uint32_t v32 = (uint32_t)operand, c32 = (uint32_t)compare;
-    const char *opname = "sym_atomic";
     struct ofi_ctx *ctx;
     uint64_t raddr = 0, key = 0;
-    sym_status_t st = ofi_target(t, opname, pe, off, width, &raddr, &key);
+    sym_status_t st = ofi_target(t, dl, pe, off, width, &raddr, &key);
     if (st != SYM_OK)
         return st;
-    if ((st = ofi_order(t, OFI_KIND_ATOMIC, pe, off, width, opname)) != SYM_OK)
+    if ((st = ofi_order(t, OFI_KIND_ATOMIC, pe, off, width, dl)) != SYM_OK)
         return st;
     if (m->kind == OFI_AMO_PLAIN) {
-        if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
+        if ((st = ofi_next_ctx(t, dl, pe, &ctx)) != SYM_OK)
             return st;
         const void *buf = width == 4 ? (const void *)&v32 : (const void *)&operand;
         /* On this PE's own word it completes before returning: the PE's
@@ -90,7 +90,7 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
          * no provider orders that load after the operation. */
         const bool own = pe == t->me;
         if (!own && t->inject_ok && t->inject_size >= width) {
-            OFI_POST(t, opname, pe, "fi_inject_atomic",
+            OFI_POST(t, dl, pe, "fi_inject_atomic",
                      fi_inject_atomic(t->ep, buf, 1, t->addr[pe], raddr, key, dt, m->op));
             ofi_mark_dirty(t, pe);
         } else {
@@ -99,12 +99,12 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
              * counts a small non-fetching atomic when it is sent). */
             uint8_t *slot = ofi_slot(t, ctx);
             memcpy(slot, buf, width);
-            OFI_POST(t, opname, pe, "fi_fetch_atomic",
+            OFI_POST(t, dl, pe, "fi_fetch_atomic",
                      fi_fetch_atomic(t->ep, slot, 1, t->bounce_desc, slot + 8, t->bounce_desc,
                                      t->addr[pe], raddr, key, dt, m->op, ctx));
         }
         ofi_issued(t);
-        return own ? ofi_drain(t, opname) : SYM_OK;
+        return own ? ofi_drain(t, dl) : SYM_OK;
     }
     /* Registered operands (FI_MR_LOCAL), kept until the drain below. */
     void *opnd = scratch(t, 0), *cmp = scratch(t, 1), *res = scratch(t, 2);
@@ -116,24 +116,24 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
         memcpy(cmp, &compare, 8);
     }
     void *d = t->bounce_desc;
-    if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
+    if ((st = ofi_next_ctx(t, dl, pe, &ctx)) != SYM_OK)
         return st;
     switch (m->kind) {
     case OFI_AMO_PLAIN: /* handled above */
         break;
     case OFI_AMO_FETCH:
-        OFI_POST(t, opname, pe, "fi_fetch_atomic",
+        OFI_POST(t, dl, pe, "fi_fetch_atomic",
                  fi_fetch_atomic(t->ep, opnd, 1, d, res, d, t->addr[pe], raddr, key, dt, m->op,
                                  ctx));
         break;
     case OFI_AMO_COMPARE:
-        OFI_POST(t, opname, pe, "fi_compare_atomic",
+        OFI_POST(t, dl, pe, "fi_compare_atomic",
                  fi_compare_atomic(t->ep, opnd, 1, d, cmp, d, res, d, t->addr[pe], raddr, key,
                                    dt, m->op, ctx));
         break;
     }
     ofi_issued(t);
-    if ((st = ofi_drain(t, opname)) != SYM_OK)
+    if ((st = ofi_drain(t, dl)) != SYM_OK)
         return st;
     if (fetched_p) {
         if (width == 4) {
@@ -148,33 +148,32 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
 }
 
 sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint64_t value,
-                        sym_signal_op_t op, bool fenced)
+                        sym_signal_op_t op, bool fenced, struct sym_deadline *dl)
 {
-    const char *opname = "sym_put_signal";
     const enum fi_op fop = op == SYM_SIGNAL_ADD ? FI_SUM : FI_ATOMIC_WRITE;
     struct ofi_ctx *ctx;
     uint64_t raddr = 0, key = 0;
-    sym_status_t st = ofi_target(t, opname, pe, sig_off, 8, &raddr, &key);
+    sym_status_t st = ofi_target(t, dl, pe, sig_off, 8, &raddr, &key);
     if (st != SYM_OK)
         return st;
-    if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, pe, sig_off, 8, opname)) != SYM_OK)
+    if (!fenced && (st = ofi_order(t, OFI_KIND_ATOMIC, pe, sig_off, 8, dl)) != SYM_OK)
         return st;
     if (fenced) { /* FI_FENCE orders it after the data; what follows it is ordered as usual */
         ofi_amo_range(t, pe, sig_off, 8);
         t->last_kind[pe] = OFI_KIND_ATOMIC;
         t->last_seq[pe] = t->issued + 1;
     }
-    if ((st = ofi_next_ctx(t, opname, pe, &ctx)) != SYM_OK)
+    if ((st = ofi_next_ctx(t, dl, pe, &ctx)) != SYM_OK)
         return st;
     const bool inject = t->inject_ok && t->inject_size >= 8;
     uint64_t *opnd = ofi_slot(t, ctx);
     *opnd = value;
     if (!fenced && inject) {
-        OFI_POST(t, opname, pe, "fi_inject_atomic",
+        OFI_POST(t, dl, pe, "fi_inject_atomic",
                  fi_inject_atomic(t->ep, &value, 1, t->addr[pe], raddr, key, FI_UINT64, fop));
         ofi_mark_dirty(t, pe);
     } else if (!fenced) { /* fetching, as in ofi_atomic */
-        OFI_POST(t, opname, pe, "fi_fetch_atomic",
+        OFI_POST(t, dl, pe, "fi_fetch_atomic",
                  fi_fetch_atomic(t->ep, opnd, 1, t->bounce_desc, opnd + 1, t->bounce_desc,
                                  t->addr[pe], raddr, key, FI_UINT64, fop, ctx));
     } else {
@@ -184,7 +183,7 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
         struct fi_msg_atomic msg = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1,
                                      .addr = t->addr[pe], .rma_iov = &rioc, .rma_iov_count = 1,
                                      .datatype = FI_UINT64, .op = fop, .context = ctx };
-        OFI_POST(t, opname, pe, "fi_atomicmsg",
+        OFI_POST(t, dl, pe, "fi_atomicmsg",
                  fi_atomicmsg(t->ep, &msg, FI_FENCE | FI_DELIVERY_COMPLETE));
         t->fenced_signals++;
     }

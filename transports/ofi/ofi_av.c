@@ -146,19 +146,22 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
  * is what a job of few PEs wants, not one of thousands; the barrier is
  * taken either way, so PEs that disagree on the setting still meet. */
 sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *via_ofi)
+                                   struct sym_deadline *init, const bool *via_ofi)
 {
     struct ofi_transport *t = ofi_of(tp);
-    const char *op = "sym_init (ofi connections)";
+    /* sym_init's deadline, under this step's name */
+    struct sym_deadline conn = *init;
+    conn.op = "sym_init (ofi connections)";
+    struct sym_deadline *dl = &conn;
     int posted = 0;
     for (int pe = t->me + 1; t->eager_connect && pe < t->npes; pe++) {
         if (!via_ofi[pe])
             continue;
         struct ofi_ctx *ctx;
-        sym_status_t st = ofi_next_ctx(t, op, pe, &ctx);
+        sym_status_t st = ofi_next_ctx(t, dl, pe, &ctx);
         if (st != SYM_OK)
             return st;
-        OFI_POST(t, op, pe, "fi_read",
+        OFI_POST(t, dl, pe, "fi_read",
                  fi_read(t->ep, t->bounce + OFI_BOUNCE_BYTES + 40, 8, t->bounce_desc, t->addr[pe],
                          t->rbase[pe], t->rkey[pe], ctx));
         ofi_issued(t);
@@ -166,11 +169,11 @@ sym_status_t ofi_transport_connect(struct sym_transport *tp, struct sym_boot *bo
         t->last_seq[pe] = t->issued;
         posted++;
     }
-    sym_status_t st = posted ? ofi_drain(t, op) : SYM_OK;
+    sym_status_t st = posted ? ofi_drain(t, dl) : SYM_OK;
     if (st != SYM_OK)
         return st;
     sym_debug("ofi: connected to %d peer(s) at init", posted);
     /* Every PE, also one with nothing to connect, serves the others' reads
      * until all are done. */
-    return boot->ops->barrier(boot, op);
+    return boot->ops->barrier(boot, "sym_init (ofi connections)");
 }

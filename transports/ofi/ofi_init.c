@@ -356,7 +356,7 @@ static sym_status_t ofi_class_create(const struct sym_transport_config *cfg,
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory");
     for (int pe = 0; pe < cfg->npes; pe++)
         via[pe] = pe != cfg->me && cfg->reach[pe];
-    st = ofi_transport_connect(tp, cfg->boot, via);
+    st = ofi_transport_connect(tp, cfg->boot, cfg->deadline, via);
     free(via);
     return st;
 }

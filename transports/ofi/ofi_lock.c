@@ -45,50 +45,51 @@ static inline void unlock(struct ofi_transport *t)
     } while (0)
 
 static sym_status_t put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                        size_t n)
+                        size_t n, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_put(tp, pe, off, src, n));
+    LOCKED(tp, ofi_put(tp, pe, off, src, n, dl));
 }
 
-static sym_status_t get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+static sym_status_t get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
+                        struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_get(tp, pe, dst, off, n));
+    LOCKED(tp, ofi_get(tp, pe, dst, off, n, dl));
 }
 
 static sym_status_t put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                            size_t n)
+                            size_t n, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_put_nbi(tp, pe, off, src, n));
+    LOCKED(tp, ofi_put_nbi(tp, pe, off, src, n, dl));
 }
 
 static sym_status_t get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
-                            size_t n)
+                            size_t n, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_get_nbi(tp, pe, dst, off, n));
+    LOCKED(tp, ofi_get_nbi(tp, pe, dst, off, n, dl));
 }
 
 static sym_status_t put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                                size_t n, uint64_t sig_off, uint64_t signal,
-                               sym_signal_op_t op)
+                               sym_signal_op_t op, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_put_signal(tp, pe, off, src, n, sig_off, signal, op));
+    LOCKED(tp, ofi_put_signal(tp, pe, off, src, n, sig_off, signal, op, dl));
 }
 
 static sym_status_t atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
                            size_t width, uint64_t operand, uint64_t compare,
-                           uint64_t *fetched_p)
+                           uint64_t *fetched_p, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_atomic(tp, pe, off, op, width, operand, compare, fetched_p));
+    LOCKED(tp, ofi_atomic(tp, pe, off, op, width, operand, compare, fetched_p, dl));
 }
 
-static sym_status_t quiet(struct sym_transport *tp)
+static sym_status_t quiet(struct sym_transport *tp, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_quiet(tp));
+    LOCKED(tp, ofi_quiet(tp, dl));
 }
 
-static sym_status_t fence(struct sym_transport *tp)
+static sym_status_t fence(struct sym_transport *tp, struct sym_deadline *dl)
 {
-    LOCKED(tp, ofi_fence(tp));
+    LOCKED(tp, ofi_fence(tp, dl));
 }
 
 static sym_status_t progress(struct sym_transport *tp)

@@ -161,7 +161,7 @@ sym_status_t ofi_register(struct ofi_transport *t);
 sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot);
 
 /* Wait until every operation issued so far completed (no flush). */
-sym_status_t ofi_drain(struct ofi_transport *t, const char *op);
+sym_status_t ofi_drain(struct ofi_transport *t, struct sym_deadline *dl);
 
 /* The error of ofi_target. */
 sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, uint64_t off,
@@ -169,17 +169,17 @@ sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, u
 /* Where (pe, off .. off + n) lives remotely: the heap region below
  * heap_len, the global variables' region above.  A range that fits in
  * neither never reaches the provider: SYM_ERR_INVALID_ARG. */
-static inline sym_status_t ofi_target(struct ofi_transport *t, const char *op, int pe,
+static inline sym_status_t ofi_target(struct ofi_transport *t, struct sym_deadline *dl, int pe,
                                       uint64_t off, size_t n, uint64_t *raddr_p,
                                       uint64_t *key_p)
 {
     if (__builtin_expect(t->unsettled, 0)) { /* see ofi_transport.unsettled */
-        sym_status_t st = ofi_drain(t, op);
+        sym_status_t st = ofi_drain(t, dl);
         if (st != SYM_OK)
             return st;
     }
     if ((unsigned)pe >= (unsigned)t->npes)
-        return ofi_out_of_range(t, op, pe, off, n);
+        return ofi_out_of_range(t, dl->op, pe, off, n);
     if (off < t->heap_len && n <= t->heap_len - off) {
         *raddr_p = t->rbase[pe] + off;
         *key_p = t->rkey[pe];
@@ -191,7 +191,7 @@ static inline sym_status_t ofi_target(struct ofi_transport *t, const char *op, i
         *key_p = t->dkey[pe];
         return SYM_OK;
     }
-    return ofi_out_of_range(t, op, pe, off, n);
+    return ofi_out_of_range(t, dl->op, pe, off, n);
 }
 
 /* ---- ofi_atomic.c ------------------------------------------------------ */
@@ -202,17 +202,18 @@ static inline sym_status_t ofi_target(struct ofi_transport *t, const char *op, i
 sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool record, char *missing,
                                size_t len);
 sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
-                        size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p);
+                        size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p,
+                        struct sym_deadline *dl);
 /* Non-fetching 64-bit set/add of a signal word, ordered after earlier writes. */
 sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint64_t value,
-                        sym_signal_op_t op, bool fenced);
+                        sym_signal_op_t op, bool fenced, struct sym_deadline *dl);
 
 /* ---- ofi_progress.c ---------------------------------------------------- */
 
 sym_status_t ofi_progress(struct sym_transport *tp);
 /* Next operation context for an op on `pe`; drains everything when the
  * ring wraps so a context is never reused while its op is in flight. */
-sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
+sym_status_t ofi_next_ctx(struct ofi_transport *t, struct sym_deadline *dl, int pe,
                           struct ofi_ctx **ctx_p);
 /* The registered slot belonging to an operation context. */
 static inline void *ofi_slot(struct ofi_transport *t, const struct ofi_ctx *c)
@@ -257,7 +258,7 @@ bool ofi_all_done(struct ofi_transport *t);
  * after it.  Saves a round trip per collective message over tcp;ofi_rxm.
  * A write to a word an atomic in flight may still update waits for it. */
 static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, uint64_t off,
-                                     size_t n, const char *op)
+                                     size_t n, struct sym_deadline *dl)
 {
     if (t->waw_ordered && t->raw_ordered)
         return SYM_OK;
@@ -268,7 +269,7 @@ static inline sym_status_t ofi_order(struct ofi_transport *t, int kind, int pe, 
         off + n > t->amo_lo[pe])
         wait = true;
     if (wait && !ofi_all_done(t)) {
-        sym_status_t st = ofi_drain(t, op);
+        sym_status_t st = ofi_drain(t, dl);
         if (st != SYM_OK)
             return st;
     }
@@ -290,16 +291,18 @@ static inline void ofi_mark_dirty(struct ofi_transport *t, int pe)
         t->dirty_list[t->ndirty++] = pe;
     }
 }
-/* Retry state for -FI_EAGAIN: drive progress, give up at the deadline. */
+/* Retry state for -FI_EAGAIN: drive progress, wait for a retry to be due
+ * through the one wait loop, give up at the operation's deadline. */
 struct ofi_retry {
-    uint64_t start_ns;
     unsigned long tries;
+    unsigned long polls;
+    uint64_t seen; /* the completion counter before the wait */
 };
-sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe,
+sym_status_t ofi_again(struct ofi_transport *t, struct sym_deadline *dl, int pe,
                        struct ofi_retry *r);
 /* Make every write issued so far to any PE visible at its target, and wait
  * for everything in flight. */
-sym_status_t ofi_flush(struct ofi_transport *t, const char *op);
+sym_status_t ofi_flush(struct ofi_transport *t, struct sym_deadline *dl);
 /* Record a failed libfabric call as SYM_ERR_TRANSPORT. */
 sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
                              const char *call, ssize_t rc);
@@ -318,16 +321,16 @@ static inline bool ofi_fake_again(struct ofi_transport *t)
 }
 
 /* Post `call` (an expression yielding ssize_t), retrying on -FI_EAGAIN. */
-#define OFI_POST(t, op, pe, callname, call)                                      \
+#define OFI_POST(t, dl, pe, callname, call)                                      \
     do {                                                                         \
-        struct ofi_retry r_ = { 0, 0 };                                          \
+        struct ofi_retry r_ = { 0, 0, 0 };                                       \
         for (;;) {                                                               \
             ssize_t rc_ = ofi_fake_again(t) ? -FI_EAGAIN : (call);               \
             if (rc_ == 0)                                                        \
                 break;                                                           \
             if (rc_ != -FI_EAGAIN)                                               \
-                return ofi_call_failed((t), (op), (pe), (callname), rc_);        \
-            sym_status_t st_ = ofi_again((t), (op), (pe), &r_);                  \
+                return ofi_call_failed((t), (dl)->op, (pe), (callname), rc_);    \
+            sym_status_t st_ = ofi_again((t), (dl), (pe), &r_);                  \
             if (st_ != SYM_OK)                                                   \
                 return st_;                                                      \
         }                                                                        \
@@ -342,15 +345,19 @@ bool ofi_is_ours(const struct ofi_transport *t, const void *p, size_t n);
  * set when the buffer is unregistered and must go through the bounce buffer. */
 void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *staged_p);
 /* The operations themselves, without the lock (ofi_lock.c takes it). */
-sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n);
+sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n,
+                     struct sym_deadline *dl);
 sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                         size_t n);
-sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n);
-sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n);
+                         size_t n, struct sym_deadline *dl);
+sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
+                     struct sym_deadline *dl);
+sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
+                         struct sym_deadline *dl);
 sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                            size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
-sym_status_t ofi_quiet(struct sym_transport *tp);
-sym_status_t ofi_fence(struct sym_transport *tp);
+                            size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                            struct sym_deadline *dl);
+sym_status_t ofi_quiet(struct sym_transport *tp, struct sym_deadline *dl);
+sym_status_t ofi_fence(struct sym_transport *tp, struct sym_deadline *dl);
 
 /* ofi_init.c */
 void ofi_fini(struct sym_transport *tp);

@@ -33,23 +33,42 @@ sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe, co
  * with every peer alive takes that much longer to report, once. */
 #define OFI_LOSS_GRACE_NS 1000000000u
 
-static sym_status_t failure(struct ofi_transport *t, const char *op)
+struct grace_wait {
+    struct ofi_transport *t;
+    char what[sizeof(((struct ofi_transport *)0)->failed_msg) + 64];
+};
+
+/* Ready when the grace is over; the wait loop's health check ends it
+ * earlier, with the lost PE's error. */
+static bool grace_over(void *arg)
 {
-    char what[sizeof(t->failed_msg) + 64];
-    snprintf(what, sizeof(what), "a libfabric operation, which failed: %s", t->failed_msg);
+    struct grace_wait *g = arg;
+    return now_ns() >= g->t->failed_grace_end;
+}
+
+static void grace_describe(void *arg, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((struct grace_wait *)arg)->what);
+}
+
+static sym_status_t failure(struct ofi_transport *t, struct sym_deadline *dl)
+{
+    struct grace_wait g = { .t = t };
+    snprintf(g.what, sizeof(g.what), "a libfabric operation, which failed: %s", t->failed_msg);
+    sym_status_t st = sym_job_check(dl->op, g.what);
+    if (st != SYM_OK)
+        return st;
     if (!t->failed_grace_end) /* the grace is given once: later calls report at once */
         t->failed_grace_end = now_ns() + OFI_LOSS_GRACE_NS;
-    uint64_t end = t->failed_grace_end;
-    for (;;) {
-        sym_status_t st = sym_job_check(op, what);
+    if (!grace_over(&g)) {
+        struct sym_waiter waiter = { grace_over, grace_describe, &g, NULL };
+        sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
+        st = sym_wait_for(dl, &waiter);
+        sym_transport_depth--;
         if (st != SYM_OK)
             return st;
-        if (now_ns() >= end)
-            break;
-        struct timespec nap = { 0, 2000000 };
-        nanosleep(&nap, NULL);
     }
-    return sym_error(t->failed, "%s: %s", op, t->failed_msg);
+    return sym_error(t->failed, "%s: %s", dl->op, t->failed_msg);
 }
 
 /* Turn the CQ's error entries into one sticky transport error. */
@@ -147,15 +166,15 @@ static void drain_describe(void *arg, char *buf, size_t len)
              (unsigned long long)(w->target - w->done), w->t->prov_name, w->t->prov_name);
 }
 
-sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
+sym_status_t ofi_drain(struct ofi_transport *t, struct sym_deadline *dl)
 {
     if (__builtin_expect(t->abandoned, 0))
-        return failure(t, op);
+        return failure(t, dl);
     struct drain_wait w = { t, t->issued, 0, 0, 0 };
     if (!drain_ready(&w)) {
         struct sym_waiter waiter = { drain_ready, drain_describe, &w, NULL };
         sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
-        sym_status_t st = sym_wait_for(op, &waiter, 0);
+        sym_status_t st = sym_wait_for(dl, &waiter);
         sym_transport_depth--;
         if (st != SYM_OK) {
             t->unsettled = true;
@@ -164,7 +183,7 @@ sym_status_t ofi_drain(struct ofi_transport *t, const char *op)
     }
     if (t->failed != SYM_OK) {
         t->unsettled = w.done < w.target;
-        return failure(t, op);
+        return failure(t, dl);
     }
     t->unsettled = false;
     if (w.target > t->drained)
@@ -226,47 +245,79 @@ bool ofi_all_done(struct ofi_transport *t)
     return true;
 }
 
-sym_status_t ofi_next_ctx(struct ofi_transport *t, const char *what, int pe,
+sym_status_t ofi_next_ctx(struct ofi_transport *t, struct sym_deadline *dl, int pe,
                           struct ofi_ctx **ctx_p)
 {
     if (__builtin_expect(t->failed != SYM_OK, 0))
-        return failure(t, what);
+        return failure(t, dl);
     if (t->issued && t->issued % OFI_CTX_RING == 0) {
         /* ofi_order already numbered the operation about to be posted
          * (last_seq = issued + 1), beyond what this drain covers. */
-        sym_status_t st = ofi_drain(t, what);
+        sym_status_t st = ofi_drain(t, dl);
         if (st != SYM_OK)
             return st;
     }
     struct ofi_ctx *c = &t->ctx[t->issued % OFI_CTX_RING];
     c->pe = pe;
-    c->what = what;
+    c->what = dl->op;
     *ctx_p = c;
     return SYM_OK;
 }
 
-sym_status_t ofi_again(struct ofi_transport *t, const char *op, int pe, struct ofi_retry *r)
+struct again_wait {
+    struct ofi_transport *t;
+    struct ofi_retry *r;
+    int pe;
+};
+
+/* A retry is due once the provider completed something (room in its
+ * queues), failed, or after 64 polls (it may be busy with something that
+ * completes nothing of ours: connecting, a peer's traffic). */
+static bool again_due(void *arg)
+{
+    struct again_wait *w = arg;
+    struct ofi_transport *t = w->t;
+    return t->failed != SYM_OK || ++w->r->polls % 64 == 0 ||
+           fi_cntr_read(t->cntr) != w->r->seen;
+}
+
+static void again_describe(void *arg, char *buf, size_t len)
+{
+    struct again_wait *w = arg;
+    snprintf(buf, len, "libfabric to accept an operation to PE %d (provider %s kept answering "
+             "-FI_EAGAIN%s)", w->pe, w->t->prov_name,
+             w->t->eagain_every ? ", or SYMHEAP_OFI_EAGAIN_EVERY did" : "");
+}
+
+/* Between tries of a post that answered -FI_EAGAIN: the first is retried
+ * at once after a progress pass, later ones after the one wait loop saw a
+ * retry due (again_due), all of them within the operation's deadline,
+ * which the first anchors (a retry that is due at once never reaches the
+ * loop's own deadline check, so it is checked here too). */
+sym_status_t ofi_again(struct ofi_transport *t, struct sym_deadline *dl, int pe,
+                       struct ofi_retry *r)
 {
     ofi_progress(&t->base);
     if (t->failed != SYM_OK)
-        return failure(t, op);
+        return failure(t, dl);
     if (r->tries++ == 0) {
-        r->start_ns = now_ns();
+        sym_deadline_anchor(dl);
         return SYM_OK;
     }
-    if (r->tries % 64)
-        return SYM_OK;
-    uint64_t waited = now_ns() - r->start_ns;
-    char what[96];
-    snprintf(what, sizeof(what), "libfabric to accept an operation to PE %d", pe);
-    sym_status_t st = sym_job_check(op, what);
-    if (st != SYM_OK)
-        return st;
-    if ((double)waited > sym_wait_timeout() * 1e9)
-        return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s "
-                         "(provider %s kept answering -FI_EAGAIN%s)",
-                         op, sym_wait_timeout(), what, t->prov_name,
-                         t->eagain_every ? ", or SYMHEAP_OFI_EAGAIN_EVERY did" : "");
-    sched_yield();
-    return SYM_OK;
+    struct again_wait w = { t, r, pe };
+    if (r->tries % 64 == 0 || sym_deadline_passed(dl)) {
+        char what[256];
+        again_describe(&w, what, sizeof(what));
+        sym_status_t st = sym_job_check(dl->op, what);
+        if (st != SYM_OK)
+            return st;
+        if (sym_deadline_passed(dl))
+            return sym_deadline_timeout(dl, what);
+    }
+    r->seen = fi_cntr_read(t->cntr);
+    struct sym_waiter waiter = { again_due, again_describe, &w, NULL };
+    sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
+    sym_status_t st = sym_wait_for(dl, &waiter);
+    sym_transport_depth--;
+    return st;
 }

@@ -18,16 +18,19 @@ static inline bool by_cma(struct sym_transport *tp, int pe, uint64_t off)
 }
 
 static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                            size_t n)
+                            size_t n, struct sym_deadline *dl)
 {
+    (void)dl; /* shm never waits */
     if (__builtin_expect(by_cma(tp, pe, off), 0))
         return shm_globals_cma("sym_put", pe, off, (void *)src, n, true);
     memcpy(at(tp, pe, off), src, n);
     return SYM_OK;
 }
 
-static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n)
+static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
+                            struct sym_deadline *dl)
 {
+    (void)dl;
     if (__builtin_expect(by_cma(tp, pe, off), 0))
         return shm_globals_cma("sym_get", pe, off, dst, n, false);
     memcpy(dst, at(tp, pe, off), n);
@@ -36,8 +39,9 @@ static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_
 
 static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t off,
                                    const void *src, size_t n, uint64_t sig_off, uint64_t signal,
-                                   sym_signal_op_t op)
+                                   sym_signal_op_t op, struct sym_deadline *dl)
 {
+    (void)dl;
     if (by_cma(tp, pe, sig_off))
         return shm_globals_no_atomics("sym_put_signal", pe);
     if (by_cma(tp, pe, off)) {
@@ -58,8 +62,9 @@ static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t of
 
 static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
                                size_t width, uint64_t operand, uint64_t compare,
-                               uint64_t *fetched_p)
+                               uint64_t *fetched_p, struct sym_deadline *dl)
 {
+    (void)dl;
     if (by_cma(tp, pe, off))
         return shm_globals_no_atomics("sym_atomic", pe);
     uint64_t old = shm_amo(at(tp, pe, off), op, width, operand, compare);
@@ -68,9 +73,10 @@ static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, s
     return SYM_OK;
 }
 
-static sym_status_t shm_quiet(struct sym_transport *tp)
+static sym_status_t shm_quiet(struct sym_transport *tp, struct sym_deadline *dl)
 {
     (void)tp;
+    (void)dl;
 #if defined(__x86_64__)
     /* A full fence as a locked no-op on the stack: clang emits mfence for
      * a seq_cst fence, which costs ~25 ns against ~5 ns for this. */
@@ -81,9 +87,10 @@ static sym_status_t shm_quiet(struct sym_transport *tp)
     return SYM_OK;
 }
 
-static sym_status_t shm_fence(struct sym_transport *tp)
+static sym_status_t shm_fence(struct sym_transport *tp, struct sym_deadline *dl)
 {
     (void)tp;
+    (void)dl;
     __atomic_thread_fence(__ATOMIC_RELEASE);
     return SYM_OK;
 }

@@ -1,0 +1,62 @@
+/*
+ * deadline.h - how long a blocking call may wait, passed down its path.
+ *
+ * The call that may block (sym_barrier_all, sym_quiet, a transport's put
+ * that waits for a full queue, an init step) makes one deadline and hands
+ * it to everything below it that waits: every wait of the call shares it,
+ * so a call that waits several times still gives up once its timeout has
+ * passed, and the timeout message names the call.  Base layer: knows
+ * nothing above it.
+ *
+ * A deadline is anchored lazily: making one reads no clock (a put to a
+ * mapped peer is a memcpy and must stay one), and the first wait that
+ * actually blocks (sym_wait_for past its spins) fixes the absolute end.
+ */
+#ifndef SYM_BASE_DEADLINE_H
+#define SYM_BASE_DEADLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symheap.h"
+
+struct sym_deadline {
+    /* What is awaited: the call the timeout message starts with
+     * ("sym_barrier_all: timed out after 2.0 s waiting for ..."). */
+    const char *op;
+    /* Seconds from the first blocking wait; <= 0: the default
+     * (sym_wait_timeout(): SYMHEAP_TIMEOUT); once anchored, what applies. */
+    double timeout_s;
+    /* CLOCK_MONOTONIC nanoseconds of the end; 0 until anchored. */
+    uint64_t at_ns;
+};
+
+/* A deadline `timeout_s` seconds from the first wait that blocks (<= 0:
+ * SYMHEAP_TIMEOUT, or the compatibility default of base/wait.h). */
+static inline struct sym_deadline sym_deadline_in(const char *op, double timeout_s)
+{
+    struct sym_deadline dl = { op, timeout_s, 0 };
+    return dl;
+}
+
+/* The default deadline: SYMHEAP_TIMEOUT from the first wait that blocks. */
+static inline struct sym_deadline sym_deadline_default(const char *op)
+{
+    return sym_deadline_in(op, 0);
+}
+
+/* Fix the end of `dl` if no wait has yet (reads the clock then); returns
+ * it.  Only slow paths call this. */
+uint64_t sym_deadline_anchor(struct sym_deadline *dl);
+
+/* Whether `dl` has passed (anchoring it first). */
+bool sym_deadline_passed(struct sym_deadline *dl);
+
+/* Record and return the timeout of `dl`: "<op>: timed out after <s> s
+ * waiting for <what>". */
+sym_status_t sym_deadline_timeout(const struct sym_deadline *dl, const char *what);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t sym_now_ns(void);
+
+#endif /* SYM_BASE_DEADLINE_H */
