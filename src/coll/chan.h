@@ -89,6 +89,7 @@ struct sym_coll {
     struct sym_team *team;
     const char *name; /* "sym_allreduce" */
     struct sym_fp fp;
+    const char *algo_source; /* how fp.algo was chosen, for the debug log */
     double timeout_s;
     bool published; /* fingerprint written to this PE's call line */
     bool runahead;  /* broadcast/reduce senders skip the final flush */

@@ -132,6 +132,9 @@ static sym_status_t team_new(const char *op, const int *members, int n, int slot
 
 sym_status_t sym_teams_init(void)
 {
+    sym_status_t cst = sym_coll_config_init(&sym_rt.cfg);
+    if (cst != SYM_OK)
+        return cst;
     memset(&teams, 0, sizeof(teams));
     const struct sym_heap_layout *l = &sym_rt.layout;
     unsigned long nslots = sym_rt.cfg.team_slots;

@@ -1,0 +1,27 @@
+/*
+ * barrier.h - the world barrier's algorithms (barrier.c).
+ *
+ * Core runs the world barrier for itself (sym_malloc, sym_free,
+ * sym_finalize) and for sym_barrier_all/sym_sync_all.  Its algorithms are
+ * listed with the collectives' (coll/coll_list.h, barrier_all), and the
+ * coll layer hands down the one SYMHEAP_BARRIER_ALGORITHM names, once at
+ * init; every PE must run the same one, as they share the epoch.
+ */
+#ifndef SYM_CORE_BARRIER_H
+#define SYM_CORE_BARRIER_H
+
+#include "symheap.h"
+
+/* One world barrier; `op` names the caller in errors. */
+typedef sym_status_t (*sym_barrier_all_fn)(const char *op);
+
+/* naive: every PE adds one to an arrival counter on PE 0, the last arrival
+ * releases everyone; rd: dissemination over the sync area's round flags. */
+sym_status_t sym_barrier_all_naive(const char *op);
+sym_status_t sym_barrier_all_rd(const char *op);
+
+/* The algorithm every later world barrier runs; NULL: the automatic
+ * choice (naive when the host is oversubscribed, else rd). */
+void sym_barrier_all_use(sym_barrier_all_fn algo);
+
+#endif /* SYM_CORE_BARRIER_H */
