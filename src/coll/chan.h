@@ -148,10 +148,4 @@ sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op);
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src);
 bool sym_chan_can_send(const struct sym_chan *ch, int dst);
 
-/* Bytes of payload per chunk. */
-static inline size_t sym_chan_chunk(const struct sym_chan *ch)
-{
-    return ch->chunk;
-}
-
 #endif /* SYM_COLL_CHAN_H */

@@ -25,12 +25,6 @@ struct sym_team *sym_p2p_team(void)
     return &p2p;
 }
 
-uint64_t sym_team_p2p_area(uint64_t *size_p)
-{
-    *size_p = teams.p2p_size;
-    return teams.p2p_off;
-}
-
 static sym_status_t registry_add(struct sym_team *t)
 {
     if (teams.nall == teams.cap) {
