@@ -54,23 +54,25 @@ __attribute__((constructor)) static void register_fault_ops(void)
 }
 
 /* config.c has already checked the word against the variable's
- * {auto|...} list: a word that is no algorithm is a table error. */
-static sym_status_t env_parse(enum sym_coll_kind kind, const char *word, const char *field)
+ * {auto|...} list: a word that is no algorithm is a table error.  NULL:
+ * the kind has no variable. */
+static sym_status_t env_parse(enum sym_coll_kind kind, const sym_cfg_choice_t *choice)
 {
+    const char *word = choice ? choice->s : "auto";
     for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++)
         if (!strcmp(word, sym_algorithm_name((sym_algorithm_t)a))) {
             env_algo[kind] = kind_algos[kind] & (1u << a) ? (sym_algorithm_t)a : SYM_ALGO_AUTO;
             return SYM_OK;
         }
-    return sym_error(SYM_ERR_INTERNAL, "sym_init: configuration field %s holds '%s', which is "
-                     "not an algorithm", field, word);
+    return sym_error(SYM_ERR_INTERNAL, "sym_init: the algorithm variable of %s holds '%s', "
+                     "which is not an algorithm", sym_coll_kind_name(kind), word);
 }
 
 sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 {
     sym_status_t st = SYM_OK;
-#define SYM_ENV(field) cfg->field.s, #field
-#define SYM_NO_ENV "auto", "none"
+#define SYM_ENV(field) &cfg->field
+#define SYM_NO_ENV NULL
 #define KIND_ENV_(KIND, name, env, algos, shape)                                              \
     if (st == SYM_OK)                                                                         \
         st = env_parse(SYM_COLL_##KIND, env);
