@@ -5,7 +5,10 @@
  *
  * One file per collective (allreduce.c, broadcast.c, ...) holds its
  * algorithms, each a function of the same signature, in a table indexed by
- * sym_algorithm_t; sym_coll_select() picks the entry.
+ * sym_algorithm_t and generated from its row of coll_list.h;
+ * sym_coll_select() picks the entry.  A call is checked
+ * (sym_coll_prepare), its algorithm chosen and its buffers found before it
+ * is numbered (sym_coll_start): every member numbers the same calls.
  */
 #ifndef SYM_COLL_H
 #define SYM_COLL_H

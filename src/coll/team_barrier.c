@@ -111,7 +111,7 @@ SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts)
         return st;
     /* The team's timeout bounds the quiet too: over manual progress, a
      * write to a member that makes no library calls completes only when
-     * it does (see chan.c). */
+     * it does (see op_timeout_enter, chan_private.h). */
     double saved = sym_op_timeout_s;
     sym_op_timeout_s = c.timeout_s;
     st = sym_quiet_internal();
