@@ -33,7 +33,9 @@ const char *sym_coll_kind_name(uint32_t kind)
 }
 
 /* SYMHEAP_FAULT's op= names the collectives by their kind names; the
- * barriers count as the fault parser's own "barrier" (see fault_op). */
+ * barriers count as the fault parser's own "barrier". */
+_Static_assert(SYM_FAULT_OP_LAYER_BASE + SYM_COLL_KIND_COUNT <= SYM_FAULT_OP_MAX,
+               "every collective has a fault op");
 static int fault_op(enum sym_coll_kind kind)
 {
     if (kind == SYM_COLL_BARRIER || kind == SYM_COLL_BARRIER_ALL)
