@@ -52,7 +52,9 @@
       "peers' symmetric dest from this many bytes of dest per PE (smaller: through "   \
       "the mailboxes); for a team of n PEs, times (n/2)^4")                           \
     X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                   \
-      "Team barrier algorithm {auto|naive|tree|rd}")                                    \
+      "Barrier algorithm {auto|naive|tree|rd} of sym_barrier, and of the world barrier " \
+      "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, " \
+      "tree leaves the world barrier automatic (central when PEs outnumber cores)")      \
     X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",               \
       "Broadcast algorithm {auto|naive|ring|tree}")                                     \
     X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto",                     \

@@ -7,9 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
+#include "base/error.h"
 #include "base/fault.h"
-#include "core/internal.h"
 
 int sym_fault_op = -1;
 
@@ -20,9 +19,9 @@ static struct {
     int me;
 } armed;
 
-/* Indexed by enum sym_fault_op; the collectives by SYM_FAULT_OP_COLL_BASE +
- * enum sym_coll_kind (the barrier kind's slot stays empty: it is "barrier"). */
-static const char *const op_names[SYM_FAULT_OP_COLL_BASE + SYM_COLL_KIND_COUNT] = {
+/* Indexed by op: the base operations here, the rest registered by the
+ * layers that own them (sym_fault_register_ops). */
+static const char *op_names[SYM_FAULT_OP_MAX] = {
     [SYM_FAULT_OP_PUT] = "put",
     [SYM_FAULT_OP_GET] = "get",
     [SYM_FAULT_OP_ATOMIC] = "atomic",
@@ -30,19 +29,15 @@ static const char *const op_names[SYM_FAULT_OP_COLL_BASE + SYM_COLL_KIND_COUNT] 
     [SYM_FAULT_OP_BARRIER] = "barrier",
     [SYM_FAULT_OP_SEND] = "send",
     [SYM_FAULT_OP_RECV] = "recv",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_BROADCAST] = "broadcast",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_REDUCE] = "reduce",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALLREDUCE] = "allreduce",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_REDUCE_SCATTER] = "reduce_scatter",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_GATHER] = "all_gather",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_GATHERV] = "all_gatherv",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_TO_ALL] = "all_to_all",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_ALL_TO_ALLV] = "all_to_allv",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_GATHER] = "gather",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_SCATTER] = "scatter",
-    [SYM_FAULT_OP_COLL_BASE + SYM_COLL_TEAM_SPLIT] = "team_split",
 };
 #define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
+
+void sym_fault_register_ops(int first, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (names[i] && first + i >= SYM_FAULT_OP_LAYER_BASE && first + i < N_OPS)
+            op_names[first + i] = names[i];
+}
 
 /* "key=digits" at *p (up to ':' or the end); advances *p past it. */
 static int parse_field(const char **p, const char *key, const char **value, size_t *vlen)
@@ -181,19 +176,4 @@ void sym_fault_hit(void)
     struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-}
-
-void sym_fault_coll_hit(unsigned kind, const char *name)
-{
-    int op;
-    if (kind == SYM_COLL_BARRIER) {
-        /* teams run barriers inside split and destroy: not the user's */
-        if (strcmp(name, "sym_barrier") != 0)
-            return;
-        op = SYM_FAULT_OP_BARRIER;
-    } else {
-        op = SYM_FAULT_OP_COLL_BASE + (int)kind;
-    }
-    if (op == sym_fault_op)
-        sym_fault_hit();
 }

@@ -26,8 +26,8 @@
 
 enum sym_fault_action { SYM_FAULT_NONE = 0, SYM_FAULT_KILL, SYM_FAULT_STALL };
 
-/* What is counted.  The collectives follow enum sym_coll_kind's order after
- * SYM_FAULT_OP_COLL_BASE (barrier, the first kind, maps to SYM_FAULT_OP_BARRIER). */
+/* What is counted: the operations named here, and from SYM_FAULT_OP_LAYER_BASE
+ * on those a higher layer names with sym_fault_register_ops (the collectives). */
 enum sym_fault_op {
     SYM_FAULT_OP_PUT = 0,  /* put, put_nbi, iput, p8..p64, put_signal(_nbi) */
     SYM_FAULT_OP_GET,      /* get, get_nbi, iget, g8..g64 */
@@ -36,13 +36,14 @@ enum sym_fault_op {
     SYM_FAULT_OP_BARRIER,  /* sym_barrier_all, sym_sync_all, sym_barrier */
     SYM_FAULT_OP_SEND,
     SYM_FAULT_OP_RECV,     /* sym_recv; sym_sendrecv counts as send and recv */
-    SYM_FAULT_OP_COLL_BASE /* + enum sym_coll_kind */
+    SYM_FAULT_OP_LAYER_BASE, /* the first op a higher layer registers */
+    SYM_FAULT_OP_MAX = 64
 };
 
 struct sym_fault_spec {
     int action; /* enum sym_fault_action */
     int pe;
-    int op;     /* enum sym_fault_op (+ kind) */
+    int op;     /* enum sym_fault_op, or a registered op */
     unsigned long count;
     double stall_s; /* 0: 2 * SYMHEAP_TIMEOUT + 1 */
 };
@@ -61,6 +62,11 @@ void sym_fault_format(char *buf, size_t len, const struct sym_fault_spec *spec);
 sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes, double timeout_s);
 void sym_fault_disarm(void);
 
+/* Ops [first, first + n) are called names[0..n-1] (NULL: no name) from now
+ * on, for the parser and the messages.  Called before main by the layer that
+ * owns them, so every parse sees them. */
+void sym_fault_register_ops(int first, const char *const *names, int n);
+
 /* The armed op was called: count it, and act at the N-th call. */
 void sym_fault_hit(void);
 
@@ -68,16 +74,6 @@ static inline void sym_fault_point(int op)
 {
     if (__builtin_expect(sym_fault_op == op, 0))
         sym_fault_hit();
-}
-
-/* For collectives: `kind` is enum sym_coll_kind; `name` the public call,
- * so the barriers teams run internally are not counted. */
-void sym_fault_coll_hit(unsigned kind, const char *name);
-
-static inline void sym_fault_point_coll(unsigned kind, const char *name)
-{
-    if (__builtin_expect(sym_fault_op >= 0, 0))
-        sym_fault_coll_hit(kind, name);
 }
 
 #endif /* SYM_FAULT_H */

@@ -10,6 +10,7 @@
 #define SYM_COLL_ALGORITHMS_H
 
 #include "coll/coll.h"
+#include "core/barrier.h"
 
 typedef sym_status_t (*sym_barrier_fn)(struct sym_coll *c);
 sym_status_t sym_barrier_naive(struct sym_coll *c);
@@ -80,6 +81,7 @@ sym_status_t sym_gather_naive(struct sym_coll *c, void *dst, const void *src, si
                               int root);
 sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                              int root);
+typedef sym_gather_fn sym_scatter_fn;
 sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                                int root);
 sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,

@@ -148,9 +148,7 @@ sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src,
 }
 
 static const sym_all_gatherv_fn all_gather_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_all_gatherv_naive,
-    [SYM_ALGO_RING] = sym_all_gatherv_ring,
-    [SYM_ALGO_RD] = sym_all_gatherv_rd,
+    SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)
 };
 
 /* rd takes ceil(log2 n) steps, the ring n-1 but with every link busy
@@ -165,18 +163,18 @@ static sym_algorithm_t all_gather_auto(int n, size_t total_bytes)
     return total_bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
 }
 
-/* The part both wrappers share, from a started call on: choose, normalise
- * src, run.  bytes/displ are owned by the caller. */
+/* The part both wrappers share, from a prepared call on: choose, start,
+ * normalise src, run.  bytes/displ are owned by the caller. */
 static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *opts, void *dst,
                                    const void *src, const size_t *bytes, const size_t *displ)
 {
     struct sym_team *team = c->team;
     const int n = team->size, me = team->rank;
     const size_t total = displ[n - 1] + bytes[n - 1];
-    const unsigned supported = 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_RD;
-    sym_status_t st = sym_coll_select(c, opts, supported, all_gather_auto(n, total));
+    sym_status_t st = sym_coll_select(c, opts, all_gather_auto(n, total));
     if (st != SYM_OK)
         return st;
+    sym_coll_start(c);
     uint8_t *own = slot(dst, bytes, displ, me);
     if (own && src != own && sym_overlaps(dst, total, src, bytes[me])) {
         /* src lies in dst but elsewhere than our slot: moving it there
@@ -194,8 +192,8 @@ SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gather: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_all_gather", team, SYM_COLL_ALL_GATHER, dt, 0,
-                                     count, -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_all_gather", team, SYM_COLL_ALL_GATHER, dt, 0,
+                                       count, -1, opts);
     if (st != SYM_OK)
         return st;
     const int n = team->size;
@@ -206,10 +204,8 @@ SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
                        "overflow the address space", n, count);
     else if (!(bytes = malloc(2 * (size_t)n * sizeof(size_t))))
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_all_gather: out of memory");
-    if (st != SYM_OK) {
-        team->coll_seq--;
+    if (st != SYM_OK)
         return st;
-    }
     size_t *displ = bytes + n;
     for (int i = 0; i < n; i++) {
         bytes[i] = count * es;
@@ -250,8 +246,8 @@ SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src
                          "elements", counts[me]);
     struct sym_coll c;
     /* members that disagree on the total differ at their first chunk */
-    st = sym_coll_begin(&c, "sym_all_gatherv", team, SYM_COLL_ALL_GATHERV, dt, 0, total, -1,
-                        opts);
+    st = sym_coll_prepare(&c, "sym_all_gatherv", team, SYM_COLL_ALL_GATHERV, dt, 0, total, -1,
+                          opts);
     if (st != SYM_OK)
         return st;
     /* the same total split differently is caught by a hash of the split */
@@ -260,10 +256,8 @@ SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src
         h = (h ^ (uint32_t)(counts[i] ^ (counts[i] >> 32))) * 16777619u;
     c.fp.layout = h;
     size_t *bytes = malloc(2 * (size_t)n * sizeof(size_t));
-    if (!bytes) {
-        team->coll_seq--;
+    if (!bytes)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_all_gatherv: out of memory");
-    }
     size_t *displ = bytes + n;
     for (int i = 0; i < n; i++) {
         bytes[i] = counts[i] * es;

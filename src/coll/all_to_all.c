@@ -98,11 +98,8 @@ sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_
 }
 
 static const sym_all_to_allv_fn all_to_all_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_all_to_allv_naive,
-    [SYM_ALGO_PAIRWISE] = sym_all_to_allv_pairwise,
+    SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)
 };
-
-#define ALL_TO_ALL_ALGOS (1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE)
 
 /* With two PEs both algorithms exchange the same single pair of messages.
  * Small blocks are latency bound: naive has every message in flight at
@@ -171,7 +168,7 @@ static sym_status_t layout_make(struct layout *l, const char *name, int n, size_
     return SYM_OK;
 }
 
-/* Run a started, selected call.  The algorithms need src and dst apart,
+/* Start and run a prepared, selected call.  The algorithms need src and dst apart,
  * except that naive may work in place when every block is received
  * exactly where it was sent from; anything else is staged through a copy
  * of src. */
@@ -186,15 +183,14 @@ static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src,
     const void *in = src;
     void *copy = NULL;
     if (src == dst ? !in_place_ok : sym_overlaps(dst, l->rtotal, src, l->stotal)) {
-        if (!(copy = malloc(l->stotal + 1))) {
-            c->team->coll_seq--;
+        if (!(copy = malloc(l->stotal + 1)))
             return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory to stage %zu bytes", c->name,
                              l->stotal);
-        }
         if (l->stotal)
             memcpy(copy, src, l->stotal);
         in = copy;
     }
+    sym_coll_start(c);
     sym_status_t st;
     if (l->sbytes[me] != l->rbytes[me]) {
         /* This PE disagrees with itself: stop every member at once rather
@@ -220,17 +216,14 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_all: NULL %s buffer for %zu elements "
                          "per member", dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_all_to_all", team, SYM_COLL_ALL_TO_ALL, dt, 0,
-                                     count, -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_all_to_all", team, SYM_COLL_ALL_TO_ALL, dt, 0,
+                                       count, -1, opts);
     if (st != SYM_OK)
         return st;
     struct layout l;
-    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count))) {
-        team->coll_seq--;
+    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count)))
         return st;
-    }
-    st = sym_coll_select(&c, opts, ALL_TO_ALL_ALGOS,
-                         all_to_all_auto(team->size, count * sym_datatype_size(dt)));
+    st = sym_coll_select(&c, opts, all_to_all_auto(team->size, count * sym_datatype_size(dt)));
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);
@@ -247,25 +240,22 @@ SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *r
     /* The counts differ from PE to PE: the fingerprint carries none (the
      * receiver of each block checks its size instead). */
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_all_to_allv", team, SYM_COLL_ALL_TO_ALLV, dt, 0, 0,
-                                     -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_all_to_allv", team, SYM_COLL_ALL_TO_ALLV, dt, 0,
+                                       0, -1, opts);
     if (st != SYM_OK)
         return st;
     struct layout l;
     if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), send_counts,
-                          recv_counts, 0))) {
-        team->coll_seq--;
+                          recv_counts, 0)))
         return st;
-    }
     if ((l.rtotal && !dst) || (l.stotal && !src)) {
         const bool no_dst = l.rtotal && !dst;
         const size_t need = no_dst ? l.rtotal : l.stotal;
-        team->coll_seq--;
         layout_free(&l);
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s buffer for %zu bytes",
                          no_dst ? "dst" : "src", need);
     }
-    st = sym_coll_select(&c, opts, ALL_TO_ALL_ALGOS, all_to_allv_auto(team->size));
+    st = sym_coll_select(&c, opts, all_to_allv_auto(team->size));
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);

@@ -163,12 +163,7 @@ sym_status_t sym_allreduce_tree(struct sym_coll *c, void *dst, const void *src, 
     return st == SYM_OK ? sym_broadcast_tree(c, dst, count * sym_datatype_size(dt), 0) : st;
 }
 
-static const sym_allreduce_fn allreduce_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_allreduce_naive,
-    [SYM_ALGO_RING] = sym_allreduce_ring,
-    [SYM_ALGO_TREE] = sym_allreduce_tree,
-    [SYM_ALGO_RD] = sym_allreduce_rd,
-};
+static const sym_allreduce_fn allreduce_algorithms[] = { SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY) };
 
 /* 2 PEs: naive beats ring up to 256 KiB (1.1-1.9x), ring wins above
  * (bench/RESULTS_coll.md, `bench_coll --coll allreduce` at 2 PEs).  Larger
@@ -191,14 +186,12 @@ SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, 
         return sym_error(SYM_ERR_INVALID_ARG, "sym_allreduce: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_allreduce", team, SYM_COLL_ALLREDUCE, dt, op, count,
-                                     -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_allreduce", team, SYM_COLL_ALLREDUCE, dt, op,
+                                       count, -1, opts);
     if (st != SYM_OK)
         return st;
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
-                                   1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
-                         allreduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, allreduce_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);
@@ -206,14 +199,13 @@ SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, 
     const void *in = src;
     if (acc != dt || (src != dst && sym_overlaps(dst, count * es, src, count * es))) {
         /* a separate accumulation buffer: wider type, or partial overlap */
-        if (!(work = sym_team_scratch(team, 0, count * sym_datatype_size(acc) + 1))) {
-            team->coll_seq--;
+        if (!(work = sym_team_scratch(team, 0, count * sym_datatype_size(acc) + 1)))
             return sym_error(SYM_ERR_NO_MEMORY, "sym_allreduce: out of memory for %zu elements",
                              count);
-        }
         sym_to_acc(dt, acc, work, src, count);
         in = work;
     }
+    sym_coll_start(&c);
     st = allreduce_algorithms[c.fp.algo](&c, work, in, count, acc, op);
     if (st == SYM_OK)
         sym_from_acc(dt, acc, op, team->size, dst, work, count);

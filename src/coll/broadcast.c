@@ -99,11 +99,7 @@ sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int
     return SYM_OK;
 }
 
-static const sym_broadcast_fn broadcast_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_broadcast_naive,
-    [SYM_ALGO_RING] = sym_broadcast_ring,
-    [SYM_ALGO_TREE] = sym_broadcast_tree,
-};
+static const sym_broadcast_fn broadcast_algorithms[] = { SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY) };
 
 static sym_algorithm_t broadcast_auto(int n, size_t bytes)
 {
@@ -123,16 +119,17 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
     if (st != SYM_OK)
         return st;
     struct sym_coll c;
-    st = sym_coll_begin(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root, opts);
+    st = sym_coll_prepare(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root,
+                          opts);
+    if (st != SYM_OK)
+        return st;
+    const size_t bytes = count * sym_datatype_size(dt);
+    st = sym_coll_select(&c, opts, broadcast_auto(team->size, bytes));
     if (st != SYM_OK)
         return st;
     c.runahead = runahead;
     team->chan.ran_ahead |= runahead;
-    const size_t bytes = count * sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
-                         broadcast_auto(team->size, bytes));
-    if (st != SYM_OK)
-        return st;
+    sym_coll_start(&c);
     if (team->size == 1)
         return SYM_OK;
     /* naive and tree send the whole message over every link */

@@ -19,7 +19,7 @@
  *
  * A tiny chunk that is a whole collective message (up to 28 bytes) is
  * sent inline, packed with a lossless short fingerprint into the header
- * line itself, so the flag and the data arrive in one line (chan.c).
+ * line itself, so the flag and the data arrive in one line (chan_private.h).
  *
  * K >= 2 lets the next chunk travel while one is being consumed; nothing
  * ever needs a barrier or a reset.  A PE that sees a fingerprint different
@@ -53,7 +53,7 @@ struct sym_chunk_hdr {
     struct sym_fp fp;
     uint64_t msg_bytes; /* size of the whole message this chunk belongs to */
     uint32_t len;       /* payload bytes in this chunk */
-    uint32_t pad;       /* 0; a chunk sent inline (chan.c) has its format tag here */
+    uint32_t pad;       /* 0; a chunk sent inline (chan_private.h) has its format tag here */
     uint64_t full;      /* the slot's full flag: signalled after the rest */
 };
 
@@ -89,6 +89,7 @@ struct sym_coll {
     struct sym_team *team;
     const char *name; /* "sym_allreduce" */
     struct sym_fp fp;
+    const char *algo_source; /* how fp.algo was chosen, for the debug log */
     double timeout_s;
     bool published; /* fingerprint written to this PE's call line */
     bool runahead;  /* broadcast/reduce senders skip the final flush */
@@ -146,11 +147,5 @@ sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op);
  * would be sent without waiting for a credit. */
 const struct sym_chunk_hdr *sym_chan_peek(const struct sym_chan *ch, int src);
 bool sym_chan_can_send(const struct sym_chan *ch, int dst);
-
-/* Bytes of payload per chunk. */
-static inline size_t sym_chan_chunk(const struct sym_chan *ch)
-{
-    return ch->chunk;
-}
 
 #endif /* SYM_COLL_CHAN_H */

@@ -7,23 +7,84 @@
 #include "coll/coll.h"
 #include "coll/request.h"
 
+static const char *const kind_names[SYM_COLL_KIND_COUNT] = {
+#define KIND_NAME_(KIND, name, env, algos, shape) [SYM_COLL_##KIND] = #name,
+    SYM_COLL_LIST(KIND_NAME_)
+#undef KIND_NAME_
+};
+
+/* Bit (1 << algorithm) for every algorithm a kind has. */
+static const unsigned kind_algos[SYM_COLL_KIND_COUNT] = {
+#define KIND_ALGOS_(KIND, name, env, algos, shape) [SYM_COLL_##KIND] = algos(SYM_ALGO_BIT) 0u,
+    SYM_COLL_LIST(KIND_ALGOS_)
+#undef KIND_ALGOS_
+};
+
+/* SYMHEAP_<KIND>_ALGORITHM, parsed at init: SYM_ALGO_AUTO when unset or
+ * when it names an algorithm this kind lacks (one variable serves a pair,
+ * all_to_all/all_to_allv: a choice only one of them has leaves the other
+ * automatic). */
+static sym_algorithm_t env_algo[SYM_COLL_KIND_COUNT];
+
 const char *sym_coll_kind_name(uint32_t kind)
 {
-    static const char *const names[SYM_COLL_KIND_COUNT] = {
-        [SYM_COLL_BARRIER] = "barrier",
-        [SYM_COLL_BROADCAST] = "broadcast",
-        [SYM_COLL_REDUCE] = "reduce",
-        [SYM_COLL_ALLREDUCE] = "allreduce",
-        [SYM_COLL_REDUCE_SCATTER] = "reduce_scatter",
-        [SYM_COLL_ALL_GATHER] = "all_gather",
-        [SYM_COLL_ALL_GATHERV] = "all_gatherv",
-        [SYM_COLL_ALL_TO_ALL] = "all_to_all",
-        [SYM_COLL_ALL_TO_ALLV] = "all_to_allv",
-        [SYM_COLL_GATHER] = "gather",
-        [SYM_COLL_SCATTER] = "scatter",
-        [SYM_COLL_TEAM_SPLIT] = "team split",
-    };
-    return kind < SYM_COLL_KIND_COUNT && names[kind] ? names[kind] : "unknown collective";
+    return kind < SYM_COLL_KIND_COUNT && kind_names[kind] ? kind_names[kind]
+                                                           : "unknown collective";
+}
+
+/* SYMHEAP_FAULT's op= names the collectives by their kind names; the
+ * barriers count as the fault parser's own "barrier". */
+_Static_assert(SYM_FAULT_OP_LAYER_BASE + SYM_COLL_KIND_COUNT <= SYM_FAULT_OP_MAX,
+               "every collective has a fault op");
+static int fault_op(enum sym_coll_kind kind)
+{
+    if (kind == SYM_COLL_BARRIER || kind == SYM_COLL_BARRIER_ALL)
+        return SYM_FAULT_OP_BARRIER;
+    return SYM_FAULT_OP_LAYER_BASE + (int)kind;
+}
+
+/* The fault parser (base layer) learns these names from here, before main:
+ * SYMHEAP_FAULT is parsed by sym_init's first step, and by tools and tests
+ * that never initialise anything. */
+__attribute__((constructor)) static void register_fault_ops(void)
+{
+    const char *names[SYM_COLL_KIND_COUNT] = { NULL };
+    for (int k = 1; k < SYM_COLL_KIND_COUNT; k++)
+        if (fault_op((enum sym_coll_kind)k) != SYM_FAULT_OP_BARRIER)
+            names[k] = kind_names[k];
+    sym_fault_register_ops(SYM_FAULT_OP_LAYER_BASE, names, SYM_COLL_KIND_COUNT);
+}
+
+/* config.c has already checked the word against the variable's
+ * {auto|...} list: a word that is no algorithm is a table error.  NULL:
+ * the kind has no variable. */
+static sym_status_t env_parse(enum sym_coll_kind kind, const sym_cfg_choice_t *choice)
+{
+    const char *word = choice ? choice->s : "auto";
+    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++)
+        if (!strcmp(word, sym_algorithm_name((sym_algorithm_t)a))) {
+            env_algo[kind] = kind_algos[kind] & (1u << a) ? (sym_algorithm_t)a : SYM_ALGO_AUTO;
+            return SYM_OK;
+        }
+    return sym_error(SYM_ERR_INTERNAL, "sym_init: the algorithm variable of %s holds '%s', "
+                     "which is not an algorithm", sym_coll_kind_name(kind), word);
+}
+
+sym_status_t sym_coll_config_init(const struct sym_config *cfg)
+{
+    sym_status_t st = SYM_OK;
+#define SYM_ENV(field) &cfg->field
+#define SYM_NO_ENV NULL
+#define KIND_ENV_(KIND, name, env, algos, shape)                                              \
+    if (st == SYM_OK)                                                                         \
+        st = env_parse(SYM_COLL_##KIND, env);
+    SYM_COLL_LIST(KIND_ENV_)
+#undef KIND_ENV_
+#undef SYM_NO_ENV
+#undef SYM_ENV
+    if (st == SYM_OK)
+        sym_barrier_all_choose(env_algo[SYM_COLL_BARRIER_ALL]);
+    return st;
 }
 
 SYM_API const char *sym_algorithm_name(sym_algorithm_t algo)
@@ -44,9 +105,9 @@ static bool kind_rooted(enum sym_coll_kind kind)
            kind == SYM_COLL_SCATTER;
 }
 
-sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
-                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
-                            size_t count, int root, const sym_coll_opts_t *opts)
+sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,
+                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
+                              size_t count, int root, const sym_coll_opts_t *opts)
 {
     sym_status_t st = sym_team_check(name, team);
     if (st != SYM_OK)
@@ -105,53 +166,49 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     memset(c, 0, sizeof(*c));
     c->team = team;
     c->name = name;
-    c->fp.seq = ++team->coll_seq;
     c->fp.kind = kind;
     c->fp.dtype = (uint32_t)dt;
     c->fp.op = (uint32_t)op;
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
-    sym_fault_point_coll(kind, name);
     return SYM_OK;
 }
 
-static const char *env_choice(enum sym_coll_kind kind)
+void sym_coll_start(struct sym_coll *c)
 {
-    const struct sym_config *cfg = &sym_rt.cfg;
-    switch (kind) {
-    case SYM_COLL_BARRIER: return cfg->barrier_algorithm.s;
-    case SYM_COLL_BROADCAST: return cfg->broadcast_algorithm.s;
-    case SYM_COLL_REDUCE: return cfg->reduce_algorithm.s;
-    case SYM_COLL_ALLREDUCE: return cfg->allreduce_algorithm.s;
-    case SYM_COLL_REDUCE_SCATTER: return cfg->reduce_scatter_algorithm.s;
-    case SYM_COLL_ALL_GATHER:
-    case SYM_COLL_ALL_GATHERV: return cfg->all_gather_algorithm.s;
-    case SYM_COLL_ALL_TO_ALL:
-    case SYM_COLL_ALL_TO_ALLV: return cfg->all_to_all_algorithm.s;
-    case SYM_COLL_GATHER: return cfg->gather_algorithm.s;
-    case SYM_COLL_SCATTER: return cfg->scatter_algorithm.s;
-    default: return "auto";
-    }
+    c->fp.seq = ++c->team->coll_seq;
+    /* teams run barriers inside split and destroy: only the user's count */
+    const int op = fault_op((enum sym_coll_kind)c->fp.kind);
+    if (__builtin_expect(sym_fault_op == op, 0) &&
+        (op != SYM_FAULT_OP_BARRIER || !strcmp(c->name, "sym_barrier")))
+        sym_fault_hit();
+    if (sym_rt.cfg.debug && c->algo_source)
+        sym_debug("%s #%" PRIu64 " on %s: count %" PRIu64 " %s, algorithm %s (%s)", c->name,
+                  c->fp.seq, c->team->name, c->fp.count,
+                  sym_datatype_name((sym_datatype_t)c->fp.dtype),
+                  sym_algorithm_name((sym_algorithm_t)c->fp.algo), c->algo_source);
 }
 
-sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, unsigned supported,
+sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
+                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
+                            size_t count, int root, const sym_coll_opts_t *opts)
+{
+    sym_status_t st = sym_coll_prepare(c, name, team, kind, dt, op, count, root, opts);
+    if (st == SYM_OK)
+        sym_coll_start(c);
+    return st;
+}
+
+sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
                              sym_algorithm_t automatic)
 {
+    const unsigned supported = kind_algos[c->fp.kind];
     sym_algorithm_t algo = opts ? opts->algorithm : SYM_ALGO_AUTO;
     const char *source = "per call";
     if (algo == SYM_ALGO_AUTO) {
-        const char *env = env_choice(c->fp.kind);
+        algo = env_algo[c->fp.kind];
         source = "environment";
-        /* the usual "auto" skips the name loop: small calls are latency-bound */
-        for (int a = strcmp(env, "auto") ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE + 1;
-             a <= SYM_ALGO_PAIRWISE; a++)
-            if (!strcmp(env, sym_algorithm_name((sym_algorithm_t)a)))
-                algo = (sym_algorithm_t)a;
-        /* one variable serves a pair (all_to_all/all_to_allv): a choice
-         * only one of them has leaves the other automatic */
-        if (!(supported & (1u << algo)))
-            algo = SYM_ALGO_AUTO;
     }
     if (algo == SYM_ALGO_AUTO) {
         algo = automatic;
@@ -164,18 +221,12 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, un
             if (supported & (1u << a))
                 used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
                                          used ? ", " : "", sym_algorithm_name((sym_algorithm_t)a));
-        /* undo the sequence number: the call never started */
-        c->team->coll_seq--;
         return sym_error(SYM_ERR_INVALID_ARG, "%s: algorithm '%s' (%s) is not available for %s "
                          "(choose one of: %s)", c->name, sym_algorithm_name(algo), source,
                          sym_coll_kind_name(c->fp.kind), list);
     }
     c->fp.algo = (uint32_t)algo;
-    if (sym_rt.cfg.debug)
-        sym_debug("%s #%" PRIu64 " on %s: count %" PRIu64 " %s, algorithm %s (%s)", c->name,
-                  c->fp.seq, c->team->name, c->fp.count,
-                  sym_datatype_name((sym_datatype_t)c->fp.dtype), sym_algorithm_name(algo),
-                  source);
+    c->algo_source = source;
     return SYM_OK;
 }
 

@@ -5,7 +5,10 @@
  *
  * One file per collective (allreduce.c, broadcast.c, ...) holds its
  * algorithms, each a function of the same signature, in a table indexed by
- * sym_algorithm_t; sym_coll_select() picks the entry.
+ * sym_algorithm_t and generated from its row of coll_list.h;
+ * sym_coll_select() picks the entry.  A call is checked
+ * (sym_coll_prepare), its algorithm chosen and its buffers found before it
+ * is numbered (sym_coll_start): every member numbers the same calls.
  */
 #ifndef SYM_COLL_H
 #define SYM_COLL_H
@@ -15,22 +18,16 @@
 #include <stdint.h>
 
 #include "coll/chan.h"
+#include "coll/coll_list.h"
 #include "coll/team.h"
 #include "core/internal.h"
 
+/* SYM_COLL_BARRIER = 1, ...: one per row of coll_list.h (0 is no call). */
 enum sym_coll_kind {
-    SYM_COLL_BARRIER = 1,
-    SYM_COLL_BROADCAST,
-    SYM_COLL_REDUCE,
-    SYM_COLL_ALLREDUCE,
-    SYM_COLL_REDUCE_SCATTER,
-    SYM_COLL_ALL_GATHER,
-    SYM_COLL_ALL_GATHERV,
-    SYM_COLL_ALL_TO_ALL,
-    SYM_COLL_ALL_TO_ALLV,
-    SYM_COLL_GATHER,
-    SYM_COLL_SCATTER,
-    SYM_COLL_TEAM_SPLIT,
+    SYM_COLL_NO_KIND = 0,
+#define SYM_COLL_KIND_(KIND, name, env, algos, shape) SYM_COLL_##KIND,
+    SYM_COLL_LIST(SYM_COLL_KIND_)
+#undef SYM_COLL_KIND_
     SYM_COLL_KIND_COUNT
 };
 
@@ -72,18 +69,38 @@ static inline bool sym_coll_crowded(void)
 
 /* ---- the call context ---- */
 
-/* Validate team/options, check the team is not broken, number the call and
- * fill its fingerprint.  Returns SYM_OK or the recorded error. */
+/* Check a call (the team, that it is not broken, datatype, op, count,
+ * root, options) and fill its context and fingerprint without numbering
+ * it: a call that fails before sym_coll_start never happened, on any PE.
+ * Earlier non-blocking calls on the team finish first.  Returns SYM_OK or
+ * the recorded error. */
+sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,
+                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
+                              size_t count, int root, const sym_coll_opts_t *opts);
+
+/* The algorithm to run: the per-call option, else SYMHEAP_<KIND>_ALGORITHM
+ * (parsed at init), else `automatic`, among the kind's algorithms
+ * (coll_list.h).  An unsupported explicit choice is SYM_ERR_INVALID_ARG.
+ * Stores the choice in the fingerprint. */
+sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
+                             sym_algorithm_t automatic);
+
+/* Number a prepared (and selected) call: from here on it is the team's
+ * next collective, and every way out goes through sym_coll_end. */
+void sym_coll_start(struct sym_coll *c);
+
+/* sym_coll_prepare and sym_coll_start, for calls whose algorithm the
+ * caller sets itself (the barriers and the split inside team.c). */
 sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
                             enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
                             size_t count, int root, const sym_coll_opts_t *opts);
 
-/* The algorithm to run: the per-call option, else SYMHEAP_<KIND>_ALGORITHM,
- * else `automatic`.  `supported` is a bit mask of (1 << algo).  An
- * unsupported explicit choice is SYM_ERR_INVALID_ARG.  Stores the choice in
- * the fingerprint. */
-sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, unsigned supported,
-                             sym_algorithm_t automatic);
+/* At init (sym_teams_init): parse every SYMHEAP_<KIND>_ALGORITHM once and
+ * hand the world barrier its algorithm (core/barrier.c). */
+sym_status_t sym_coll_config_init(const struct sym_config *cfg);
+
+/* The world barrier's algorithm table and choice (team_barrier.c). */
+void sym_barrier_all_choose(sym_algorithm_t env_choice);
 
 /* Finish a call: on failure the team is broken (and the error is kept). */
 sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st);

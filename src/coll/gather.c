@@ -158,10 +158,7 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     return gather_tree_inner(&t, range, total);
 }
 
-static const sym_gather_fn gather_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_gather_naive,
-    [SYM_ALGO_TREE] = sym_gather_tree,
-};
+static const sym_gather_fn gather_algorithms[] = { SYM_GATHER_ALGOS(SYM_ALGO_ENTRY) };
 
 /* The root must take in (n - 1) blocks whatever the algorithm; the tree
  * only saves latency (log n rounds instead of n - 1 messages queued at the
@@ -178,25 +175,21 @@ SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, siz
                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count, root,
-                                     opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count,
+                                       root, opts);
     if (st != SYM_OK)
         return st;
     const bool is_root = team->rank == root;
-    if (count && (!src || (is_root && !dst))) {
-        team->coll_seq--;
+    if (count && (!src || (is_root && !dst)))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: NULL %s buffer for %zu elements",
                          src ? "dst" : "src", count);
-    }
     const size_t es = sym_datatype_size(dt);
-    if (count > SIZE_MAX / es / (size_t)team->size) {
-        team->coll_seq--;
+    if (count > SIZE_MAX / es / (size_t)team->size)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: %zu elements from each of %d members "
                          "do not fit in memory", count, team->size);
-    }
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
-                         gather_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, gather_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;
+    sym_coll_start(&c);
     return sym_coll_end(&c, gather_algorithms[c.fp.algo](&c, dst, src, count * es, root));
 }

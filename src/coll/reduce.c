@@ -122,11 +122,7 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     return st;
 }
 
-static const sym_reduce_fn reduce_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_reduce_naive,
-    [SYM_ALGO_RING] = sym_reduce_ring,
-    [SYM_ALGO_TREE] = sym_reduce_tree,
-};
+static const sym_reduce_fn reduce_algorithms[] = { SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY) };
 
 static sym_algorithm_t reduce_auto(int n, size_t bytes)
 {
@@ -144,20 +140,15 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
     if (st != SYM_OK)
         return st;
     struct sym_coll c;
-    st = sym_coll_begin(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root, opts);
+    st = sym_coll_prepare(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root, opts);
     if (st != SYM_OK)
         return st;
-    c.runahead = runahead;
-    team->chan.ran_ahead |= runahead;
     const bool is_root = team->rank == root;
-    if (count && (!src || (is_root && !dst))) {
-        team->coll_seq--;
+    if (count && (!src || (is_root && !dst)))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce: NULL %s buffer for %zu elements",
                          src ? "dst" : "src", count);
-    }
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
-                         reduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, reduce_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);
@@ -166,15 +157,16 @@ SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, siz
     const void *in = src;
     void *scratch = NULL;
     if (acc != dt || (is_root && src != dst && sym_overlaps(dst, count * es, src, count * es))) {
-        if (!(scratch = sym_team_scratch(team, 0, 2 * abytes + 1))) {
-            team->coll_seq--;
+        if (!(scratch = sym_team_scratch(team, 0, 2 * abytes + 1)))
             return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce: out of memory for %zu elements",
                              count);
-        }
         sym_to_acc(dt, acc, scratch, src, count);
         in = scratch;
         work_dst = is_root ? (uint8_t *)scratch + abytes : NULL;
     }
+    c.runahead = runahead;
+    team->chan.ran_ahead |= runahead;
+    sym_coll_start(&c);
     /* naive and tree send the whole (accumulation type) vector over every link */
     if (c.fp.algo != SYM_ALGO_RING)
         sym_chan_use_tiny(&c, abytes);

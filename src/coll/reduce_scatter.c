@@ -120,8 +120,7 @@ sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *
 }
 
 static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_reduce_scatter_naive,
-    [SYM_ALGO_RING] = sym_reduce_scatter_ring,
+    SYM_REDUCE_SCATTER_ALGOS(SYM_ALGO_ENTRY)
 };
 
 /* Both move n-1 blocks in and out of every member; the ring trades the
@@ -147,21 +146,18 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
                          "sym_reduce_scatter: NULL %s buffer for %zu elements per member",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_reduce_scatter", team, SYM_COLL_REDUCE_SCATTER, dt,
-                                     op, count, -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_reduce_scatter", team, SYM_COLL_REDUCE_SCATTER,
+                                       dt, op, count, -1, opts);
     if (st != SYM_OK)
         return st;
     const int n = team->size, me = team->rank;
     const sym_datatype_t acc = sym_acc_type(dt, op);
     const size_t es = sym_datatype_size(dt), aes = sym_datatype_size(acc);
-    if (count > SIZE_MAX / aes / (size_t)n) {
-        team->coll_seq--;
+    if (count > SIZE_MAX / aes / (size_t)n)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce_scatter: %d blocks of %zu elements "
                          "overflow the address space", n, count);
-    }
     const size_t bytes = count * es;
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING,
-                         reduce_scatter_auto(n, (size_t)n * bytes));
+    st = sym_coll_select(&c, opts, reduce_scatter_auto(n, (size_t)n * bytes));
     if (st != SYM_OK)
         return st;
     const void *in = src;
@@ -172,11 +168,10 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
         scratch_bytes = (size_t)n * count * aes + 1;
     else if (!own_block && sym_overlaps(dst, bytes, src, (size_t)n * bytes))
         scratch_bytes = bytes; /* dst would clobber blocks still to be sent */
-    if (scratch_bytes && !(scratch = sym_team_scratch(team, 0, scratch_bytes))) {
-        team->coll_seq--;
+    if (scratch_bytes && !(scratch = sym_team_scratch(team, 0, scratch_bytes)))
         return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce_scatter: out of memory for %d blocks "
                          "of %zu elements", n, count);
-    }
+    sym_coll_start(&c);
     if (acc != dt) {
         sym_to_acc(dt, acc, scratch, src, (size_t)n * count);
         in = scratch;

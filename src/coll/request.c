@@ -43,25 +43,11 @@
 #define REQUEST_MAGIC 0x52455153u /* "REQS" */
 #define STACK_BYTES ((size_t)256 << 10)
 
-enum req_kind {
-    REQ_BARRIER,
-    REQ_BROADCAST,
-    REQ_REDUCE,
-    REQ_ALLREDUCE,
-    REQ_REDUCE_SCATTER,
-    REQ_ALL_GATHER,
-    REQ_ALL_GATHERV,
-    REQ_ALL_TO_ALL,
-    REQ_ALL_TO_ALLV,
-    REQ_GATHER,
-    REQ_SCATTER,
-};
-
 enum req_state { REQ_QUEUED, REQ_RUNNING, REQ_DONE };
 
 struct sym_request {
     uint32_t magic;
-    enum req_kind kind;
+    enum sym_coll_kind kind;
     const char *op;
     sym_team_t team;
     sym_coll_opts_t opts;
@@ -106,25 +92,29 @@ static const void *main_stack_bottom;
 static size_t main_stack_size;
 #endif
 
+/* The blocking call a request runs, per argument shape (coll_list.h). */
+#define SYM_REQ_RUN_BARRIER(name) sym_##name(r->team, o)
+#define SYM_REQ_RUN_BROADCAST(name) sym_##name(r->team, r->dst, r->count, r->dt, r->root, o)
+#define SYM_REQ_RUN_ROOTED_REDUCTION(name) \
+    sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->rop, r->root, o)
+#define SYM_REQ_RUN_REDUCTION(name) sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->rop, o)
+#define SYM_REQ_RUN_MOVE(name) sym_##name(r->team, r->dst, r->src, r->count, r->dt, o)
+#define SYM_REQ_RUN_ROOTED_MOVE(name) \
+    sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->root, o)
+#define SYM_REQ_RUN_GATHERV(name) sym_##name(r->team, r->dst, r->src, r->counts, r->dt, o)
+#define SYM_REQ_RUN_ALL_TO_ALLV(name) \
+    sym_##name(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o)
+
 static sym_status_t run_blocking(struct sym_request *r)
 {
     const sym_coll_opts_t *o = r->has_opts ? &r->opts : NULL;
     switch (r->kind) {
-    case REQ_BARRIER: return sym_barrier(r->team, o);
-    case REQ_BROADCAST: return sym_broadcast(r->team, r->dst, r->count, r->dt, r->root, o);
-    case REQ_REDUCE:
-        return sym_reduce(r->team, r->dst, r->src, r->count, r->dt, r->rop, r->root, o);
-    case REQ_ALLREDUCE:
-        return sym_allreduce(r->team, r->dst, r->src, r->count, r->dt, r->rop, o);
-    case REQ_REDUCE_SCATTER:
-        return sym_reduce_scatter(r->team, r->dst, r->src, r->count, r->dt, r->rop, o);
-    case REQ_ALL_GATHER: return sym_all_gather(r->team, r->dst, r->src, r->count, r->dt, o);
-    case REQ_ALL_GATHERV: return sym_all_gatherv(r->team, r->dst, r->src, r->counts, r->dt, o);
-    case REQ_ALL_TO_ALL: return sym_all_to_all(r->team, r->dst, r->src, r->count, r->dt, o);
-    case REQ_ALL_TO_ALLV:
-        return sym_all_to_allv(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o);
-    case REQ_GATHER: return sym_gather(r->team, r->dst, r->src, r->count, r->dt, r->root, o);
-    case REQ_SCATTER: return sym_scatter(r->team, r->dst, r->src, r->count, r->dt, r->root, o);
+#define SYM_REQ_RUN_NONE(name) SYM_ERR_INTERNAL
+#define RUN_(KIND, name, env, algos, shape)                                                   \
+    case SYM_COLL_##KIND: return SYM_REQ_RUN_##shape(name);
+        SYM_COLL_LIST(RUN_)
+#undef RUN_
+    default: break;
     }
     return SYM_ERR_INTERNAL;
 }
@@ -481,106 +471,101 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
     return c;
 }
 
-#define PROTO(k, name_)                                                                      \
-    struct sym_request p = { .kind = k, .op = name_, .team = team, .has_opts = opts != NULL }; \
-    if (opts)                                                                                \
+/* The i-variants, one per argument shape: each packs its arguments into a
+ * request for run_blocking.  sym_ibarrier, sym_ibroadcast, sym_ireduce,
+ * sym_iallreduce, ... are defined by SYM_COLL_LIST at the end. */
+#define SYM_REQ_PROTO(KIND, name)                                                          \
+    struct sym_request p = { .kind = SYM_COLL_##KIND, .op = #name, .team = team,           \
+                             .has_opts = opts != NULL };                                   \
+    if (opts)                                                                              \
         p.opts = *opts;
 
-SYM_API sym_status_t sym_ibarrier(sym_team_t team, const sym_coll_opts_t *opts,
-                                  sym_request_t *req_p)
-{
-    PROTO(REQ_BARRIER, "barrier")
-    return issue("sym_ibarrier", &p, req_p);
-}
+#define SYM_REQ_DEFINE_BARRIER(KIND, name)                                                 \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, const sym_coll_opts_t *opts,         \
+                                     sym_request_t *req_p)                                 \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_ibroadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
-                                    int root, const sym_coll_opts_t *opts, sym_request_t *req_p)
-{
-    PROTO(REQ_BROADCAST, "broadcast")
-    p.dst = buf, p.count = count, p.dt = dt, p.root = root;
-    return issue("sym_ibroadcast", &p, req_p);
-}
+#define SYM_REQ_DEFINE_BROADCAST(KIND, name)                                               \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *buf, size_t count,             \
+                                     sym_datatype_t dt, int root,                          \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = buf, p.count = count, p.dt = dt, p.root = root;                            \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_ireduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                 sym_datatype_t dt, sym_op_t op, int root,
-                                 const sym_coll_opts_t *opts, sym_request_t *req_p)
-{
-    PROTO(REQ_REDUCE, "reduce")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op, p.root = root;
-    return issue("sym_ireduce", &p, req_p);
-}
+#define SYM_REQ_DEFINE_ROOTED_REDUCTION(KIND, name)                                        \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
+                                     size_t count, sym_datatype_t dt, sym_op_t op,         \
+                                     int root, const sym_coll_opts_t *opts,                \
+                                     sym_request_t *req_p)                                 \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op, p.root = root;   \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_iallreduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts,
-                                    sym_request_t *req_p)
-{
-    PROTO(REQ_ALLREDUCE, "allreduce")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;
-    return issue("sym_iallreduce", &p, req_p);
-}
+#define SYM_REQ_DEFINE_REDUCTION(KIND, name)                                               \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
+                                     size_t count, sym_datatype_t dt, sym_op_t op,         \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;                  \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_ireduce_scatter(sym_team_t team, void *dst, const void *src,
-                                         size_t count, sym_datatype_t dt, sym_op_t op,
-                                         const sym_coll_opts_t *opts, sym_request_t *req_p)
-{
-    PROTO(REQ_REDUCE_SCATTER, "reduce_scatter")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;
-    return issue("sym_ireduce_scatter", &p, req_p);
-}
+#define SYM_REQ_DEFINE_MOVE(KIND, name)                                                    \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
+                                     size_t count, sym_datatype_t dt,                      \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt;                              \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_iall_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
-                                     sym_request_t *req_p)
-{
-    PROTO(REQ_ALL_GATHER, "all_gather")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt;
-    return issue("sym_iall_gather", &p, req_p);
-}
+#define SYM_REQ_DEFINE_ROOTED_MOVE(KIND, name)                                             \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
+                                     size_t count, sym_datatype_t dt, int root,            \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;               \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_iall_gatherv(sym_team_t team, void *dst, const void *src,
-                                      const size_t *counts, sym_datatype_t dt,
-                                      const sym_coll_opts_t *opts, sym_request_t *req_p)
-{
-    PROTO(REQ_ALL_GATHERV, "all_gatherv")
-    p.dst = dst, p.src = src, p.dt = dt, p.counts = copy_counts(team, counts);
-    return issue("sym_iall_gatherv", &p, req_p);
-}
+/* The v-variants keep copies of the count arrays: the caller may reuse
+ * its own before the request runs. */
+#define SYM_REQ_DEFINE_GATHERV(KIND, name)                                                 \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
+                                     const size_t *counts, sym_datatype_t dt,              \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.dt = dt, p.counts = copy_counts(team, counts);         \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_iall_to_all(sym_team_t team, void *dst, const void *src, size_t count,
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
-                                     sym_request_t *req_p)
-{
-    PROTO(REQ_ALL_TO_ALL, "all_to_all")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt;
-    return issue("sym_iall_to_all", &p, req_p);
-}
+#define SYM_REQ_DEFINE_ALL_TO_ALLV(KIND, name)                                             \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const size_t *recv_counts, \
+                                     const void *src, const size_t *send_counts,           \
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts,       \
+                                     sym_request_t *req_p)                                 \
+    {                                                                                      \
+        SYM_REQ_PROTO(KIND, name)                                                          \
+        p.dst = dst, p.src = src, p.dt = dt;                                               \
+        p.counts = copy_counts(team, send_counts);                                         \
+        p.counts2 = copy_counts(team, recv_counts);                                        \
+        return issue("sym_i" #name, &p, req_p);                                            \
+    }
 
-SYM_API sym_status_t sym_iall_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                      const void *src, const size_t *send_counts,
-                                      sym_datatype_t dt, const sym_coll_opts_t *opts,
-                                      sym_request_t *req_p)
-{
-    PROTO(REQ_ALL_TO_ALLV, "all_to_allv")
-    p.dst = dst, p.src = src, p.dt = dt;
-    p.counts = copy_counts(team, send_counts);
-    p.counts2 = copy_counts(team, recv_counts);
-    return issue("sym_iall_to_allv", &p, req_p);
-}
+#define SYM_REQ_DEFINE_NONE(KIND, name)
 
-SYM_API sym_status_t sym_igather(sym_team_t team, void *dst, const void *src, size_t count,
-                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
-                                 sym_request_t *req_p)
-{
-    PROTO(REQ_GATHER, "gather")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;
-    return issue("sym_igather", &p, req_p);
-}
-
-SYM_API sym_status_t sym_iscatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
-                                  sym_request_t *req_p)
-{
-    PROTO(REQ_SCATTER, "scatter")
-    p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;
-    return issue("sym_iscatter", &p, req_p);
-}
+#define DEFINE_(KIND, name, env, algos, shape) SYM_REQ_DEFINE_##shape(KIND, name)
+SYM_COLL_LIST(DEFINE_)
+#undef DEFINE_

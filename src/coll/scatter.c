@@ -160,10 +160,7 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
     return st;
 }
 
-static const sym_gather_fn scatter_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_scatter_naive,
-    [SYM_ALGO_TREE] = sym_scatter_tree,
-};
+static const sym_scatter_fn scatter_algorithms[] = { SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY) };
 
 /* As for gather: the root must send (n - 1) blocks anyway, the tree only
  * saves latency and costs copies at inner members. */
@@ -178,25 +175,21 @@ SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, si
                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count,
-                                     root, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count,
+                                       root, opts);
     if (st != SYM_OK)
         return st;
     const bool is_root = team->rank == root;
-    if (count && (!dst || (is_root && !src))) {
-        team->coll_seq--;
+    if (count && (!dst || (is_root && !src)))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
-    }
     const size_t es = sym_datatype_size(dt);
-    if (count > SIZE_MAX / es / (size_t)team->size) {
-        team->coll_seq--;
+    if (count > SIZE_MAX / es / (size_t)team->size)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: %zu elements for each of %d members "
                          "do not fit in memory", count, team->size);
-    }
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
-                         scatter_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, scatter_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;
+    sym_coll_start(&c);
     return sym_coll_end(&c, scatter_algorithms[c.fp.algo](&c, dst, src, count * es, root));
 }

@@ -25,12 +25,6 @@ struct sym_team *sym_p2p_team(void)
     return &p2p;
 }
 
-uint64_t sym_team_p2p_area(uint64_t *size_p)
-{
-    *size_p = teams.p2p_size;
-    return teams.p2p_off;
-}
-
 static sym_status_t registry_add(struct sym_team *t)
 {
     if (teams.nall == teams.cap) {
@@ -132,6 +126,9 @@ static sym_status_t team_new(const char *op, const int *members, int n, int slot
 
 sym_status_t sym_teams_init(void)
 {
+    sym_status_t cst = sym_coll_config_init(&sym_rt.cfg);
+    if (cst != SYM_OK)
+        return cst;
     memset(&teams, 0, sizeof(teams));
     const struct sym_heap_layout *l = &sym_rt.layout;
     unsigned long nslots = sym_rt.cfg.team_slots;

@@ -56,9 +56,6 @@ void sym_teams_fini(void);
 /* Validate a handle for `op`: a live team of which this PE is a member. */
 sym_status_t sym_team_check(const char *op, sym_team_t team);
 
-/* The mailbox areas (offsets in every heap). */
-uint64_t sym_team_p2p_area(uint64_t *size_p);
-
 /* The private all-PE "team" whose channel carries point-to-point messages
  * (its own area and link counters, never in the registry). */
 struct sym_team *sym_p2p_team(void);

@@ -1,4 +1,5 @@
-/* team_barrier.c - sym_barrier: dissemination (rd), naive, tree. */
+/* team_barrier.c - sym_barrier: dissemination (rd), naive, tree; and the
+ * choice of the world barrier's algorithm. */
 #include "coll/algorithms.h"
 
 /* An empty message carries the fingerprint: a PE in another collective is
@@ -77,30 +78,46 @@ sym_status_t sym_barrier_tree(struct sym_coll *c)
     return SYM_OK;
 }
 
-static const sym_barrier_fn barrier_algorithms[] = {
-    [SYM_ALGO_NAIVE] = sym_barrier_naive,
-    [SYM_ALGO_TREE] = sym_barrier_tree,
-    [SYM_ALGO_RD] = sym_barrier_rd,
+static const sym_barrier_fn barrier_algorithms[] = { SYM_BARRIER_ALGOS(SYM_ALGO_ENTRY) };
+
+/* The world barrier runs in core (core/barrier.c: sym_malloc and
+ * sym_finalize need it too) on the sync area, not on a team's channel; its
+ * algorithms are listed here with the team barrier's and chosen by the same
+ * SYMHEAP_BARRIER_ALGORITHM, once at init, for the whole job (every PE
+ * must run the same one).  Automatic (also for a choice it lacks, tree):
+ * core picks naive, the central counter, when the host is oversubscribed,
+ * rd, dissemination, otherwise (sym_rt.central_barrier, decided at init
+ * after this). */
+static const sym_barrier_all_fn barrier_all_algorithms[] = {
+    SYM_BARRIER_ALL_ALGOS(SYM_ALGO_ENTRY)
 };
+
+void sym_barrier_all_choose(sym_algorithm_t env_choice)
+{
+    sym_barrier_all_use(env_choice == SYM_ALGO_AUTO ? NULL : barrier_all_algorithms[env_choice]);
+    if (env_choice != SYM_ALGO_AUTO)
+        sym_debug("world barrier: algorithm %s (environment)", sym_algorithm_name(env_choice));
+}
 
 SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, "sym_barrier", team, SYM_COLL_BARRIER, 0, 0, 0, -1, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_barrier", team, SYM_COLL_BARRIER, 0, 0, 0, -1, opts);
     if (st != SYM_OK)
         return st;
-    st = sym_coll_select(&c, opts, 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
-                         SYM_ALGO_RD);
+    st = sym_coll_select(&c, opts, SYM_ALGO_RD);
     if (st != SYM_OK)
         return st;
     /* The team's timeout bounds the quiet too: over manual progress, a
      * write to a member that makes no library calls completes only when
-     * it does (see chan.c). */
+     * it does (see op_timeout_enter, chan_private.h). */
     double saved = sym_op_timeout_s;
     sym_op_timeout_s = c.timeout_s;
     st = sym_quiet_internal();
     sym_op_timeout_s = saved;
     if (st != SYM_OK)
         return st;
+    sym_coll_start(&c);
     return sym_coll_end(&c, barrier_algorithms[c.fp.algo](&c));
 }

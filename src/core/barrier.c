@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/barrier.h"
 #include "core/internal.h"
 #include "shm/shm_atomic.h"
 
@@ -82,7 +83,7 @@ static void barrier_describe(void *arg, char *buf, size_t len)
     }
 }
 
-static sym_status_t dissemination(struct sym_deadline *dl)
+sym_status_t sym_barrier_all_rd(struct sym_deadline *dl)
 {
     const int n = sym_rt.npes, me = sym_rt.me;
     const uint64_t epoch = ++sym_rt.barrier_epoch;
@@ -111,7 +112,7 @@ static sym_status_t dissemination(struct sym_deadline *dl)
  * to be scheduled in every round; here only the last arrival has to run,
  * which is what a starved core can give (4 PEs on 2 cores: about half the
  * time of dissemination). */
-static sym_status_t central(struct sym_deadline *dl)
+sym_status_t sym_barrier_all_naive(struct sym_deadline *dl)
 {
     const int n = sym_rt.npes;
     const uint64_t epoch = ++sym_rt.barrier_epoch;
@@ -141,6 +142,16 @@ static sym_status_t central(struct sym_deadline *dl)
     return sym_wait_for(dl, &waiter);
 }
 
+/* Chosen at init by the coll layer (SYMHEAP_BARRIER_ALGORITHM); NULL:
+ * automatic.  Only the barrier itself reads it, always on one thread at a
+ * time like the epoch it goes with. */
+static sym_barrier_all_fn chosen;
+
+void sym_barrier_all_use(sym_barrier_all_fn algo)
+{
+    chosen = algo;
+}
+
 /* A failed barrier leaves the epoch flags and the arrival count out of step
  * (a PE that gave up may already count itself into the next barrier), so
  * after a failure every later world barrier fails at once with the first
@@ -150,7 +161,11 @@ static sym_status_t barrier(struct sym_deadline *dl)
     if (sym_rt.barrier_broken)
         return sym_error(sym_rt.barrier_broken, "%s: an earlier barrier failed (%s)", dl->op,
                          sym_rt.barrier_broken_msg);
-    sym_status_t st = sym_rt.central_barrier ? central(dl) : dissemination(dl);
+    sym_status_t st;
+    if (chosen)
+        st = chosen(dl);
+    else
+        st = sym_rt.central_barrier ? sym_barrier_all_naive(dl) : sym_barrier_all_rd(dl);
     if (st != SYM_OK) {
         sym_rt.barrier_broken = st;
         snprintf(sym_rt.barrier_broken_msg, sizeof(sym_rt.barrier_broken_msg), "%s",

@@ -1,0 +1,224 @@
+/*
+ * chan_private.h - what the channel's files share (chan.c: layout, send,
+ * receive; chan_tiny.c: the tiny ring; chan_stall.c: waits, stall checks,
+ * poison): the area's layout and line formats, and the wait every side of
+ * the channel goes through.
+ */
+#ifndef SYM_COLL_CHAN_PRIVATE_H
+#define SYM_COLL_CHAN_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "coll/team.h"
+#include "coll/wire.h"
+#include "core/internal.h"
+
+#define POISON_MSG_BYTES 448u
+#define HDR_BYTES        ((uint64_t)sizeof(struct sym_chunk_hdr))
+#define MIN_CHUNK        64u
+#define SLOTS_PER_LINK   2
+#define MAX_SLOTS_SHIFT  3 /* up to 8 slots per link */
+#define DEEP_CHUNK_MIN   61440u
+#define TINY_SHIFT       6 /* up to 64 tiny slots per link with SYMHEAP_COLL_RUNAHEAD */
+/* Slots per link are a power of two fixed when the channel is laid out,
+ * so the n % k and n / k of every send, receive and release are a mask and
+ * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the
+ * tiny-message critical path. */
+static inline uint64_t k_slot(const struct sym_chan *ch, uint64_t n)
+{
+    return n & ch->kmask;
+}
+
+static inline uint64_t k_use(const struct sym_chan *ch, uint64_t n)
+{
+    return n >> ch->kshift;
+}
+
+_Static_assert(sizeof(struct sym_chunk_hdr) == 64, "chunk header is one cache line");
+_Static_assert(offsetof(struct sym_chunk_hdr, full) % 8 == 0, "full flag is a 64-bit word");
+
+/* A chunk of at most INLINE_MAX bytes that is a whole message travels in
+ * the header line itself, next to the full flag: the receiver that sees the
+ * flag holds the data too, one cross-core transfer per chunk instead of
+ * two.  The fingerprint is packed losslessly (a chunk is sent inline only
+ * when every field fits), so a mismatch is still found by an exact compare
+ * and reported with the sender's whole fingerprint.  `tag` lies where the
+ * ordinary header's `pad` (always 0) does, so the receiver tells the two
+ * formats apart; the whole line but the flag is written before the flag
+ * (put-with-signal, over any transport), so nothing of it is read early. */
+#define INLINE_MAX 28u
+#define INLINE_TAG 0x49000000u /* 'I' in the top byte; the length below */
+struct inline_line {
+    uint64_t seq;
+    uint8_t kind, dtype, op, algo;
+    uint32_t count;
+    int32_t root;
+    uint32_t layout;
+    uint8_t data[INLINE_MAX];
+    uint32_t tag;
+    uint64_t full;
+};
+_Static_assert(sizeof(struct inline_line) == 64, "inline chunk is one cache line");
+_Static_assert(offsetof(struct inline_line, data) % 8 == 0, "inline payload is 8-byte aligned");
+_Static_assert(offsetof(struct inline_line, tag) == offsetof(struct sym_chunk_hdr, pad),
+               "the format tag lies in the ordinary header's padding");
+_Static_assert(offsetof(struct inline_line, full) == offsetof(struct sym_chunk_hdr, full),
+               "both formats keep the full flag in the same word");
+_Static_assert(sizeof(struct sym_fp) == 40, "fingerprint has no padding (compared by memcmp)");
+
+static inline bool inline_fits(const struct sym_fp *fp, size_t len, uint64_t msg_bytes)
+{
+    return len <= INLINE_MAX && msg_bytes == len && fp->kind != SYM_COLL_P2P &&
+           fp->kind <= UINT8_MAX && fp->dtype <= UINT8_MAX && fp->op <= UINT8_MAX &&
+           fp->algo <= UINT8_MAX && fp->count <= UINT32_MAX;
+}
+
+/* The fingerprint a slot's header line carries, in either format. */
+static inline void line_fp(const struct sym_chunk_hdr *hdr, struct sym_fp *out)
+{
+    const struct inline_line *l = (const void *)hdr;
+    if ((l->tag & ~0xffu) != INLINE_TAG) {
+        *out = hdr->fp;
+        return;
+    }
+    memset(out, 0, sizeof(*out));
+    out->seq = l->seq;
+    out->kind = l->kind;
+    out->dtype = l->dtype;
+    out->op = l->op;
+    out->algo = l->algo;
+    out->count = l->count;
+    out->root = l->root;
+    out->layout = l->layout;
+}
+
+static inline uint64_t slot_off(const struct sym_chan *ch, int src, uint64_t slot)
+{
+    return ch->slot_off + (((uint64_t)src << ch->kshift) + slot) * ch->slot_stride;
+}
+
+static inline uint64_t full_off(const struct sym_chan *ch, int src, uint64_t slot)
+{
+    return slot_off(ch, src, slot) + offsetof(struct sym_chunk_hdr, full);
+}
+
+static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slot)
+{
+    return ch->free_off + (((uint64_t)dst << ch->kshift) + slot) * SYM_LINE;
+}
+
+/* ---- the tiny ring's lines (chan_tiny.c) ----
+ * Chunk n from member `src` lands in line n % tk of src's ring in the
+ * receiver's area, its full word set to n / tk + 1 after the rest of the
+ * line; the receiver acknowledges by storing how many it consumed (n + 1)
+ * into its own credit line in the sender's area. */
+static inline uint64_t tslot_line(const struct sym_chan *ch, int src, uint64_t n)
+{
+    return ch->tslot_off + (((uint64_t)src << ch->tkshift) + (n & ch->tkmask)) * SYM_LINE;
+}
+
+static inline uint64_t tcredit_line(const struct sym_chan *ch, int r)
+{
+    return ch->tcredit_off + (uint64_t)r * SYM_LINE;
+}
+
+/* The collective's timeout, not SYMHEAP_TIMEOUT, bounds a transport call
+ * of the channel that has to wait for its target: over a provider with
+ * manual progress, a put completes only once the target makes library
+ * calls, and a member that is late (or gone) must be reported within the
+ * team's timeout, poisoning included.  A transport call never yields to
+ * another coroutine, so the setting cannot leak into one. */
+static inline double op_timeout_enter(const struct sym_coll *c)
+{
+    double saved = sym_op_timeout_s;
+    sym_op_timeout_s = c->timeout_s;
+    return saved;
+}
+
+static inline void op_timeout_leave(double saved)
+{
+    sym_op_timeout_s = saved;
+}
+
+/* PREFETCHW (exclusive, ready to write) exists on every x86-64 this runs
+ * on; GCC only emits it for -mprfchw.  Elsewhere the portable hint. */
+#if defined(__x86_64__)
+#define PREFETCH_W(p) __asm__ volatile("prefetchw %0" ::"m"(*(const char *)(p)))
+#else
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#endif
+
+/* Where the peer's slot is mapped here (shared memory), ask for its lines
+ * in exclusive state while the credit is still being read: the header line
+ * (with the full flag) and the first payload lines were last read by the
+ * peer, and each would otherwise be a cross-core miss after the credit's.
+ * Only a hint: small messages are latency-bound, large ones stream anyway.
+ * Always inlined and volatile asm: GCC deems a function that only
+ * prefetches pure and drops the call. */
+__attribute__((always_inline)) static inline void prefetch_for_write(int pe, uint64_t slot,
+                                                                     size_t len)
+{
+    uint8_t *d = sym_direct(pe, slot);
+    if (!d)
+        return;
+    PREFETCH_W(d);
+    if (len <= INLINE_MAX)
+        return; /* (a chunk that may go inline; an ordinary one this small is rare) */
+    for (size_t o = 0; o < len && o < 4 * SYM_LINE; o += SYM_LINE)
+        PREFETCH_W(d + HDR_BYTES + o);
+}
+
+static inline void fill_inline(struct inline_line *l, const struct sym_coll *c, const void *data,
+                               size_t len)
+{
+    *l = (struct inline_line){
+        .seq = c->fp.seq,
+        .kind = (uint8_t)c->fp.kind,
+        .dtype = (uint8_t)c->fp.dtype,
+        .op = (uint8_t)c->fp.op,
+        .algo = (uint8_t)c->fp.algo,
+        .count = (uint32_t)c->fp.count,
+        .root = c->fp.root,
+        .layout = c->fp.layout,
+        .tag = INLINE_TAG | (uint32_t)len,
+    };
+    if (len)
+        memcpy(l->data, data, len);
+}
+
+/* Write this PE's fingerprint to its call line (once per call, before its
+ * first chunk), for the stall checks of members that wait on it. */
+void sym_chan_publish_call(struct sym_coll *c);
+
+/* The slow part of chan_wait (chan_stall.c). */
+sym_status_t sym_chan_wait_slow(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
+                                const char *what, uint64_t held);
+
+/* Wait until this PE's flag at flag_off reaches target (sent by member
+ * `peer`; `what` it is to do, for the timeout message), or the team is
+ * poisoned.  `held`: for a credit wait, the peer's slot whose header names
+ * the call that left it unconsumed; else 0. */
+static inline sym_status_t chan_wait(struct sym_coll *c, uint64_t flag_off, uint64_t target,
+                                     int peer, const char *what, uint64_t held)
+{
+    if (__builtin_expect(sym_flag_load(flag_off) >= target, 1))
+        return SYM_OK;
+    return sym_chan_wait_slow(c, flag_off, target, peer, what, held);
+}
+
+/* The tiny ring's side of send, receive, release and flush (chan_tiny.c). */
+sym_status_t sym_chan_tiny_send(struct sym_coll *c, int dst, const void *data, size_t len,
+                                uint64_t msg_bytes);
+sym_status_t sym_chan_tiny_arrived(struct sym_coll *c, int src, const struct sym_chunk_hdr **hdr_p);
+sym_status_t sym_chan_tiny_release(struct sym_coll *c, int src);
+sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst);
+
+/* A sender's format word that cannot be there: the team's mailboxes are
+ * not what this library wrote, so the team is poisoned (chan_stall.c). */
+sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,
+                                 const char *where, const char *why);
+
+#endif /* SYM_COLL_CHAN_PRIVATE_H */

@@ -1,0 +1,219 @@
+/* chan_stall.c - when the channel has to wait: the call line each PE
+ * publishes, the wait with its stall checks (a late member or a mismatch)
+ * and timeout message, and the team's poison word. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "coll/chan_private.h"
+
+/* ---- the call line: each PE's current fingerprint, for stall checks ----
+ * Written locally once per call (fingerprint, then its sequence number with
+ * release); read remotely only when a wait is stuck. */
+struct call_line {
+    uint64_t seq; /* == fp.seq once fp is complete */
+    struct sym_fp fp;
+};
+
+void sym_chan_publish_call(struct sym_coll *c)
+{
+    struct call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
+    __atomic_store_n(&cl->seq, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    cl->fp = c->fp;
+    __atomic_store_n(&cl->seq, c->fp.seq, __ATOMIC_RELEASE);
+    c->published = true;
+}
+
+/* Read member `pe`'s call line consistently: its sequence number before and
+ * after the fingerprint must agree (the writer zeroes it while it writes),
+ * else the line is being rewritten and false is returned. */
+static bool read_call(const struct sym_chan *ch, int pe, struct call_line *out)
+{
+    uint64_t before, after;
+    if (sym_get_off(pe, &before, ch->call_off, sizeof(before)) != SYM_OK || before == 0)
+        return false;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (sym_get_off(pe, &out->fp, ch->call_off + offsetof(struct call_line, fp), sizeof(out->fp)) !=
+        SYM_OK)
+        return false;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (sym_get_off(pe, &after, ch->call_off, sizeof(after)) != SYM_OK)
+        return false;
+    out->seq = before;
+    return before == after && out->fp.seq == before;
+}
+
+/* ---- waiting on a flag of the channel, or the team's poison word ---- */
+
+struct chan_wait {
+    struct sym_coll *c;
+    uint64_t flag_off;
+    uint64_t target;
+    int peer;         /* team number of the PE we wait for */
+    const char *what; /* "send chunk", "free slot" */
+    uint64_t held;    /* credit waits: the peer's slot, whose header names the
+                       * (maybe earlier) call that left it unconsumed; else 0 */
+};
+
+static bool chan_ready(void *arg)
+{
+    struct chan_wait *w = arg;
+    return sym_flag_load(w->flag_off) >= w->target ||
+           sym_flag_load(w->c->team->chan.poison_off) != 0;
+}
+
+/* Names the PE waited for and, since with trees and rings that PE is often
+ * stuck itself, every member that has not even started this call. */
+static void chan_describe(void *arg, char *buf, size_t len)
+{
+    struct chan_wait *w = arg;
+    struct sym_team *t = w->c->team;
+    size_t used = (size_t)snprintf(
+        buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64 " on %s", t->pe_of[w->peer],
+        w->peer, t->name, w->what, w->c->name + 4, w->c->fp.seq, t->name);
+    struct sym_chunk_hdr line;
+    double saved_held = op_timeout_enter(w->c); /* the read waits for the member over ofi */
+    bool got_held = w->held && used < len &&
+                    sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK;
+    op_timeout_leave(saved_held);
+    if (got_held) {
+        char text[160];
+        struct sym_fp held;
+        line_fp(&line, &held);
+        sym_fp_text(&held, text, sizeof(text));
+        used += (size_t)snprintf(buf + used, len - used,
+                                 " (the slot still holds this PE's "
+                                 "chunk of %s, never consumed)",
+                                 text);
+    }
+    const char *sep = "; PEs that have not started this call: PE";
+    for (int r = 0; r < t->size && used < len; r++) {
+        struct call_line theirs = {0};
+        double saved = op_timeout_enter(w->c); /* reads wait for the member over ofi */
+        bool started = r == t->rank ||
+                       (read_call(&t->chan, t->pe_of[r], &theirs) && theirs.seq >= w->c->fp.seq);
+        op_timeout_leave(saved);
+        if (started)
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
+        sep = ", PE";
+    }
+}
+
+static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym_fp *fp,
+                                    bool moved_on)
+{
+    char mine[160], other[160], msg[600];
+    sym_fp_text(&c->fp, mine, sizeof(mine));
+    sym_fp_text(fp, other, sizeof(other));
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
+             c->team->name, mine, pe, moved_on ? "has moved on to" : "called", other);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+}
+
+/* Members' published calls tell whether a stuck wait is a late peer (an
+ * earlier sequence number) or a mismatch: any member in this same call
+ * number with another fingerprint, or the awaited PE already past this call
+ * without having done what this PE waits for.  Catches mismatches no chunk
+ * reveals: two broadcast roots that only send, two reduce roots that only
+ * receive, or calls whose algorithms share no link. */
+static sym_status_t chan_stalled(void *arg)
+{
+    struct chan_wait *w = arg;
+    struct sym_coll *c = w->c;
+    const struct sym_team *t = c->team;
+    for (int r = 0; r < t->size; r++) {
+        struct call_line theirs;
+        double saved = op_timeout_enter(c); /* reads wait for the member over ofi */
+        bool got = r != t->rank && read_call(&t->chan, t->pe_of[r], &theirs);
+        op_timeout_leave(saved);
+        if (!got || theirs.seq < c->fp.seq)
+            continue; /* being rewritten, or not in this call yet */
+        if (theirs.seq == c->fp.seq) {
+            if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
+                return report_mismatch(c, t->pe_of[r], &theirs.fp, false);
+            continue;
+        }
+        if (r != w->peer)
+            continue; /* others may well have finished this call */
+        /* The awaited PE did everything this PE waits for before it published
+         * its next call: look at the flag again after the call line. */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!chan_ready(w))
+            return report_mismatch(c, t->pe_of[r], &theirs.fp, true);
+    }
+    return SYM_OK;
+}
+
+sym_status_t sym_chan_wait_slow(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
+                                const char *what, uint64_t held)
+{
+    struct chan_wait w = {c, flag_off, target, peer, what, held};
+    struct sym_waiter waiter = {chan_ready, chan_describe, &w, chan_stalled};
+    sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
+    if (st != SYM_OK)
+        return st;
+    if (sym_flag_load(flag_off) >= target)
+        return SYM_OK;
+    return sym_chan_poisoned(c);
+}
+
+/* ---- poison ---- */
+
+void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
+{
+    struct sym_team *t = c->team;
+    struct sym_chan *ch = &t->chan;
+    char text[POISON_MSG_BYTES] = {0};
+    memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
+    uint64_t word = sym_poison_word(t->rank, status);
+    double saved = op_timeout_enter(c);
+    for (int r = 0; r < t->size; r++)
+        if (r != t->rank)
+            sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off, word,
+                               SYM_SIGNAL_SET);
+    op_timeout_leave(saved);
+}
+
+sym_status_t sym_chan_poisoned(struct sym_coll *c)
+{
+    struct sym_chan *ch = &c->team->chan;
+    uint64_t word = sym_flag_load(ch->poison_off);
+    if (!word)
+        return SYM_OK;
+    int by;
+    sym_status_t st = sym_poison_decode(word, c->team->size, &by);
+    const char *text = (const char *)(sym_rt.base + ch->msg_off);
+    return sym_error(st, "%s #%" PRIu64 " on %s: member %d (PE %d) reported: %.*s", c->name,
+                     c->fp.seq, c->team->name, by, by >= 0 ? c->team->pe_of[by] : -1,
+                     (int)POISON_MSG_BYTES, text);
+}
+
+/* ---- errors found in what a member wrote ---- */
+
+sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,
+                                 const char *where, const char *why)
+{
+    char msg[300];
+    snprintf(msg, sizeof(msg),
+             "PE %d wrote %s with format word 0x%08x into this PE's %s on %s "
+             "(%s)",
+             c->team->chan.pe_of[src], what, (unsigned)tag, where, c->team->name, why);
+    sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
+    return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
+}
+
+sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op)
+{
+    if (!team->chan.ran_ahead || team->broken || !sym_flag_load(team->chan.poison_off))
+        return SYM_OK;
+    struct sym_coll probe = {.team = team, .name = op};
+    probe.fp.seq = team->coll_seq;
+    sym_status_t why = sym_chan_poisoned(&probe);
+    sym_team_break(team, why, sym_last_error());
+    return sym_error(why,
+                     "%s: a broadcast or reduce on %s from which this PE returned early "
+                     "(run-ahead) failed on another member: %s",
+                     op, team->name, team->broken_msg);
+}

@@ -1,0 +1,76 @@
+/*
+ * coll_list.h - every collective, in one list.
+ *
+ *   X(KIND, name, ENV, ALGOS, SHAPE)
+ *
+ *   KIND   its enum sym_coll_kind value, SYM_COLL_<KIND> (coll.h)
+ *   name   what fingerprints, messages and SYMHEAP_FAULT's op= call it; the
+ *          public calls are sym_<name> and, with a SHAPE, sym_i<name>
+ *   ENV    SYM_ENV(field): the struct sym_config field of the
+ *          SYMHEAP_<..>_ALGORITHM variable that chooses its algorithm
+ *          (config_table.h), parsed once at init (coll.c); SYM_NO_ENV: none
+ *   ALGOS  its algorithm list (below), or SYM_NO_ALGOS
+ *   SHAPE  the argument list of its non-blocking variant sym_i<name>, which
+ *          request.c defines as SYM_REQ_DEFINE_<SHAPE>; NONE: no variant
+ *
+ * From it: the kind enum and names (coll.h, coll.c), each kind's supported
+ * algorithms and environment choice (coll.c), the SYMHEAP_FAULT op names
+ * (coll.c registers them with base/fault.c) and the sym_i* wrappers and
+ * their dispatch (request.c).
+ *
+ * An algorithm list is A(family, ALGO, algo) per algorithm: the function
+ * sym_<family>_<algo> (defined in the collective's file), of the family's
+ * signature sym_<family>_fn (algorithms.h), at index SYM_ALGO_<ALGO> of the
+ * family's table.  Two kinds of one family (all_gather and all_gatherv,
+ * all_to_all and all_to_allv) share one list and one variable.
+ *
+ * barrier_all is the world barrier (sym_barrier_all, sym_sync_all, and the
+ * barriers of sym_malloc/sym_free/sym_finalize): its algorithms are the
+ * sync-area protocols of src/core/barrier.c, which core runs for itself;
+ * this list chooses one at init (coll.c) and hands it down.
+ */
+#ifndef SYM_COLL_LIST_H
+#define SYM_COLL_LIST_H
+
+#define SYM_COLL_LIST(X)                                                                           \
+    X(BARRIER, barrier, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALGOS, BARRIER)                    \
+    X(BROADCAST, broadcast, SYM_ENV(broadcast_algorithm), SYM_BROADCAST_ALGOS, BROADCAST)          \
+    X(REDUCE, reduce, SYM_ENV(reduce_algorithm), SYM_REDUCE_ALGOS, ROOTED_REDUCTION)               \
+    X(ALLREDUCE, allreduce, SYM_ENV(allreduce_algorithm), SYM_ALLREDUCE_ALGOS, REDUCTION)          \
+    X(REDUCE_SCATTER, reduce_scatter, SYM_ENV(reduce_scatter_algorithm), SYM_REDUCE_SCATTER_ALGOS, \
+      REDUCTION)                                                                                   \
+    X(ALL_GATHER, all_gather, SYM_ENV(all_gather_algorithm), SYM_ALL_GATHERV_ALGOS, MOVE)          \
+    X(ALL_GATHERV, all_gatherv, SYM_ENV(all_gather_algorithm), SYM_ALL_GATHERV_ALGOS, GATHERV)     \
+    X(ALL_TO_ALL, all_to_all, SYM_ENV(all_to_all_algorithm), SYM_ALL_TO_ALLV_ALGOS, MOVE)          \
+    X(ALL_TO_ALLV, all_to_allv, SYM_ENV(all_to_all_algorithm), SYM_ALL_TO_ALLV_ALGOS, ALL_TO_ALLV) \
+    X(GATHER, gather, SYM_ENV(gather_algorithm), SYM_GATHER_ALGOS, ROOTED_MOVE)                    \
+    X(SCATTER, scatter, SYM_ENV(scatter_algorithm), SYM_SCATTER_ALGOS, ROOTED_MOVE)                \
+    X(TEAM_SPLIT, team_split, SYM_NO_ENV, SYM_NO_ALGOS, NONE)                                      \
+    X(BARRIER_ALL, barrier_all, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALL_ALGOS, NONE)
+
+/* naive: everyone reports to member 0, which releases everyone; tree:
+ * binomial fan-in and fan-out; rd: dissemination (team_barrier.c) */
+#define SYM_BARRIER_ALGOS(A) A(barrier, NAIVE, naive) A(barrier, TREE, tree) A(barrier, RD, rd)
+#define SYM_BROADCAST_ALGOS(A)                                                                     \
+    A(broadcast, NAIVE, naive) A(broadcast, RING, ring) A(broadcast, TREE, tree)
+#define SYM_REDUCE_ALGOS(A) A(reduce, NAIVE, naive) A(reduce, RING, ring) A(reduce, TREE, tree)
+#define SYM_ALLREDUCE_ALGOS(A)                                                                     \
+    A(allreduce, NAIVE, naive)                                                                     \
+    A(allreduce, RING, ring) A(allreduce, TREE, tree) A(allreduce, RD, rd)
+#define SYM_REDUCE_SCATTER_ALGOS(A) A(reduce_scatter, NAIVE, naive) A(reduce_scatter, RING, ring)
+#define SYM_ALL_GATHERV_ALGOS(A)                                                                   \
+    A(all_gatherv, NAIVE, naive) A(all_gatherv, RING, ring) A(all_gatherv, RD, rd)
+#define SYM_ALL_TO_ALLV_ALGOS(A) A(all_to_allv, NAIVE, naive) A(all_to_allv, PAIRWISE, pairwise)
+#define SYM_GATHER_ALGOS(A)      A(gather, NAIVE, naive) A(gather, TREE, tree)
+#define SYM_SCATTER_ALGOS(A)     A(scatter, NAIVE, naive) A(scatter, TREE, tree)
+/* naive: a central arrival counter on PE 0 released by the last arrival;
+ * rd: dissemination over the sync area's round flags (core/barrier.c) */
+#define SYM_BARRIER_ALL_ALGOS(A) A(barrier_all, NAIVE, naive) A(barrier_all, RD, rd)
+#define SYM_NO_ALGOS(A)
+
+/* ALGOS(SYM_ALGO_ENTRY) is the body of a family's table. */
+#define SYM_ALGO_ENTRY(family, ALGO, algo) [SYM_ALGO_##ALGO] = sym_##family##_##algo,
+/* ALGOS(SYM_ALGO_BIT) 0u is the mask (1 << algorithm) of a list. */
+#define SYM_ALGO_BIT(family, ALGO, algo) (1u << SYM_ALGO_##ALGO) |
+
+#endif /* SYM_COLL_LIST_H */
