@@ -6,12 +6,9 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <math.h>
-#include <stdbool.h>
-#include <string.h>
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "coll_fault_check.h"

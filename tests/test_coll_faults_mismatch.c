@@ -6,10 +6,9 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <math.h>
 #include <stdbool.h>
-#include <string.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "coll_fault_check.h"
 

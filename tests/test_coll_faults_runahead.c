@@ -5,10 +5,9 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include "coll_fault_check.h"
