@@ -1,0 +1,206 @@
+/*
+ * symheap/coll.h - barriers and the blocking collectives (broadcast, reductions,
+ * gathers, all-to-all), their datatypes, ops, algorithms and options.
+ *
+ * Part of the public API: programs include <symheap.h>, which includes
+ * every part and states the conventions all of them follow (status codes,
+ * symmetric addresses, initialisation, deadlines, thread safety).
+ */
+#ifndef SYMHEAP_COLL_H
+#define SYMHEAP_COLL_H
+
+#include <stddef.h>
+#include "status.h"
+#include "team.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Barriers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Complete all of this PE's outstanding operations (as sym_quiet()), then
+ * wait until every PE has entered the barrier.  Collective over all PEs.
+ * Errors: SYM_ERR_TIMEOUT (names the PE not arrived), SYM_ERR_PEER_LOST
+ * (names the dead PE), SYM_ERR_ABORTED. */
+SYM_API sym_status_t sym_barrier_all(void);
+
+/* Wait until every PE has entered; unlike sym_barrier_all() it does not
+ * complete outstanding non-blocking operations first.  Errors as
+ * sym_barrier_all(). */
+SYM_API sym_status_t sym_sync_all(void);
+
+/* ------------------------------------------------------------------------ */
+/* Collectives                                                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * Every collective is called by every member of the team, with the same
+ * arguments where the description says so (counts, datatype, op, root,
+ * algorithm).  Each call publishes a fingerprint (sequence number, kind,
+ * datatype, op, count, root, algorithm); PEs that disagree all return
+ * SYM_ERR_MISMATCH with both fingerprints in the message, and no data of one
+ * call is ever mixed into another.  Buffers are ordinary local memory (they
+ * need not be symmetric), may be the same (in place) or overlap, and any
+ * count is allowed, including 0: data larger than the mailbox is staged
+ * through it in pipelined chunks.  Reductions give bit-identical results on
+ * every PE and the same bits on every run of the same algorithm.
+ *
+ * Errors common to all: SYM_ERR_INVALID_ARG (bad team, datatype, op, root,
+ * NULL buffer with count > 0, a bitwise op on a floating type),
+ * SYM_ERR_TIMEOUT (names the collective, its sequence number, the team and
+ * the PEs not heard from), SYM_ERR_PEER_LOST, SYM_ERR_MISMATCH, and the
+ * team's earlier error once it is broken.
+ * Thread safety: calls on one team must be serialised; different teams may
+ * be used from different threads only with external serialisation.
+ */
+typedef enum sym_datatype {
+    SYM_INT8 = 1,
+    SYM_INT16,
+    SYM_INT32,
+    SYM_INT64,
+    SYM_UINT8,
+    SYM_UINT16,
+    SYM_UINT32,
+    SYM_UINT64,
+    SYM_FLOAT,
+    SYM_DOUBLE,
+    SYM_FLOAT16,  /* IEEE binary16, as uint16_t bits; reduced in float */
+    SYM_BFLOAT16, /* bfloat16, as uint16_t bits; reduced in float */
+} sym_datatype_t;
+
+typedef enum sym_op {
+    SYM_OP_SUM = 1,
+    SYM_OP_PROD,
+    SYM_OP_MIN,
+    SYM_OP_MAX,
+    SYM_OP_AVG,  /* sum / number of PEs; integers: sum in 64 bits, truncated */
+    SYM_OP_BAND, /* bitwise ops: integer types only */
+    SYM_OP_BOR,
+    SYM_OP_BXOR,
+} sym_op_t;
+
+typedef enum sym_algorithm {
+    SYM_ALGO_AUTO = 0, /* chosen by size and team size (SYMHEAP_DEBUG logs it) */
+    SYM_ALGO_NAIVE,    /* every PE exchanges directly with every peer */
+    SYM_ALGO_RING,     /* neighbour to neighbour, pipelined chunks */
+    SYM_ALGO_TREE,     /* binomial tree */
+    SYM_ALGO_RD,       /* recursive doubling (non-powers of two folded in) */
+    SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
+} sym_algorithm_t;
+
+/* Run-ahead of broadcast and reduce senders (sym_coll_opts_t.runahead). */
+typedef enum sym_runahead {
+    SYM_RUNAHEAD_DEFAULT = 0, /* SYMHEAP_COLL_RUNAHEAD (default 0: off) */
+    SYM_RUNAHEAD_OFF,         /* wait until the receivers took the data */
+    SYM_RUNAHEAD_ON,          /* return once the data is in their slots */
+} sym_runahead_t;
+
+/* Per-call options; pass NULL (or zero every field) for the defaults. */
+typedef struct sym_coll_opts {
+    sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
+    double timeout_s;          /* > 0: deadline of this call; 0: the team's */
+    /* sym_broadcast and sym_reduce only (other collectives ignore it).
+     * OFF: a member that only sends (the broadcast root, a reduce leaf;
+     * with ring or tree also members whose part ends with sends) waits
+     * until its receivers consumed its data, so on a mismatched call every
+     * member involved returns SYM_ERR_MISMATCH from that call.
+     * ON: such a member returns as soon as its data is in the receivers'
+     * mailbox slots (buf/src reusable), so a loop of small calls does not
+     * pay a round trip per call.  Its cost is in error reporting: the
+     * sender returns SYM_OK from a mismatched (or never received) call and
+     * learns of it at its next call on the team, which fails with the
+     * receiver's message naming the earlier call, or at sym_team_destroy /
+     * sym_finalize; a credit wait that times out names the earlier call
+     * whose data was never taken.  Each member may choose for itself. */
+    sym_runahead_t runahead;
+} sym_coll_opts_t;
+
+/* Bytes of one element of `dt` (0 for an invalid datatype). */
+SYM_API size_t sym_datatype_size(sym_datatype_t dt);
+
+/* Printable names: "int32", "sum", "ring". */
+SYM_API const char *sym_datatype_name(sym_datatype_t dt);
+SYM_API const char *sym_op_name(sym_op_t op);
+SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
+
+/* Return when every member has entered.  Algorithms: rd (dissemination,
+ * the default), naive (everyone reports to member 0, which releases all),
+ * tree (binomial fan-in and fan-out). */
+SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
+
+/* Copy `count` elements of buf at `root` (team number) into buf on every
+ * member.  Algorithms: naive, ring (pipelined chain), tree.
+ * With run-ahead (sym_coll_opts_t.runahead, SYMHEAP_COLL_RUNAHEAD) a
+ * member that only sends returns once its data is in its receivers'
+ * mailbox slots and buf may be reused: in a loop of calls it runs up to
+ * the slots of a link (2..8 chunks) ahead per receiver, and it learns of a
+ * mismatch at its next call on the team (or at sym_team_destroy /
+ * sym_finalize).  Without it (the default) every member involved in a
+ * mismatch returns SYM_ERR_MISMATCH from the mismatched call. */
+SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
+                                   int root, const sym_coll_opts_t *opts);
+
+/* Combine `src` of every member element-wise with `op` into `dst` at `root`
+ * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
+ * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
+ * the other members cannot know and time out.  With run-ahead, members
+ * that only send return without waiting for the root, as in sym_broadcast. */
+SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, sym_op_t op, int root,
+                                const sym_coll_opts_t *opts);
+
+/* Combine `src` of every member into `dst` on every member.  Algorithms:
+ * naive, ring (reduce-scatter + all-gather), tree (reduce + broadcast),
+ * rd. */
+SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts);
+
+/* src holds n blocks of `count` elements; member i gets in dst the combined
+ * block i.  Algorithms: naive, ring. */
+SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                        sym_datatype_t dt, sym_op_t op,
+                                        const sym_coll_opts_t *opts);
+
+/* dst (n * count elements) receives every member's `count`-element src in
+ * team order.  Algorithms: naive, ring, rd. */
+SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+
+/* Like sym_all_gather with counts[i] elements from member i (the same array
+ * on every member, checked); dst receives them packed in team order.
+ * Algorithms: naive, ring, rd. */
+SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
+                                     const size_t *counts, sym_datatype_t dt,
+                                     const sym_coll_opts_t *opts);
+
+/* src holds n blocks of `count` elements, block j for member j; dst receives
+ * block i from every member i, in team order.  Algorithms: naive, pairwise. */
+SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
+                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+
+/* Uneven all-to-all: send_counts[j] elements of src (packed in team order)
+ * go to member j; recv_counts[i] elements from member i land packed in dst.
+ * What member A sends to B must equal what B expects from A: otherwise both
+ * return SYM_ERR_MISMATCH and nothing of that block is written.
+ * Algorithms: naive, pairwise. */
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
+                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
+                                     const sym_coll_opts_t *opts);
+
+/* Every member's `count` elements land in dst (n * count, team order) at
+ * root.  Algorithms: naive, tree. */
+SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
+/* Block i of root's src (n * count elements) lands in dst on member i.
+ * Algorithms: naive, tree. */
+SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SYMHEAP_COLL_H */

@@ -1,0 +1,95 @@
+/*
+ * symheap/init.h - joining and leaving the job (sym_init, sym_finalize), thread
+ * levels, this PE's number and the job's size, and the settings in force.
+ *
+ * Part of the public API: programs include <symheap.h>, which includes
+ * every part and states the conventions all of them follow (status codes,
+ * symmetric addresses, initialisation, deadlines, thread safety).
+ */
+#ifndef SYMHEAP_INIT_H
+#define SYMHEAP_INIT_H
+
+#include <stdint.h>
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Runtime                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Initialise the library: read the SYMHEAP_* environment (see
+ * `symheap-info`), join the job (started by `symrun`, by a PMIx launcher
+ * such as mpirun or srun, by hand through the TCP rendezvous at
+ * SYMHEAP_ROOT_ADDR, or alone as PE 0 of 1: SYMHEAP_BOOTSTRAP), create this
+ * PE's symmetric heap and map every peer's on this host, and make the
+ * executable's global and static variables symmetric (PEs running different
+ * executables fail with SYM_ERR_BOOTSTRAP).  Collective over all PEs of the
+ * job.
+ * Errors: SYM_ERR_ALREADY_INITIALIZED, SYM_ERR_CONFIG (a malformed variable;
+ * the message names it and its value), SYM_ERR_NO_MEMORY (heap cannot be
+ * backed), SYM_ERR_BOOTSTRAP (the message names the step: PMIx missing, root
+ * address busy, inconsistent SYMHEAP_SIZE...), SYM_ERR_PEER_LOST,
+ * SYM_ERR_TIMEOUT (a PE never showed up: the message names it),
+ * SYM_ERR_UNAVAILABLE (PMIx launcher but no PMIx support built in),
+ * SYM_ERR_SYSTEM.  On failure nothing stays allocated and init may be retried.
+ * Thread safety: call from one thread, before any other symheap call. */
+SYM_API sym_status_t sym_init(void);
+
+/* Thread levels, as OpenSHMEM's SHMEM_THREAD_*: increasing values, each
+ * allowing more than the previous one. */
+typedef enum sym_thread_level {
+    SYM_THREAD_SINGLE = 0,     /* one thread in the process */
+    SYM_THREAD_FUNNELED = 1,   /* only the thread that called sym_init */
+    SYM_THREAD_SERIALIZED = 2, /* any thread, never two at once */
+    SYM_THREAD_MULTIPLE = 3,   /* any threads at once (see "Thread safety") */
+} sym_thread_level_t;
+
+/* sym_init() for a program that announces how it uses threads.  The library
+ * supports every level up to SYM_THREAD_MULTIPLE, so *provided_p (if not
+ * NULL) receives `requested`; sym_thread_level() reports it afterwards.
+ * Errors: SYM_ERR_INVALID_ARG (requested is not a sym_thread_level_t),
+ * then those of sym_init().  Thread safety: as sym_init(). */
+SYM_API sym_status_t sym_init_thread(int requested, int *provided_p);
+
+/* The level of the current initialisation: what sym_init_thread() provided,
+ * SYM_THREAD_SINGLE after sym_init(); -1 when not initialised.
+ * Thread-safe. */
+SYM_API int sym_thread_level(void);
+
+/* Complete all outstanding operations, synchronise with all PEs (an implicit
+ * barrier) and release every resource of the library.  Collective.  Even
+ * when the barrier fails (a peer died, a timeout), local resources are
+ * released and the error is returned; the library is then uninitialised.
+ * Errors: SYM_ERR_NOT_INITIALIZED, SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT. */
+SYM_API sym_status_t sym_finalize(void);
+
+/* 1 between a successful sym_init() and sym_finalize(), else 0. */
+SYM_API int sym_initialized(void);
+
+/* This PE's number, or -1 when not initialised. */
+SYM_API int sym_my_pe(void);
+
+/* Number of PEs in the job, or -1 when not initialised. */
+SYM_API int sym_n_pes(void);
+
+/* Raise the job-wide abort word (peers' waits then fail with
+ * SYM_ERR_ABORTED; `symrun` ends the job) and exit this process with
+ * `status`.  Never returns.  Thread-safe. */
+SYM_API void sym_global_exit(int status) __attribute__((noreturn));
+
+/* The value in force of the SYMHEAP_* setting `name` (the list and each
+ * value: `symheap-info`), as sym_init() read it from the environment:
+ * sizes in bytes, counts, and switches as 0 or 1.
+ * Errors: SYM_ERR_INVALID_ARG (NULL argument, no setting of that name, or
+ * one that is not a whole number: seconds, words, text; the message says
+ * which), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
+SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SYMHEAP_INIT_H */
