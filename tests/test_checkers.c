@@ -105,10 +105,11 @@ static void forged_header_body(int me, int npes, void *arg)
         struct sym_chunk_hdr h = p2p_hdr(5, 16, 16);
         h.len = 1u << 20;
         const uint64_t link = 0; /* from member 0, slot 0 */
-        PE_OK(sym_put_off(1, ch->slot_off + link * ch->slot_stride, &h, sizeof(h)));
+        struct sym_deadline dl = sym_deadline_default("forged_header");
+        PE_OK(sym_put_off_dl(1, ch->slot_off + link * ch->slot_stride, &h, sizeof(h), &dl));
         /* the slot's full flag is the last word of its header line */
-        PE_OK(sym_flag_set(1, ch->slot_off + link * ch->slot_stride +
-                                  offsetof(struct sym_chunk_hdr, full), 1));
+        PE_OK(sym_flag_set_dl(1, ch->slot_off + link * ch->slot_stride +
+                                     offsetof(struct sym_chunk_hdr, full), 1, &dl));
     } else {
         char buf[16];
         size_t got = 0;

@@ -16,8 +16,8 @@ uint64_t sym_deadline_anchor(struct sym_deadline *dl)
 {
     if (dl->at_ns)
         return dl->at_ns;
-    /* The default is resolved now, not when the deadline was made: the
-     * compatibility default of base/wait.h is set around the call. */
+    /* The default is resolved here, on the slow path: making a deadline
+     * stays a few stores that read nothing. */
     if (dl->timeout_s <= 0)
         dl->timeout_s = sym_wait_timeout();
     if (dl->timeout_s > 1e9) /* ~31 years: keeps the nanosecond end in range */

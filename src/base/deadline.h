@@ -32,7 +32,7 @@ struct sym_deadline {
 };
 
 /* A deadline `timeout_s` seconds from the first wait that blocks (<= 0:
- * SYMHEAP_TIMEOUT, or the compatibility default of base/wait.h). */
+ * SYMHEAP_TIMEOUT). */
 static inline struct sym_deadline sym_deadline_in(const char *op, double timeout_s)
 {
     struct sym_deadline dl = { op, timeout_s, 0 };

@@ -100,20 +100,13 @@ void sym_progress(void)
 }
 
 _Thread_local unsigned sym_transport_depth;
-_Thread_local double sym_op_timeout_s;
 
 double sym_wait_timeout(void)
 {
-    return sym_op_timeout_s > 0 ? sym_op_timeout_s : tuning.timeout_s;
+    return tuning.timeout_s;
 }
 
-sym_status_t sym_wait_for_s(const char *op, const struct sym_waiter *w, double timeout_s)
-{
-    struct sym_deadline dl = sym_deadline_in(op, timeout_s);
-    return sym_wait_for(&dl, w);
-}
-
-sym_status_t(sym_wait_for)(struct sym_deadline *dl, const struct sym_waiter *w)
+sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
 {
     const char *op = dl->op;
     if (w->ready(w->arg))

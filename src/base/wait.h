@@ -33,15 +33,6 @@ struct sym_waiter {
  * SYM_ERR_ABORTED, each message starting with dl->op. */
 sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w);
 
-/* Compatibility form for callers that still give (op, waiter, timeout in
- * seconds, <= 0: the default) instead of a deadline: the collectives of
- * src/coll until they pass their team's deadline.  sym_wait_for(op, w, s)
- * with three arguments calls it; remove both once none is left. */
-sym_status_t sym_wait_for_s(const char *op, const struct sym_waiter *w, double timeout_s);
-#define SYM_WAIT_FOR_PICK_(a, b, c, fn, ...) fn
-#define sym_wait_for(...)                                                                  \
-    SYM_WAIT_FOR_PICK_(__VA_ARGS__, sym_wait_for_s, sym_wait_for, unused)(__VA_ARGS__)
-
 /* How many transport operations this thread is inside (the ofi ops table
  * counts them under its lock).  A wait inside one (a drain for delivery, a
  * full context ring) must neither run non-blocking collectives nor yield
@@ -51,15 +42,9 @@ sym_status_t sym_wait_for_s(const char *op, const struct sym_waiter *w, double t
  * thread's put would block until this one calls symheap again. */
 extern _Thread_local unsigned sym_transport_depth;
 
-/* Compatibility default of the deadlines that say "the default" (<= 0
- * seconds), in seconds; 0: SYMHEAP_TIMEOUT.  Only the collectives of
- * src/coll set it, around their transport calls, so that a transport's
- * wait for a target that makes no library calls (manual progress) is
- * bounded by the team's timeout; it goes once they pass their team's
- * deadline down explicitly.  Nothing else may set it: a deadline is a
- * value passed down, not ambient state.  sym_wait_timeout() is the
- * default in effect (what such a deadline resolves to when anchored). */
-extern _Thread_local double sym_op_timeout_s;
+/* What a deadline that says "the default" (<= 0 seconds) resolves to when
+ * anchored: SYMHEAP_TIMEOUT, in seconds.  A call with another timeout (a
+ * collective with its team's) passes it down in its deadline. */
 double sym_wait_timeout(void);
 
 /* Drive transport progress once (manual-progress providers): for polling

@@ -144,23 +144,21 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     if (inline_fits(&c->fp, len, msg_bytes)) {
         struct inline_line l;
         fill_inline(&l, c, data, len);
-        double saved = op_timeout_enter(c);
-        st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
-                                full_off(ch, c->team->rank, slot), use + 1, SYM_SIGNAL_SET);
-        op_timeout_leave(saved);
+        st = chan_transport(c, sym_put_signal_off_dl(pe, s, &l, offsetof(struct inline_line, full),
+                                                     full_off(ch, c->team->rank, slot), use + 1,
+                                                     SYM_SIGNAL_SET, &c->dl));
         if (st != SYM_OK)
             return st;
         ch->sent[dst] = n + 1;
         return SYM_OK;
     }
-    struct sym_chunk_hdr hdr = { .fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len };
-    double saved = op_timeout_enter(c);
+    struct sym_chunk_hdr hdr = {.fp = c->fp, .msg_bytes = msg_bytes, .len = (uint32_t)len};
     /* everything but the full flag, which put_signal sets after the data */
-    st = sym_put_off(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full));
+    st = sym_put_off_dl(pe, s, &hdr, offsetof(struct sym_chunk_hdr, full), &c->dl);
     if (st == SYM_OK)
-        st = sym_put_signal_off(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
-                                use + 1, SYM_SIGNAL_SET);
-    op_timeout_leave(saved);
+        st = sym_put_signal_off_dl(pe, s + HDR_BYTES, data, len, full_off(ch, c->team->rank, slot),
+                                   use + 1, SYM_SIGNAL_SET, &c->dl);
+    st = chan_transport(c, st);
     if (st == SYM_OK)
         ch->sent[dst] = n + 1;
     return st;
@@ -242,10 +240,8 @@ sym_status_t sym_chan_release(struct sym_coll *c, int src)
         return sym_chan_tiny_release(c, src);
     const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
     ch->recvd[src] = n + 1;
-    double saved = op_timeout_enter(c);
-    sym_status_t st = sym_flag_set(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1);
-    op_timeout_leave(saved);
-    return st;
+    return chan_transport(
+        c, sym_flag_set_dl(ch->pe_of[src], free_off(ch, c->team->rank, slot), use + 1, &c->dl));
 }
 
 sym_status_t sym_chan_flush(struct sym_coll *c, int dst)

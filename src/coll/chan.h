@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/deadline.h"
 #include "symheap.h"
 
 struct sym_team;
@@ -90,7 +91,13 @@ struct sym_coll {
     const char *name; /* "sym_allreduce" */
     struct sym_fp fp;
     const char *algo_source; /* how fp.algo was chosen, for the debug log */
-    double timeout_s;
+    double timeout_s;        /* the call's, else the team's; 0: SYMHEAP_TIMEOUT */
+    /* The call's deadline, timeout_s from its first wait that blocks: every
+     * wait of the call and every transport call it makes (a put that waits
+     * for its completion over manual progress) share it, so a member that
+     * is late or gone is reported within the timeout, however many steps
+     * the call has. */
+    struct sym_deadline dl;
     bool published; /* fingerprint written to this PE's call line */
     bool runahead;  /* broadcast/reduce senders skip the final flush */
     bool tiny;      /* every chunk of this call goes over the tiny ring */

@@ -125,24 +125,6 @@ static inline uint64_t tcredit_line(const struct sym_chan *ch, int r)
     return ch->tcredit_off + (uint64_t)r * SYM_LINE;
 }
 
-/* The collective's timeout, not SYMHEAP_TIMEOUT, bounds a transport call
- * of the channel that has to wait for its target: over a provider with
- * manual progress, a put completes only once the target makes library
- * calls, and a member that is late (or gone) must be reported within the
- * team's timeout, poisoning included.  A transport call never yields to
- * another coroutine, so the setting cannot leak into one. */
-static inline double op_timeout_enter(const struct sym_coll *c)
-{
-    double saved = sym_op_timeout_s;
-    sym_op_timeout_s = c->timeout_s;
-    return saved;
-}
-
-static inline void op_timeout_leave(double saved)
-{
-    sym_op_timeout_s = saved;
-}
-
 /* PREFETCHW (exclusive, ready to write) exists on every x86-64 this runs
  * on; GCC only emits it for -mprfchw.  Elsewhere the portable hint. */
 #if defined(__x86_64__)
@@ -192,6 +174,17 @@ static inline void fill_inline(struct inline_line *l, const struct sym_coll *c, 
 /* Write this PE's fingerprint to its call line (once per call, before its
  * first chunk), for the stall checks of members that wait on it. */
 void sym_chan_publish_call(struct sym_coll *c);
+
+/* A transport call of the channel failed (chan_stall.c): its message
+ * starts with the call's name, its deadline's op, but not which call it
+ * was; add the call's number and team, as the channel's own errors have
+ * (point-to-point calls are not numbered: left as they are). */
+sym_status_t sym_chan_transport_failed(struct sym_coll *c, sym_status_t st);
+
+static inline sym_status_t chan_transport(struct sym_coll *c, sym_status_t st)
+{
+    return __builtin_expect(st == SYM_OK, 1) ? st : sym_chan_transport_failed(c, st);
+}
 
 /* The slow part of chan_wait (chan_stall.c). */
 sym_status_t sym_chan_wait_slow(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,

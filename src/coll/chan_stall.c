@@ -24,20 +24,33 @@ void sym_chan_publish_call(struct sym_coll *c)
     c->published = true;
 }
 
+/* A deadline of its own for what a stuck call does to look at its members
+ * or tell them it failed (a read of a call line or held slot, a poison
+ * put): the call's own may have passed by then, and over a provider with
+ * manual progress such a transfer waits for its target; the call's timeout
+ * still bounds it. */
+static struct sym_deadline report_deadline(const struct sym_coll *c)
+{
+    return sym_deadline_in(c->name, c->timeout_s);
+}
+
 /* Read member `pe`'s call line consistently: its sequence number before and
  * after the fingerprint must agree (the writer zeroes it while it writes),
- * else the line is being rewritten and false is returned. */
-static bool read_call(const struct sym_chan *ch, int pe, struct call_line *out)
+ * else the line is being rewritten and false is returned.  The reads of one
+ * line share a deadline (report_deadline). */
+static bool read_call(const struct sym_coll *c, int pe, struct call_line *out)
 {
+    const struct sym_chan *ch = &c->team->chan;
+    struct sym_deadline dl = report_deadline(c);
     uint64_t before, after;
-    if (sym_get_off(pe, &before, ch->call_off, sizeof(before)) != SYM_OK || before == 0)
+    if (sym_get_off_dl(pe, &before, ch->call_off, sizeof(before), &dl) != SYM_OK || before == 0)
         return false;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (sym_get_off(pe, &out->fp, ch->call_off + offsetof(struct call_line, fp), sizeof(out->fp)) !=
-        SYM_OK)
+    if (sym_get_off_dl(pe, &out->fp, ch->call_off + offsetof(struct call_line, fp), sizeof(out->fp),
+                       &dl) != SYM_OK)
         return false;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (sym_get_off(pe, &after, ch->call_off, sizeof(after)) != SYM_OK)
+    if (sym_get_off_dl(pe, &after, ch->call_off, sizeof(after), &dl) != SYM_OK)
         return false;
     out->seq = before;
     return before == after && out->fp.seq == before;
@@ -72,10 +85,10 @@ static void chan_describe(void *arg, char *buf, size_t len)
         buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64 " on %s", t->pe_of[w->peer],
         w->peer, t->name, w->what, w->c->name + 4, w->c->fp.seq, t->name);
     struct sym_chunk_hdr line;
-    double saved_held = op_timeout_enter(w->c); /* the read waits for the member over ofi */
-    bool got_held = w->held && used < len &&
-                    sym_get_off(t->pe_of[w->peer], &line, w->held, sizeof(line)) == SYM_OK;
-    op_timeout_leave(saved_held);
+    struct sym_deadline held_dl = report_deadline(w->c);
+    bool got_held =
+        w->held && used < len &&
+        sym_get_off_dl(t->pe_of[w->peer], &line, w->held, sizeof(line), &held_dl) == SYM_OK;
     if (got_held) {
         char text[160];
         struct sym_fp held;
@@ -89,10 +102,8 @@ static void chan_describe(void *arg, char *buf, size_t len)
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
         struct call_line theirs = {0};
-        double saved = op_timeout_enter(w->c); /* reads wait for the member over ofi */
-        bool started = r == t->rank ||
-                       (read_call(&t->chan, t->pe_of[r], &theirs) && theirs.seq >= w->c->fp.seq);
-        op_timeout_leave(saved);
+        bool started =
+            r == t->rank || (read_call(w->c, t->pe_of[r], &theirs) && theirs.seq >= w->c->fp.seq);
         if (started)
             continue;
         used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
@@ -125,9 +136,7 @@ static sym_status_t chan_stalled(void *arg)
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
         struct call_line theirs;
-        double saved = op_timeout_enter(c); /* reads wait for the member over ofi */
-        bool got = r != t->rank && read_call(&t->chan, t->pe_of[r], &theirs);
-        op_timeout_leave(saved);
+        bool got = r != t->rank && read_call(c, t->pe_of[r], &theirs);
         if (!got || theirs.seq < c->fp.seq)
             continue; /* being rewritten, or not in this call yet */
         if (theirs.seq == c->fp.seq) {
@@ -151,7 +160,7 @@ sym_status_t sym_chan_wait_slow(struct sym_coll *c, uint64_t flag_off, uint64_t 
 {
     struct chan_wait w = {c, flag_off, target, peer, what, held};
     struct sym_waiter waiter = {chan_ready, chan_describe, &w, chan_stalled};
-    sym_status_t st = sym_wait_for(c->name, &waiter, c->timeout_s);
+    sym_status_t st = sym_wait_for(&c->dl, &waiter);
     if (st != SYM_OK)
         return st;
     if (sym_flag_load(flag_off) >= target)
@@ -168,12 +177,13 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
     char text[POISON_MSG_BYTES] = {0};
     memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
     uint64_t word = sym_poison_word(t->rank, status);
-    double saved = op_timeout_enter(c);
-    for (int r = 0; r < t->size; r++)
-        if (r != t->rank)
-            sym_put_signal_off(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off, word,
-                               SYM_SIGNAL_SET);
-    op_timeout_leave(saved);
+    for (int r = 0; r < t->size; r++) {
+        if (r == t->rank)
+            continue;
+        struct sym_deadline dl = report_deadline(c);
+        sym_put_signal_off_dl(t->pe_of[r], ch->msg_off, text, sizeof(text), ch->poison_off, word,
+                              SYM_SIGNAL_SET, &dl);
+    }
 }
 
 sym_status_t sym_chan_poisoned(struct sym_coll *c)
@@ -190,7 +200,20 @@ sym_status_t sym_chan_poisoned(struct sym_coll *c)
                      (int)POISON_MSG_BYTES, text);
 }
 
-/* ---- errors found in what a member wrote ---- */
+/* ---- errors of the transport, and in what a member wrote ---- */
+
+sym_status_t sym_chan_transport_failed(struct sym_coll *c, sym_status_t st)
+{
+    if (c->fp.kind == SYM_COLL_P2P)
+        return st;
+    const char *msg = sym_last_error();
+    const size_t n = strlen(c->name);
+    if (!strncmp(msg, c->name, n) && !strncmp(msg + n, ": ", 2))
+        msg += n + 2;
+    char below[768];
+    snprintf(below, sizeof(below), "%s", msg);
+    return sym_error(st, "%s #%" PRIu64 " on %s: %s", c->name, c->fp.seq, c->team->name, below);
+}
 
 sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,
                                  const char *where, const char *why)

@@ -32,11 +32,10 @@ sym_status_t sym_chan_tiny_send(struct sym_coll *c, int dst, const void *data, s
     }
     struct inline_line l;
     fill_inline(&l, c, data, len);
-    double saved = op_timeout_enter(c);
-    sym_status_t st = sym_put_signal_off(pe, s, &l, offsetof(struct inline_line, full),
-                                         s + offsetof(struct inline_line, full),
-                                         (n >> ch->tkshift) + 1, SYM_SIGNAL_SET);
-    op_timeout_leave(saved);
+    sym_status_t st =
+        chan_transport(c, sym_put_signal_off_dl(pe, s, &l, offsetof(struct inline_line, full),
+                                                s + offsetof(struct inline_line, full),
+                                                (n >> ch->tkshift) + 1, SYM_SIGNAL_SET, &c->dl));
     if (st == SYM_OK)
         ch->tsent[dst] = n + 1;
     return st;
@@ -64,10 +63,8 @@ sym_status_t sym_chan_tiny_release(struct sym_coll *c, int src)
     struct sym_chan *ch = &c->team->chan;
     const uint64_t n = ch->trecvd[src];
     ch->trecvd[src] = n + 1;
-    double saved = op_timeout_enter(c);
-    sym_status_t st = sym_flag_set(ch->pe_of[src], tcredit_line(ch, c->team->rank), n + 1);
-    op_timeout_leave(saved);
-    return st;
+    return chan_transport(
+        c, sym_flag_set_dl(ch->pe_of[src], tcredit_line(ch, c->team->rank), n + 1, &c->dl));
 }
 
 sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst)

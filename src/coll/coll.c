@@ -172,6 +172,7 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
+    c->dl = sym_deadline_in(name, c->timeout_s);
     return SYM_OK;
 }
 
@@ -234,9 +235,9 @@ sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
 {
     if (st == SYM_OK)
         return st;
-    /* An error from below the collective names only the transport call
-     * that failed (over ofi: "sym_put_signal: PE 3 was killed ..." from a
-     * completion wait): say which collective call it broke. */
+    /* An error from below that does not name the call (the channel names
+     * it, its transport errors included): say which collective call it
+     * broke. */
     if (!strstr(sym_last_error(), c->name)) {
         char below[768];
         snprintf(below, sizeof(below), "%s", sym_last_error());

@@ -267,6 +267,10 @@ static sym_status_t run(const char *op, struct tx *t, struct rx *r)
     if (st != SYM_OK)
         return st;
     for (;;) {
+        /* Each round gets SYMHEAP_TIMEOUT anew, its transport calls and its
+         * wait alike: a message moves as long as the peer keeps making
+         * room or sending, however long the whole of it takes. */
+        c.dl = sym_deadline_default(op);
         if (t)
             tx_progress(&c, t, &st);
         if (st != SYM_OK)
@@ -283,7 +287,7 @@ static sym_status_t run(const char *op, struct tx *t, struct rx *r)
             return st;
         struct p2p_wait w = { &c, tx_done ? NULL : t, r };
         struct sym_waiter waiter = { p2p_ready, p2p_describe, &w, NULL };
-        if ((st = sym_wait_for(op, &waiter, 0)) != SYM_OK)
+        if ((st = sym_wait_for(&c.dl, &waiter)) != SYM_OK)
             return st;
     }
 }

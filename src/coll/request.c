@@ -278,7 +278,8 @@ sym_status_t sym_requests_drain_team(struct sym_team *team)
     struct team_wait w = { team };
     struct sym_waiter waiter = { team_idle, team_describe, &w, NULL };
     /* each request's own waits carry the deadlines */
-    return sym_wait_for("collective", &waiter, 1e9);
+    struct sym_deadline dl = sym_deadline_in("collective", 1e9);
+    return sym_wait_for(&dl, &waiter);
 }
 
 static bool none_pending(void *arg)
@@ -298,7 +299,8 @@ sym_status_t sym_requests_finish_all(const char *op)
     if (!pending_count())
         return SYM_OK;
     struct sym_waiter waiter = { none_pending, pending_describe, NULL, NULL };
-    return sym_wait_for(op, &waiter, 1e9);
+    struct sym_deadline dl = sym_deadline_in(op, 1e9); /* each request's waits have theirs */
+    return sym_wait_for(&dl, &waiter);
 }
 
 static void unlink_request(struct sym_request *r)
@@ -386,7 +388,8 @@ SYM_API sym_status_t sym_wait(sym_request_t *req_p)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_wait: called from inside a request");
     sym_requests_progress();
     struct sym_waiter waiter = { request_done, request_describe, *req_p, NULL };
-    if ((st = sym_wait_for("sym_wait", &waiter, 1e9)) != SYM_OK)
+    struct sym_deadline dl = sym_deadline_in("sym_wait", 1e9); /* the request's waits have theirs */
+    if ((st = sym_wait_for(&dl, &waiter)) != SYM_OK)
         return st;
     return complete(req_p);
 }

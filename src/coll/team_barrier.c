@@ -109,13 +109,10 @@ SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts)
     st = sym_coll_select(&c, opts, SYM_ALGO_RD);
     if (st != SYM_OK)
         return st;
-    /* The team's timeout bounds the quiet too: over manual progress, a
+    /* The call's deadline bounds the quiet too: over manual progress, a
      * write to a member that makes no library calls completes only when
-     * it does (see op_timeout_enter, chan_private.h). */
-    double saved = sym_op_timeout_s;
-    sym_op_timeout_s = c.timeout_s;
-    st = sym_quiet_internal();
-    sym_op_timeout_s = saved;
+     * it does. */
+    st = sym_quiet_dl(&c.dl);
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);

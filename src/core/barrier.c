@@ -26,12 +26,6 @@ sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_de
     return tp->ops->put_signal(tp, pe, off, NULL, 0, off, value, SYM_SIGNAL_SET, dl);
 }
 
-sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value)
-{
-    struct sym_deadline dl = sym_deadline_default("sym_put_signal");
-    return sym_flag_set_dl(pe, off, value, &dl);
-}
-
 struct flag_wait {
     uint64_t off;
     uint64_t value;

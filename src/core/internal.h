@@ -157,16 +157,13 @@ static inline struct sym_transport *sym_amo_tp(int pe)
 }
 
 /* ---- internal one-sided helpers (rma.c, barrier.c) ----------------------
- * The _dl forms take the deadline of the calling operation (a collective
- * passes its team's, so a transport that waits for a member is bounded by
- * the team's timeout); the forms without take SYMHEAP_TIMEOUT (or the
- * compatibility default of base/wait.h) and go once src/coll passes its
- * deadlines. */
+ * Each takes the deadline of the calling operation, for the transport's
+ * own waits (a collective passes its call's, so a transport that waits for
+ * a member is bounded by the collective's timeout). */
 
 /* Atomically store a 64-bit flag at heap offset `off` on `pe`, with
  * release ordering relative to this PE's earlier puts. */
 sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_deadline *dl);
-sym_status_t sym_flag_set(int pe, uint64_t off, uint64_t value);
 
 static inline uint64_t sym_flag_load(uint64_t off)
 {
@@ -177,10 +174,6 @@ sym_status_t sym_barrier_internal(const char *op);
 
 /* Offset-addressed transfers for the library's own use (mailboxes): no
  * argument checks, inline path for mapped peers. */
-sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes);
-sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes);
-sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
-                                uint64_t sig_off, uint64_t signal, sym_signal_op_t op);
 sym_status_t sym_put_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
                             struct sym_deadline *dl);
 sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes,
@@ -196,7 +189,8 @@ bool sym_transports_need_progress(void);
 void sym_transports_progress(void);
 bool sym_transports_sleep(long ns);
 
-/* Transport-level quiet over every transport in use. */
+/* Transport-level quiet over every transport in use; _internal with
+ * SYMHEAP_TIMEOUT (sym_quiet, sym_finalize). */
 sym_status_t sym_quiet_dl(struct sym_deadline *dl);
 sym_status_t sym_quiet_internal(void);
 

@@ -238,25 +238,6 @@ sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes,
     return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, dst, off, nbytes, dl);
 }
 
-sym_status_t sym_put_off(int pe, uint64_t off, const void *src, size_t nbytes)
-{
-    struct sym_deadline dl = sym_deadline_default("sym_put");
-    return sym_put_off_dl(pe, off, src, nbytes, &dl);
-}
-
-sym_status_t sym_get_off(int pe, void *dst, uint64_t off, size_t nbytes)
-{
-    struct sym_deadline dl = sym_deadline_default("sym_get");
-    return sym_get_off_dl(pe, dst, off, nbytes, &dl);
-}
-
-sym_status_t sym_put_signal_off(int pe, uint64_t off, const void *src, size_t nbytes,
-                                uint64_t sig_off, uint64_t signal, sym_signal_op_t op)
-{
-    struct sym_deadline dl = sym_deadline_default("sym_put_signal");
-    return sym_put_signal_off_dl(pe, off, src, nbytes, sig_off, signal, op, &dl);
-}
-
 sym_status_t sym_put_signal_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
                                    uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
                                    struct sym_deadline *dl)

@@ -27,7 +27,8 @@ static sym_status_t put_signal(const char *op_name, void *dest, const void *src,
         return sym_error(SYM_ERR_INVALID_ARG, "%s: sig_addr %p is not 8-byte aligned", op_name,
                          (void *)sig_addr);
     (void)nbi; /* transports order the signal after the data in both forms */
-    return sym_put_signal_off(pe, off, src, nbytes, sig_off, signal, op);
+    struct sym_deadline dl = sym_deadline_default("sym_put_signal");
+    return sym_put_signal_off_dl(pe, off, src, nbytes, sig_off, signal, op, &dl);
 }
 
 SYM_API sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes,
