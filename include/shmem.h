@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define SYMSHMEM_API __attribute__((visibility("default")))
+#define SYMSHMEM_API      __attribute__((visibility("default")))
 #define SYMSHMEM_NORETURN __attribute__((noreturn))
 #else
 #define SYMSHMEM_API
@@ -44,30 +44,30 @@ extern "C" {
 /* Library constants                                                         */
 /* ------------------------------------------------------------------------ */
 
-#define SHMEM_MAJOR_VERSION 1
-#define SHMEM_MINOR_VERSION 5
-#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
-#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
-#define SHMEM_MAX_NAME_LEN 64
-#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "symheap"
-#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+#define SHMEM_MAJOR_VERSION        1
+#define SHMEM_MINOR_VERSION        5
+#define _SHMEM_MAJOR_VERSION       SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION       SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN         64
+#define _SHMEM_MAX_NAME_LEN        SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING        "symheap"
+#define _SHMEM_VENDOR_STRING       SHMEM_VENDOR_STRING
 #define SHMEM_VENDOR_MAJOR_VERSION 0
 #define SHMEM_VENDOR_MINOR_VERSION 1
 #define SHMEM_VENDOR_PATCH_VERSION 0
 
-#define SHMEM_THREAD_SINGLE 0
-#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SINGLE     0
+#define SHMEM_THREAD_FUNNELED   1
 #define SHMEM_THREAD_SERIALIZED 2
-#define SHMEM_THREAD_MULTIPLE 3
+#define SHMEM_THREAD_MULTIPLE   3
 
 /* Comparison operators of the waits and tests (same values as sym_cmp_t). */
-#define SHMEM_CMP_EQ 1
-#define SHMEM_CMP_NE 2
-#define SHMEM_CMP_GT 3
-#define SHMEM_CMP_GE 4
-#define SHMEM_CMP_LT 5
-#define SHMEM_CMP_LE 6
+#define SHMEM_CMP_EQ  1
+#define SHMEM_CMP_NE  2
+#define SHMEM_CMP_GT  3
+#define SHMEM_CMP_GE  4
+#define SHMEM_CMP_LT  5
+#define SHMEM_CMP_LE  6
 #define _SHMEM_CMP_EQ SHMEM_CMP_EQ
 #define _SHMEM_CMP_NE SHMEM_CMP_NE
 #define _SHMEM_CMP_GT SHMEM_CMP_GT
@@ -80,13 +80,13 @@ extern "C" {
 #define SHMEM_SIGNAL_ADD 2
 
 /* Context options: accepted, and irrelevant to symheap's contexts. */
-#define SHMEM_CTX_PRIVATE (1L << 0)
+#define SHMEM_CTX_PRIVATE    (1L << 0)
 #define SHMEM_CTX_SERIALIZED (1L << 1)
-#define SHMEM_CTX_NOSTORE (1L << 2)
+#define SHMEM_CTX_NOSTORE    (1L << 2)
 
 /* shmem_malloc_with_hints() hints: accepted; every allocation serves both. */
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
-#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+#define SHMEM_MALLOC_SIGNAL_REMOTE  (1L << 1)
 
 /* Team configuration. */
 typedef struct {
@@ -97,20 +97,20 @@ typedef struct {
 /* Work arrays of the deprecated active-set collectives.  Every pSync
  * element must hold SHMEM_SYNC_VALUE before first use; each call leaves it
  * so again. */
-#define SHMEM_SYNC_VALUE 0L
-#define SHMEM_SYNC_SIZE 4
-#define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
-#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
-#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
-#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
-#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
-#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define SHMEM_SYNC_VALUE               0L
+#define SHMEM_SYNC_SIZE                4
+#define SHMEM_BCAST_SYNC_SIZE          SHMEM_SYNC_SIZE
+#define SHMEM_BARRIER_SYNC_SIZE        SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE        SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE         SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE       SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE      SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE  1
+#define _SHMEM_SYNC_VALUE              SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE         SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE       SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE       SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE        SHMEM_REDUCE_SYNC_SIZE
 #define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ------------------------------------------------------------------------ */
@@ -125,11 +125,11 @@ SYMSHMEM_API extern struct symshmem_team symshmem_team_shared_;
 SYMSHMEM_API extern struct symshmem_ctx symshmem_ctx_default_;
 
 /* All PEs; the PEs of this host (sharing memory with this PE). */
-#define SHMEM_TEAM_WORLD ((shmem_team_t)&symshmem_team_world_)
-#define SHMEM_TEAM_SHARED ((shmem_team_t)&symshmem_team_shared_)
+#define SHMEM_TEAM_WORLD   ((shmem_team_t)&symshmem_team_world_)
+#define SHMEM_TEAM_SHARED  ((shmem_team_t)&symshmem_team_shared_)
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
-#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)&symshmem_ctx_default_)
-#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_DEFAULT  ((shmem_ctx_t)&symshmem_ctx_default_)
+#define SHMEM_CTX_INVALID  ((shmem_ctx_t)0)
 
 /* ------------------------------------------------------------------------ */
 /* The type table                                                            */
@@ -147,66 +147,66 @@ SYMSHMEM_API extern struct symshmem_ctx symshmem_ctx_default_;
  *   OLD   has the deprecated active-set reductions (shmem_TYPE_OP_to_all)
  * `arg` is passed through to X unchanged.
  */
-#define SYMSHMEM_TYPES_(X, a)                                                       \
-    X(a, float, float, F, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1)                          \
-    X(a, double, double, F, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1)                        \
-    X(a, long double, longdouble, L, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1)               \
-    X(a, char, char, I, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0)                            \
-    X(a, signed char, schar, I, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0)                    \
-    X(a, short, short, I, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1)                          \
-    X(a, int, int, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                              \
-    X(a, long, long, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                            \
-    X(a, long long, longlong, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                   \
-    X(a, unsigned char, uchar, U, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                  \
-    X(a, unsigned short, ushort, U, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0)                \
-    X(a, unsigned int, uint, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                    \
-    X(a, unsigned long, ulong, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                  \
-    X(a, unsigned long long, ulonglong, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)         \
-    X(a, int8_t, int8, I, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0)                          \
-    X(a, int16_t, int16, I, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0)                        \
-    X(a, int32_t, int32, I, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)                        \
-    X(a, int64_t, int64, I, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)                        \
-    X(a, uint8_t, uint8, U, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                        \
-    X(a, uint16_t, uint16, U, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                      \
-    X(a, uint32_t, uint32, U, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                      \
-    X(a, uint64_t, uint64, U, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                      \
-    X(a, size_t, size, U, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0)                          \
-    X(a, ptrdiff_t, ptrdiff, I, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 0)                    \
-    X(a, double _Complex, complexd, C, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)             \
+#define SYMSHMEM_TYPES_(X, a)                                                                      \
+    X(a, float, float, F, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1)                                         \
+    X(a, double, double, F, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1)                                       \
+    X(a, long double, longdouble, L, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1)                              \
+    X(a, char, char, I, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0)                                           \
+    X(a, signed char, schar, I, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0)                                   \
+    X(a, short, short, I, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1)                                         \
+    X(a, int, int, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                                             \
+    X(a, long, long, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                                           \
+    X(a, long long, longlong, I, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1)                                  \
+    X(a, unsigned char, uchar, U, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                                 \
+    X(a, unsigned short, ushort, U, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0)                               \
+    X(a, unsigned int, uint, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                   \
+    X(a, unsigned long, ulong, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                 \
+    X(a, unsigned long long, ulonglong, U, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                        \
+    X(a, int8_t, int8, I, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0)                                         \
+    X(a, int16_t, int16, I, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0)                                       \
+    X(a, int32_t, int32, I, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                       \
+    X(a, int64_t, int64, I, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                       \
+    X(a, uint8_t, uint8, U, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                                       \
+    X(a, uint16_t, uint16, U, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0)                                     \
+    X(a, uint32_t, uint32, U, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                     \
+    X(a, uint64_t, uint64, U, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0)                                     \
+    X(a, size_t, size, U, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0)                                         \
+    X(a, ptrdiff_t, ptrdiff, I, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 0)                                   \
+    X(a, double _Complex, complexd, C, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)                            \
     X(a, float _Complex, complexf, C, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1)
 
 /* Sizes of the sized RMA routines: X(arg, BITS, BYTES). */
 #define SYMSHMEM_SIZES_(X, a) X(a, 8, 1) X(a, 16, 2) X(a, 32, 4) X(a, 64, 8) X(a, 128, 16)
 
 /* Preprocessor logic on the 0/1 columns. */
-#define SYMSHMEM_IF_(c) SYMSHMEM_IF2_(c)
+#define SYMSHMEM_IF_(c)  SYMSHMEM_IF2_(c)
 #define SYMSHMEM_IF2_(c) SYMSHMEM_IF_##c
 #define SYMSHMEM_IF_0(...)
-#define SYMSHMEM_IF_1(...) __VA_ARGS__
-#define SYMSHMEM_AND_(a, b) SYMSHMEM_AND2_(a, b)
+#define SYMSHMEM_IF_1(...)   __VA_ARGS__
+#define SYMSHMEM_AND_(a, b)  SYMSHMEM_AND2_(a, b)
 #define SYMSHMEM_AND2_(a, b) SYMSHMEM_AND_##a##b
-#define SYMSHMEM_AND_00 0
-#define SYMSHMEM_AND_01 0
-#define SYMSHMEM_AND_10 0
-#define SYMSHMEM_AND_11 1
-#define SYMSHMEM_OR_(a, b) SYMSHMEM_OR2_(a, b)
-#define SYMSHMEM_OR2_(a, b) SYMSHMEM_OR_##a##b
-#define SYMSHMEM_OR_00 0
-#define SYMSHMEM_OR_01 1
-#define SYMSHMEM_OR_10 1
-#define SYMSHMEM_OR_11 1
-#define SYMSHMEM_ISSINT_(k) SYMSHMEM_ISSINT2_(k)
+#define SYMSHMEM_AND_00      0
+#define SYMSHMEM_AND_01      0
+#define SYMSHMEM_AND_10      0
+#define SYMSHMEM_AND_11      1
+#define SYMSHMEM_OR_(a, b)   SYMSHMEM_OR2_(a, b)
+#define SYMSHMEM_OR2_(a, b)  SYMSHMEM_OR_##a##b
+#define SYMSHMEM_OR_00       0
+#define SYMSHMEM_OR_01       1
+#define SYMSHMEM_OR_10       1
+#define SYMSHMEM_OR_11       1
+#define SYMSHMEM_ISSINT_(k)  SYMSHMEM_ISSINT2_(k)
 #define SYMSHMEM_ISSINT2_(k) SYMSHMEM_ISSINT_##k
-#define SYMSHMEM_ISSINT_I 1
-#define SYMSHMEM_ISSINT_U 0
-#define SYMSHMEM_ISSINT_F 0
-#define SYMSHMEM_ISSINT_L 0
-#define SYMSHMEM_ISSINT_C 0
+#define SYMSHMEM_ISSINT_I    1
+#define SYMSHMEM_ISSINT_U    0
+#define SYMSHMEM_ISSINT_F    0
+#define SYMSHMEM_ISSINT_L    0
+#define SYMSHMEM_ISSINT_C    0
 
 /* A routine and its context form: shmem_NAME(args) and
  * shmem_ctx_NAME(shmem_ctx_t ctx, args). */
-#define SYMSHMEM_DECL_CTX_(ret, name, ...)                                          \
-    SYMSHMEM_API ret shmem_##name(__VA_ARGS__);                                     \
+#define SYMSHMEM_DECL_CTX_(ret, name, ...)                                                         \
+    SYMSHMEM_API ret shmem_##name(__VA_ARGS__);                                                    \
     SYMSHMEM_API ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__);
 
 /* ------------------------------------------------------------------------ */
@@ -269,16 +269,15 @@ SYMSHMEM_API int shmem_team_my_pe(shmem_team_t team);
 SYMSHMEM_API int shmem_team_n_pes(shmem_team_t team);
 SYMSHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask,
                                        shmem_team_config_t *config);
-SYMSHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe,
-                                         shmem_team_t dest_team);
-SYMSHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride,
-                                          int size, const shmem_team_config_t *config,
-                                          long config_mask, shmem_team_t *new_team);
+SYMSHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SYMSHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                          const shmem_team_config_t *config, long config_mask,
+                                          shmem_team_t *new_team);
 SYMSHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
-                                     const shmem_team_config_t *xaxis_config,
-                                     long xaxis_mask, shmem_team_t *xaxis_team,
-                                     const shmem_team_config_t *yaxis_config,
-                                     long yaxis_mask, shmem_team_t *yaxis_team);
+                                     const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                                     shmem_team_t *xaxis_team,
+                                     const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                     shmem_team_t *yaxis_team);
 SYMSHMEM_API void shmem_team_destroy(shmem_team_t team);
 
 /* Contexts: RMA, AMO and ordering on a context created from a team take PE
@@ -292,53 +291,53 @@ SYMSHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 /* RMA                                                                       */
 /* ------------------------------------------------------------------------ */
 
-#define SYMSHMEM_DECL_RMA_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD) \
-    SYMSHMEM_IF_(RMA)(                                                                        \
-    SYMSHMEM_DECL_CTX_(void, N##_put, T *dest, const T *source, size_t nelems, int pe)       \
-    SYMSHMEM_DECL_CTX_(void, N##_p, T *dest, T value, int pe)                                 \
-    SYMSHMEM_DECL_CTX_(void, N##_iput, T *dest, const T *source, ptrdiff_t dst,              \
-                       ptrdiff_t sst, size_t nelems, int pe)                                  \
-    SYMSHMEM_DECL_CTX_(void, N##_get, T *dest, const T *source, size_t nelems, int pe)       \
-    SYMSHMEM_DECL_CTX_(T, N##_g, const T *source, int pe)                                     \
-    SYMSHMEM_DECL_CTX_(void, N##_iget, T *dest, const T *source, ptrdiff_t dst,              \
-                       ptrdiff_t sst, size_t nelems, int pe)                                  \
-    SYMSHMEM_DECL_CTX_(void, N##_put_nbi, T *dest, const T *source, size_t nelems, int pe)   \
-    SYMSHMEM_DECL_CTX_(void, N##_get_nbi, T *dest, const T *source, size_t nelems, int pe)   \
-    SYMSHMEM_DECL_CTX_(void, N##_put_signal, T *dest, const T *source, size_t nelems,        \
-                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)               \
-    SYMSHMEM_DECL_CTX_(void, N##_put_signal_nbi, T *dest, const T *source, size_t nelems,    \
-                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)               \
-    SYMSHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,      \
-                                           size_t nelems, int PE_root);                       \
-    SYMSHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,        \
-                                         size_t nelems);                                      \
-    SYMSHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,       \
-                                          size_t nelems);                                     \
-    SYMSHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,       \
-                                          size_t nelems);                                     \
-    SYMSHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,      \
-                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems);)
+#define SYMSHMEM_DECL_RMA_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
+    SYMSHMEM_IF_(RMA)                                                                              \
+    (SYMSHMEM_DECL_CTX_(void, N##_put, T *dest, const T *source, size_t nelems, int pe)            \
+         SYMSHMEM_DECL_CTX_(void, N##_p, T *dest, T value, int pe) SYMSHMEM_DECL_CTX_(             \
+             void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,               \
+             size_t nelems, int pe) SYMSHMEM_DECL_CTX_(void, N##_get, T *dest, const T *source,    \
+                                                       size_t nelems, int pe)                      \
+             SYMSHMEM_DECL_CTX_(T, N##_g, const T *source, int pe) SYMSHMEM_DECL_CTX_(             \
+                 void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,           \
+                 size_t nelems, int pe) SYMSHMEM_DECL_CTX_(void, N##_put_nbi, T *dest,             \
+                                                           const T *source, size_t nelems, int pe) \
+                 SYMSHMEM_DECL_CTX_(void, N##_get_nbi, T *dest, const T *source, size_t nelems,    \
+                                    int pe)                                                        \
+                     SYMSHMEM_DECL_CTX_(void, N##_put_signal, T *dest, const T *source,            \
+                                        size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
+                                        int sig_op, int pe)                                        \
+                         SYMSHMEM_DECL_CTX_(void, N##_put_signal_nbi, T *dest, const T *source,    \
+                                            size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
+                                            int sig_op, int pe)                                    \
+                             SYMSHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest,    \
+                                                                    const T *source,               \
+                                                                    size_t nelems, int PE_root);   \
+     SYMSHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,             \
+                                          size_t nelems);                                          \
+     SYMSHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,            \
+                                           size_t nelems);                                         \
+     SYMSHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,            \
+                                           size_t nelems);                                         \
+     SYMSHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,           \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems);)
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_RMA_, _)
 
-#define SYMSHMEM_DECL_SIZED_(a, BITS, BYTES)                                                 \
-    SYMSHMEM_DECL_CTX_(void, put##BITS, void *dest, const void *source, size_t nelems,       \
-                       int pe)                                                                \
-    SYMSHMEM_DECL_CTX_(void, get##BITS, void *dest, const void *source, size_t nelems,       \
-                       int pe)                                                                \
-    SYMSHMEM_DECL_CTX_(void, iput##BITS, void *dest, const void *source, ptrdiff_t dst,      \
-                       ptrdiff_t sst, size_t nelems, int pe)                                  \
-    SYMSHMEM_DECL_CTX_(void, iget##BITS, void *dest, const void *source, ptrdiff_t dst,      \
-                       ptrdiff_t sst, size_t nelems, int pe)                                  \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_nbi, void *dest, const void *source, size_t nelems, \
-                       int pe)                                                                \
-    SYMSHMEM_DECL_CTX_(void, get##BITS##_nbi, void *dest, const void *source, size_t nelems, \
-                       int pe)                                                                \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal, void *dest, const void *source,             \
-                       size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,        \
-                       int pe)                                                                \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal_nbi, void *dest, const void *source,         \
-                       size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,        \
-                       int pe)
+#define SYMSHMEM_DECL_SIZED_(a, BITS, BYTES)                                                       \
+    SYMSHMEM_DECL_CTX_(void, put##BITS, void *dest, const void *source, size_t nelems, int pe)     \
+    SYMSHMEM_DECL_CTX_(void, get##BITS, void *dest, const void *source, size_t nelems, int pe)     \
+    SYMSHMEM_DECL_CTX_(void, iput##BITS, void *dest, const void *source, ptrdiff_t dst,            \
+                       ptrdiff_t sst, size_t nelems, int pe)                                       \
+    SYMSHMEM_DECL_CTX_(void, iget##BITS, void *dest, const void *source, ptrdiff_t dst,            \
+                       ptrdiff_t sst, size_t nelems, int pe)                                       \
+    SYMSHMEM_DECL_CTX_(void, put##BITS##_nbi, void *dest, const void *source, size_t nelems,       \
+                       int pe)                                                                     \
+    SYMSHMEM_DECL_CTX_(void, get##BITS##_nbi, void *dest, const void *source, size_t nelems,       \
+                       int pe)                                                                     \
+    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal, void *dest, const void *source, size_t nelems,    \
+                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)                    \
+    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal_nbi, void *dest, const void *source,               \
+                       size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 SYMSHMEM_SIZES_(SYMSHMEM_DECL_SIZED_, _)
 
 SYMSHMEM_DECL_CTX_(void, putmem, void *dest, const void *source, size_t nelems, int pe)
@@ -359,41 +358,49 @@ SYMSHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint6
 /* Atomic memory operations                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define SYMSHMEM_DECL_AMO_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD) \
-    SYMSHMEM_IF_(AMOX)(                                                                       \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch, const T *source, int pe)                          \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_set, T *dest, T value, int pe)                        \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_swap, T *dest, T value, int pe)                          \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)         \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe)         \
-    SYMSHMEM_API T shmem_##N##_fetch(const T *source, int pe);                                \
-    SYMSHMEM_API void shmem_##N##_set(T *dest, T value, int pe);                              \
-    SYMSHMEM_API T shmem_##N##_swap(T *dest, T value, int pe);)                               \
-    SYMSHMEM_IF_(AMO)(                                                                        \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_compare_swap, T *dest, T cond, T value, int pe)          \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_inc, T *dest, int pe)                              \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_inc, T *dest, int pe)                                 \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_add, T *dest, T value, int pe)                     \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_add, T *dest, T value, int pe)                        \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_compare_swap_nbi, T *fetch, T *dest, T cond,          \
-                       T value, int pe)                                                       \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, int pe)             \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, T value, int pe)    \
-    SYMSHMEM_API T shmem_##N##_cswap(T *dest, T cond, T value, int pe);                       \
-    SYMSHMEM_API T shmem_##N##_finc(T *dest, int pe);                                         \
-    SYMSHMEM_API void shmem_##N##_inc(T *dest, int pe);                                       \
-    SYMSHMEM_API T shmem_##N##_fadd(T *dest, T value, int pe);                                \
-    SYMSHMEM_API void shmem_##N##_add(T *dest, T value, int pe);)                             \
-    SYMSHMEM_IF_(BIT)(                                                                        \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_and, T *dest, T value, int pe)                     \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_and, T *dest, T value, int pe)                        \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_or, T *dest, T value, int pe)                      \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_or, T *dest, T value, int pe)                         \
-    SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_xor, T *dest, T value, int pe)                     \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_xor, T *dest, T value, int pe)                        \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_and_nbi, T *fetch, T *dest, T value, int pe)    \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_or_nbi, T *fetch, T *dest, T value, int pe)     \
-    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_xor_nbi, T *fetch, T *dest, T value, int pe))
+#define SYMSHMEM_DECL_AMO_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
+    SYMSHMEM_IF_(AMOX)                                                                             \
+    (SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch, const T *source,                                      \
+                        int pe) SYMSHMEM_DECL_CTX_(void, N##_atomic_set, T *dest, T value, int pe) \
+         SYMSHMEM_DECL_CTX_(T, N##_atomic_swap, T * dest, T value, int pe)                         \
+             SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)     \
+                 SYMSHMEM_DECL_CTX_(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe) \
+                     SYMSHMEM_API T shmem_##N##_fetch(const T *source, int pe);                    \
+     SYMSHMEM_API void shmem_##N##_set(T *dest, T value, int pe);                                  \
+     SYMSHMEM_API T shmem_##N##_swap(T * dest, T value, int pe);)                                  \
+        SYMSHMEM_IF_(AMO)(                                                                         \
+            SYMSHMEM_DECL_CTX_(T, N##_atomic_compare_swap, T * dest, T cond, T value, int pe)      \
+                SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_inc, T * dest, int pe)                      \
+                    SYMSHMEM_DECL_CTX_(void, N##_atomic_inc, T *dest, int pe)                      \
+                        SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_add, T * dest, T value, int pe)     \
+                            SYMSHMEM_DECL_CTX_(void, N##_atomic_add, T *dest, T value, int pe)     \
+                                SYMSHMEM_DECL_CTX_(void, N##_atomic_compare_swap_nbi, T *fetch,    \
+                                                   T *dest, T cond, T value, int pe)               \
+                                    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_inc_nbi, T *fetch,   \
+                                                       T *dest, int pe)                            \
+                                        SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_add_nbi,         \
+                                                           T *fetch, T *dest, T value, int pe)     \
+                                            SYMSHMEM_API T shmem_##N##_cswap(T * dest, T cond,     \
+                                                                             T value, int pe);     \
+            SYMSHMEM_API T shmem_##N##_finc(T * dest, int pe);                                     \
+            SYMSHMEM_API void shmem_##N##_inc(T *dest, int pe);                                    \
+            SYMSHMEM_API T shmem_##N##_fadd(T * dest, T value, int pe);                            \
+            SYMSHMEM_API void shmem_##N##_add(T *dest, T value, int pe);)                          \
+            SYMSHMEM_IF_(BIT)(                                                                     \
+                SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_and, T * dest, T value, int pe)             \
+                    SYMSHMEM_DECL_CTX_(void, N##_atomic_and, T *dest, T value, int pe)             \
+                        SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_or, T * dest, T value,              \
+                                           int pe) SYMSHMEM_DECL_CTX_(void, N##_atomic_or,         \
+                                                                      T *dest, T value, int pe)    \
+                            SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_xor, T * dest, T value, int pe) \
+                                SYMSHMEM_DECL_CTX_(void, N##_atomic_xor, T *dest, T value, int pe) \
+                                    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_and_nbi, T *fetch,   \
+                                                       T *dest, T value, int pe)                   \
+                                        SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_or_nbi,          \
+                                                           T *fetch, T *dest, T value, int pe)     \
+                                            SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_xor_nbi,     \
+                                                               T *fetch, T *dest, T value,         \
+                                                               int pe))
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_AMO_, _)
 
 /* ------------------------------------------------------------------------ */
@@ -406,8 +413,7 @@ SYMSHMEM_API int shmem_team_sync(shmem_team_t team);
 
 SYMSHMEM_API int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source,
                                     size_t nelems, int PE_root);
-SYMSHMEM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source,
-                                  size_t nelems);
+SYMSHMEM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 SYMSHMEM_API int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source,
                                    size_t nelems);
 SYMSHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source,
@@ -415,33 +421,31 @@ SYMSHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *so
 SYMSHMEM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source,
                                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 
-#define SYMSHMEM_DECL_RED_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD) \
-    SYMSHMEM_IF_(RBIT)(                                                                       \
-    SYMSHMEM_API int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source,     \
-                                            size_t nreduce);                                  \
-    SYMSHMEM_API int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source,      \
-                                           size_t nreduce);                                   \
-    SYMSHMEM_API int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source,     \
-                                            size_t nreduce);)                                 \
-    SYMSHMEM_IF_(RMM)(                                                                        \
-    SYMSHMEM_API int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source,     \
-                                            size_t nreduce);                                  \
-    SYMSHMEM_API int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source,     \
-                                            size_t nreduce);)                                 \
-    SYMSHMEM_IF_(RSUM)(                                                                       \
-    SYMSHMEM_API int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source,     \
-                                            size_t nreduce);                                  \
-    SYMSHMEM_API int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source,    \
-                                             size_t nreduce);)                                \
-    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(                                    \
-    SYMSHMEM_DECL_TO_ALL_(T, N, and) SYMSHMEM_DECL_TO_ALL_(T, N, or)                         \
-    SYMSHMEM_DECL_TO_ALL_(T, N, xor))                                                         \
-    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, RMM))(                                  \
-    SYMSHMEM_DECL_TO_ALL_(T, N, max) SYMSHMEM_DECL_TO_ALL_(T, N, min))                       \
-    SYMSHMEM_IF_(OLD)(SYMSHMEM_DECL_TO_ALL_(T, N, sum) SYMSHMEM_DECL_TO_ALL_(T, N, prod))
-#define SYMSHMEM_DECL_TO_ALL_(T, N, op)                                                      \
-    SYMSHMEM_API void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce,       \
-                                                int PE_start, int logPE_stride, int PE_size,  \
+#define SYMSHMEM_DECL_RED_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
+    SYMSHMEM_IF_(RBIT)                                                                             \
+    (SYMSHMEM_API int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source,          \
+                                             size_t nreduce);                                      \
+     SYMSHMEM_API int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source,           \
+                                            size_t nreduce);                                       \
+     SYMSHMEM_API int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source,          \
+                                             size_t nreduce);)                                     \
+        SYMSHMEM_IF_(RMM)(SYMSHMEM_API int shmem_##N##_max_reduce(                                 \
+                              shmem_team_t team, T *dest, const T *source, size_t nreduce);        \
+                          SYMSHMEM_API int shmem_##N##_min_reduce(                                 \
+                              shmem_team_t team, T *dest, const T *source, size_t nreduce);)       \
+            SYMSHMEM_IF_(RSUM)(SYMSHMEM_API int shmem_##N##_sum_reduce(                            \
+                                   shmem_team_t team, T *dest, const T *source, size_t nreduce);   \
+                               SYMSHMEM_API int shmem_##N##_prod_reduce(                           \
+                                   shmem_team_t team, T *dest, const T *source, size_t nreduce);)  \
+                SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(SYMSHMEM_DECL_TO_ALL_(       \
+                    T, N, and) SYMSHMEM_DECL_TO_ALL_(T, N, or) SYMSHMEM_DECL_TO_ALL_(T, N, xor))   \
+                    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, RMM))(SYMSHMEM_DECL_TO_ALL_(T, N, max)         \
+                                                              SYMSHMEM_DECL_TO_ALL_(T, N, min))    \
+                        SYMSHMEM_IF_(OLD)(SYMSHMEM_DECL_TO_ALL_(T, N, sum)                         \
+                                              SYMSHMEM_DECL_TO_ALL_(T, N, prod))
+#define SYMSHMEM_DECL_TO_ALL_(T, N, op)                                                            \
+    SYMSHMEM_API void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce,             \
+                                                int PE_start, int logPE_stride, int PE_size,       \
                                                 T *pWrk, long *pSync);
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_RED_, _)
 
@@ -449,21 +453,21 @@ SYMSHMEM_TYPES_(SYMSHMEM_DECL_RED_, _)
  * pSync of the matching SHMEM_*_SYNC_SIZE longs, all SHMEM_SYNC_VALUE). */
 SYMSHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 SYMSHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
-#define SYMSHMEM_DECL_ACTIVE_(a, BITS)                                                       \
-    SYMSHMEM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,   \
-                                            int PE_root, int PE_start, int logPE_stride,      \
-                                            int PE_size, long *pSync);                        \
-    SYMSHMEM_API void shmem_collect##BITS(void *dest, const void *source, size_t nelems,     \
-                                          int PE_start, int logPE_stride, int PE_size,        \
-                                          long *pSync);                                       \
-    SYMSHMEM_API void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,    \
-                                           int PE_start, int logPE_stride, int PE_size,       \
-                                           long *pSync);                                      \
-    SYMSHMEM_API void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,    \
-                                           int PE_start, int logPE_stride, int PE_size,       \
-                                           long *pSync);                                      \
-    SYMSHMEM_API void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,   \
-                                            ptrdiff_t sst, size_t nelems, int PE_start,       \
+#define SYMSHMEM_DECL_ACTIVE_(a, BITS)                                                             \
+    SYMSHMEM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,         \
+                                            int PE_root, int PE_start, int logPE_stride,           \
+                                            int PE_size, long *pSync);                             \
+    SYMSHMEM_API void shmem_collect##BITS(void *dest, const void *source, size_t nelems,           \
+                                          int PE_start, int logPE_stride, int PE_size,             \
+                                          long *pSync);                                            \
+    SYMSHMEM_API void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,          \
+                                           int PE_start, int logPE_stride, int PE_size,            \
+                                           long *pSync);                                           \
+    SYMSHMEM_API void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,          \
+                                           int PE_start, int logPE_stride, int PE_size,            \
+                                           long *pSync);                                           \
+    SYMSHMEM_API void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,         \
+                                            ptrdiff_t sst, size_t nelems, int PE_start,            \
                                             int logPE_stride, int PE_size, long *pSync);
 SYMSHMEM_DECL_ACTIVE_(_, 32)
 SYMSHMEM_DECL_ACTIVE_(_, 64)
@@ -472,42 +476,35 @@ SYMSHMEM_DECL_ACTIVE_(_, 64)
 /* Point-to-point synchronization                                            */
 /* ------------------------------------------------------------------------ */
 
-#define SYMSHMEM_DECL_P2P_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD) \
-    SYMSHMEM_IF_(P2P)(                                                                        \
-    SYMSHMEM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                  \
-    SYMSHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);                                 \
-    SYMSHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,  \
-                                                 int cmp, T cmp_value);                       \
-    SYMSHMEM_API size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems,                   \
-                                                   const int *status, int cmp, T cmp_value);  \
-    SYMSHMEM_API size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, \
-                                                    const int *status, int cmp,               \
-                                                    T cmp_value);                             \
-    SYMSHMEM_API void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems,              \
-                                                        const int *status, int cmp,           \
-                                                        T *cmp_values);                       \
-    SYMSHMEM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,            \
-                                                          const int *status, int cmp,         \
-                                                          T *cmp_values);                     \
-    SYMSHMEM_API size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems,           \
-                                                           size_t *indices,                   \
-                                                           const int *status, int cmp,        \
-                                                           T *cmp_values);                    \
-    SYMSHMEM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                         \
-    SYMSHMEM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status,         \
-                                          int cmp, T cmp_value);                              \
-    SYMSHMEM_API size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status,      \
-                                             int cmp, T cmp_value);                           \
-    SYMSHMEM_API size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,       \
-                                              const int *status, int cmp, T cmp_value);       \
-    SYMSHMEM_API int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status,  \
-                                                 int cmp, T *cmp_values);                     \
-    SYMSHMEM_API size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems,                  \
-                                                    const int *status, int cmp,               \
-                                                    T *cmp_values);                           \
-    SYMSHMEM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems,                 \
-                                                     size_t *indices, const int *status,      \
-                                                     int cmp, T *cmp_values);)
+#define SYMSHMEM_DECL_P2P_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
+    SYMSHMEM_IF_(P2P)                                                                              \
+    (SYMSHMEM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                      \
+     SYMSHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);                                     \
+     SYMSHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,      \
+                                                  int cmp, T cmp_value);                           \
+     SYMSHMEM_API size_t shmem_##N##_wait_until_any(T * ivars, size_t nelems, const int *status,   \
+                                                    int cmp, T cmp_value);                         \
+     SYMSHMEM_API size_t shmem_##N##_wait_until_some(T * ivars, size_t nelems, size_t * indices,   \
+                                                     const int *status, int cmp, T cmp_value);     \
+     SYMSHMEM_API void shmem_##N##_wait_until_all_vector(                                          \
+         T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);                      \
+     SYMSHMEM_API size_t shmem_##N##_wait_until_any_vector(                                        \
+         T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values);                     \
+     SYMSHMEM_API size_t shmem_##N##_wait_until_some_vector(                                       \
+         T * ivars, size_t nelems, size_t * indices, const int *status, int cmp, T *cmp_values);   \
+     SYMSHMEM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                             \
+     SYMSHMEM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,    \
+                                           T cmp_value);                                           \
+     SYMSHMEM_API size_t shmem_##N##_test_any(T * ivars, size_t nelems, const int *status,         \
+                                              int cmp, T cmp_value);                               \
+     SYMSHMEM_API size_t shmem_##N##_test_some(T * ivars, size_t nelems, size_t * indices,         \
+                                               const int *status, int cmp, T cmp_value);           \
+     SYMSHMEM_API int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status,      \
+                                                  int cmp, T *cmp_values);                         \
+     SYMSHMEM_API size_t shmem_##N##_test_any_vector(T * ivars, size_t nelems, const int *status,  \
+                                                     int cmp, T *cmp_values);                      \
+     SYMSHMEM_API size_t shmem_##N##_test_some_vector(T * ivars, size_t nelems, size_t * indices,  \
+                                                      const int *status, int cmp, T *cmp_values);)
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_P2P_, _)
 
 /* ------------------------------------------------------------------------ */
@@ -534,160 +531,169 @@ SYMSHMEM_API int shmem_test_lock(long *lock);
  * compile (or link) here. */
 SYMSHMEM_API void symshmem_generic_no_such_type_(void);
 
-#define SYMSHMEM_ARG1_(...) SYMSHMEM_ARG1__(__VA_ARGS__, 0)
-#define SYMSHMEM_ARG1__(a, ...) a
-#define SYMSHMEM_ARG2_(...) SYMSHMEM_ARG2__(__VA_ARGS__, 0, 0)
+#define SYMSHMEM_ARG1_(...)        SYMSHMEM_ARG1__(__VA_ARGS__, 0)
+#define SYMSHMEM_ARG1__(a, ...)    a
+#define SYMSHMEM_ARG2_(...)        SYMSHMEM_ARG2__(__VA_ARGS__, 0, 0)
 #define SYMSHMEM_ARG2__(a, b, ...) b
 
 /* One association `TYPE *: shmem_[ctx_]TYPENAME_op,` per selected type. */
-#define SYMSHMEM_GA_(sel, T, N, op) SYMSHMEM_IF_(sel)(T *: shmem_##N##_##op,)
-#define SYMSHMEM_GAC_(sel, T, N, op) SYMSHMEM_IF_(sel)(T *: shmem_ctx_##N##_##op,)
-#define SYMSHMEM_GAK_(sel, T, N, op)                                                        \
-    SYMSHMEM_IF_(sel)(T *: shmem_##N##_##op, const T *: shmem_##N##_##op,)
-#define SYMSHMEM_GAKC_(sel, T, N, op)                                                       \
-    SYMSHMEM_IF_(sel)(T *: shmem_ctx_##N##_##op, const T *: shmem_ctx_##N##_##op,)
+#define SYMSHMEM_GA_(sel, T, N, op)  SYMSHMEM_IF_(sel)(T * : shmem_##N##_##op, )
+#define SYMSHMEM_GAC_(sel, T, N, op) SYMSHMEM_IF_(sel)(T * : shmem_ctx_##N##_##op, )
+#define SYMSHMEM_GAK_(sel, T, N, op)                                                               \
+    SYMSHMEM_IF_(sel)(T * : shmem_##N##_##op, const T * : shmem_##N##_##op, )
+#define SYMSHMEM_GAKC_(sel, T, N, op)                                                              \
+    SYMSHMEM_IF_(sel)(T * : shmem_ctx_##N##_##op, const T * : shmem_ctx_##N##_##op, )
 
 /* Selectors, one per family and association form. */
-#define SYMSHMEM_G_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)  \
+#define SYMSHMEM_G_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
     SYMSHMEM_GA_(SYMSHMEM_AND_(RMA, G), T, N, op)
-#define SYMSHMEM_GC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_GC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GAC_(SYMSHMEM_AND_(RMA, G), T, N, op)
-#define SYMSHMEM_GK_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_GK_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GAK_(SYMSHMEM_AND_(RMA, G), T, N, op)
-#define SYMSHMEM_GKC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM,  \
-                          O)                                                               \
+#define SYMSHMEM_GKC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
     SYMSHMEM_GAKC_(SYMSHMEM_AND_(RMA, G), T, N, op)
-#define SYMSHMEM_G_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)  \
+#define SYMSHMEM_G_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
     SYMSHMEM_GA_(SYMSHMEM_AND_(AMO, G), T, N, op)
-#define SYMSHMEM_GC_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_GC_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GAC_(SYMSHMEM_AND_(AMO, G), T, N, op)
-#define SYMSHMEM_G_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_G_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GA_(SYMSHMEM_AND_(AMOX, G), T, N, op)
-#define SYMSHMEM_GC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM,   \
-                          O)                                                               \
+#define SYMSHMEM_GC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
     SYMSHMEM_GAC_(SYMSHMEM_AND_(AMOX, G), T, N, op)
-#define SYMSHMEM_GK_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM,   \
-                          O)                                                               \
+#define SYMSHMEM_GK_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
     SYMSHMEM_GAK_(SYMSHMEM_AND_(AMOX, G), T, N, op)
-#define SYMSHMEM_GKC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM,  \
-                           O)                                                              \
+#define SYMSHMEM_GKC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)       \
     SYMSHMEM_GAKC_(SYMSHMEM_AND_(AMOX, G), T, N, op)
-#define SYMSHMEM_G_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)  \
+#define SYMSHMEM_G_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
     SYMSHMEM_GA_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, N, op)
-#define SYMSHMEM_GC_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_GC_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GAC_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, N, op)
-#define SYMSHMEM_G_P2P_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)  \
+#define SYMSHMEM_G_P2P_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
     SYMSHMEM_GA_(SYMSHMEM_AND_(P2P, G), T, N, op)
-#define SYMSHMEM_G_RBIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_G_RBIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GA_(SYMSHMEM_AND_(RBIT, SYMSHMEM_OR_(G, GB)), T, N, op)
-#define SYMSHMEM_G_RMM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)  \
+#define SYMSHMEM_G_RMM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
     SYMSHMEM_GA_(SYMSHMEM_AND_(RMM, G), T, N, op)
-#define SYMSHMEM_G_RSUM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O) \
+#define SYMSHMEM_G_RSUM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
     SYMSHMEM_GA_(SYMSHMEM_AND_(RSUM, G), T, N, op)
 
 /* A generic over the argument `x` (no context form). */
-#define SYMSHMEM_GEN_(x, sel, op)                                                           \
-    _Generic((x), SYMSHMEM_TYPES_(SYMSHMEM_##sel##_, op)                                    \
-             default: symshmem_generic_no_such_type_)
+#define SYMSHMEM_GEN_(x, sel, op)                                                                  \
+    _Generic((x), SYMSHMEM_TYPES_(SYMSHMEM_##sel##_, op) default : symshmem_generic_no_such_type_)
 /* A generic whose optional first argument is a context: dispatch on the
  * first argument, or on the second when the first is a shmem_ctx_t. */
-#define SYMSHMEM_GENCTX_(G, GC, fam, op, ...)                                               \
-    _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)),                                                 \
-        shmem_ctx_t: _Generic((SYMSHMEM_ARG2_(__VA_ARGS__)),                                \
-                              SYMSHMEM_TYPES_(SYMSHMEM_##GC##_##fam##_, op)                 \
-                              default: symshmem_generic_no_such_type_),                     \
-        default: _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)),                                    \
-                          SYMSHMEM_TYPES_(SYMSHMEM_##G##_##fam##_, op)                      \
-                          default: symshmem_generic_no_such_type_))(__VA_ARGS__)
+#define SYMSHMEM_GENCTX_(G, GC, fam, op, ...)                                                      \
+    _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)), shmem_ctx_t                                            \
+             : _Generic((SYMSHMEM_ARG2_(__VA_ARGS__)),                                             \
+                        SYMSHMEM_TYPES_(SYMSHMEM_##GC##_##fam##_, op) default                      \
+                        : symshmem_generic_no_such_type_),                                         \
+               default                                                                             \
+             : _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)),                                             \
+                        SYMSHMEM_TYPES_(SYMSHMEM_##G##_##fam##_, op) default                       \
+                        : symshmem_generic_no_such_type_))(__VA_ARGS__)
 
 /* RMA */
-#define shmem_put(...) SYMSHMEM_GENCTX_(G, GC, RMA, put, __VA_ARGS__)
-#define shmem_p(...) SYMSHMEM_GENCTX_(G, GC, RMA, p, __VA_ARGS__)
-#define shmem_iput(...) SYMSHMEM_GENCTX_(G, GC, RMA, iput, __VA_ARGS__)
-#define shmem_get(...) SYMSHMEM_GENCTX_(G, GC, RMA, get, __VA_ARGS__)
-#define shmem_g(...) SYMSHMEM_GENCTX_(GK, GKC, RMA, g, __VA_ARGS__)
-#define shmem_iget(...) SYMSHMEM_GENCTX_(G, GC, RMA, iget, __VA_ARGS__)
-#define shmem_put_nbi(...) SYMSHMEM_GENCTX_(G, GC, RMA, put_nbi, __VA_ARGS__)
-#define shmem_get_nbi(...) SYMSHMEM_GENCTX_(G, GC, RMA, get_nbi, __VA_ARGS__)
-#define shmem_put_signal(...) SYMSHMEM_GENCTX_(G, GC, RMA, put_signal, __VA_ARGS__)
+#define shmem_put(...)            SYMSHMEM_GENCTX_(G, GC, RMA, put, __VA_ARGS__)
+#define shmem_p(...)              SYMSHMEM_GENCTX_(G, GC, RMA, p, __VA_ARGS__)
+#define shmem_iput(...)           SYMSHMEM_GENCTX_(G, GC, RMA, iput, __VA_ARGS__)
+#define shmem_get(...)            SYMSHMEM_GENCTX_(G, GC, RMA, get, __VA_ARGS__)
+#define shmem_g(...)              SYMSHMEM_GENCTX_(GK, GKC, RMA, g, __VA_ARGS__)
+#define shmem_iget(...)           SYMSHMEM_GENCTX_(G, GC, RMA, iget, __VA_ARGS__)
+#define shmem_put_nbi(...)        SYMSHMEM_GENCTX_(G, GC, RMA, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...)        SYMSHMEM_GENCTX_(G, GC, RMA, get_nbi, __VA_ARGS__)
+#define shmem_put_signal(...)     SYMSHMEM_GENCTX_(G, GC, RMA, put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) SYMSHMEM_GENCTX_(G, GC, RMA, put_signal_nbi, __VA_ARGS__)
 
 /* AMOs */
-#define shmem_atomic_fetch(...) SYMSHMEM_GENCTX_(GK, GKC, AMOX, atomic_fetch, __VA_ARGS__)
-#define shmem_atomic_set(...) SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_set, __VA_ARGS__)
-#define shmem_atomic_swap(...) SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch(...)     SYMSHMEM_GENCTX_(GK, GKC, AMOX, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...)       SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...)      SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_swap, __VA_ARGS__)
 #define shmem_atomic_fetch_nbi(...) SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_fetch_nbi, __VA_ARGS__)
-#define shmem_atomic_swap_nbi(...) SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_compare_swap(...)                                                      \
+#define shmem_atomic_swap_nbi(...)  SYMSHMEM_GENCTX_(G, GC, AMOX, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...)                                                             \
     SYMSHMEM_GENCTX_(G, GC, AMO, atomic_compare_swap, __VA_ARGS__)
 #define shmem_atomic_fetch_inc(...) SYMSHMEM_GENCTX_(G, GC, AMO, atomic_fetch_inc, __VA_ARGS__)
-#define shmem_atomic_inc(...) SYMSHMEM_GENCTX_(G, GC, AMO, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...)       SYMSHMEM_GENCTX_(G, GC, AMO, atomic_inc, __VA_ARGS__)
 #define shmem_atomic_fetch_add(...) SYMSHMEM_GENCTX_(G, GC, AMO, atomic_fetch_add, __VA_ARGS__)
-#define shmem_atomic_add(...) SYMSHMEM_GENCTX_(G, GC, AMO, atomic_add, __VA_ARGS__)
-#define shmem_atomic_compare_swap_nbi(...)                                                  \
+#define shmem_atomic_add(...)       SYMSHMEM_GENCTX_(G, GC, AMO, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)                                                         \
     SYMSHMEM_GENCTX_(G, GC, AMO, atomic_compare_swap_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_inc_nbi(...)                                                     \
+#define shmem_atomic_fetch_inc_nbi(...)                                                            \
     SYMSHMEM_GENCTX_(G, GC, AMO, atomic_fetch_inc_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_add_nbi(...)                                                     \
+#define shmem_atomic_fetch_add_nbi(...)                                                            \
     SYMSHMEM_GENCTX_(G, GC, AMO, atomic_fetch_add_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_and(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_and, __VA_ARGS__)
-#define shmem_atomic_and(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_and, __VA_ARGS__)
-#define shmem_atomic_fetch_or(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_or, __VA_ARGS__)
-#define shmem_atomic_or(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_or, __VA_ARGS__)
+#define shmem_atomic_and(...)       SYMSHMEM_GENCTX_(G, GC, BIT, atomic_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...)  SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_or(...)        SYMSHMEM_GENCTX_(G, GC, BIT, atomic_or, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_xor, __VA_ARGS__)
-#define shmem_atomic_xor(...) SYMSHMEM_GENCTX_(G, GC, BIT, atomic_xor, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(...)                                                     \
+#define shmem_atomic_xor(...)       SYMSHMEM_GENCTX_(G, GC, BIT, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)                                                            \
     SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_and_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(...)                                                      \
+#define shmem_atomic_fetch_or_nbi(...)                                                             \
     SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_or_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(...)                                                     \
+#define shmem_atomic_fetch_xor_nbi(...)                                                            \
     SYMSHMEM_GENCTX_(G, GC, BIT, atomic_fetch_xor_nbi, __VA_ARGS__)
 /* Deprecated AMO names. */
-#define shmem_fetch(source, pe) SYMSHMEM_GEN_(source, GK_AMOX, fetch)(source, pe)
-#define shmem_set(dest, value, pe) SYMSHMEM_GEN_(dest, G_AMOX, set)(dest, value, pe)
-#define shmem_swap(dest, value, pe) SYMSHMEM_GEN_(dest, G_AMOX, swap)(dest, value, pe)
-#define shmem_cswap(dest, cond, value, pe)                                                  \
-    SYMSHMEM_GEN_(dest, G_AMO, cswap)(dest, cond, value, pe)
-#define shmem_finc(dest, pe) SYMSHMEM_GEN_(dest, G_AMO, finc)(dest, pe)
-#define shmem_inc(dest, pe) SYMSHMEM_GEN_(dest, G_AMO, inc)(dest, pe)
-#define shmem_fadd(dest, value, pe) SYMSHMEM_GEN_(dest, G_AMO, fadd)(dest, value, pe)
-#define shmem_add(dest, value, pe) SYMSHMEM_GEN_(dest, G_AMO, add)(dest, value, pe)
+#define shmem_fetch(source, pe)            SYMSHMEM_GEN_(source, GK_AMOX, fetch)(source, pe)
+#define shmem_set(dest, value, pe)         SYMSHMEM_GEN_(dest, G_AMOX, set)(dest, value, pe)
+#define shmem_swap(dest, value, pe)        SYMSHMEM_GEN_(dest, G_AMOX, swap)(dest, value, pe)
+#define shmem_cswap(dest, cond, value, pe) SYMSHMEM_GEN_(dest, G_AMO, cswap)(dest, cond, value, pe)
+#define shmem_finc(dest, pe)               SYMSHMEM_GEN_(dest, G_AMO, finc)(dest, pe)
+#define shmem_inc(dest, pe)                SYMSHMEM_GEN_(dest, G_AMO, inc)(dest, pe)
+#define shmem_fadd(dest, value, pe)        SYMSHMEM_GEN_(dest, G_AMO, fadd)(dest, value, pe)
+#define shmem_add(dest, value, pe)         SYMSHMEM_GEN_(dest, G_AMO, add)(dest, value, pe)
 
 /* Collectives (dispatch on dest, the second argument). */
-#define shmem_broadcast(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMA, broadcast)(team, dest, __VA_ARGS__)
+#define shmem_broadcast(team, dest, ...)                                                           \
+    SYMSHMEM_GEN_(dest, G_RMA, broadcast)(team, dest, __VA_ARGS__)
 #define shmem_collect(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMA, collect)(team, dest, __VA_ARGS__)
-#define shmem_fcollect(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMA, fcollect)(team, dest, __VA_ARGS__)
-#define shmem_alltoall(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMA, alltoall)(team, dest, __VA_ARGS__)
-#define shmem_alltoalls(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMA, alltoalls)(team, dest, __VA_ARGS__)
-#define shmem_and_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RBIT, and_reduce)(team, dest, __VA_ARGS__)
-#define shmem_or_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RBIT, or_reduce)(team, dest, __VA_ARGS__)
-#define shmem_xor_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RBIT, xor_reduce)(team, dest, __VA_ARGS__)
-#define shmem_max_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMM, max_reduce)(team, dest, __VA_ARGS__)
-#define shmem_min_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RMM, min_reduce)(team, dest, __VA_ARGS__)
-#define shmem_sum_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RSUM, sum_reduce)(team, dest, __VA_ARGS__)
-#define shmem_prod_reduce(team, dest, ...) SYMSHMEM_GEN_(dest, G_RSUM, prod_reduce)(team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...)                                                            \
+    SYMSHMEM_GEN_(dest, G_RMA, fcollect)(team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...)                                                            \
+    SYMSHMEM_GEN_(dest, G_RMA, alltoall)(team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...)                                                           \
+    SYMSHMEM_GEN_(dest, G_RMA, alltoalls)(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...)                                                          \
+    SYMSHMEM_GEN_(dest, G_RBIT, and_reduce)(team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...)                                                           \
+    SYMSHMEM_GEN_(dest, G_RBIT, or_reduce)(team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...)                                                          \
+    SYMSHMEM_GEN_(dest, G_RBIT, xor_reduce)(team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...)                                                          \
+    SYMSHMEM_GEN_(dest, G_RMM, max_reduce)(team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...)                                                          \
+    SYMSHMEM_GEN_(dest, G_RMM, min_reduce)(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...)                                                          \
+    SYMSHMEM_GEN_(dest, G_RSUM, sum_reduce)(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...)                                                         \
+    SYMSHMEM_GEN_(dest, G_RSUM, prod_reduce)(team, dest, __VA_ARGS__)
 
 /* Point-to-point synchronization (dispatch on ivar/ivars). */
 #define shmem_wait_until(ivar, ...) SYMSHMEM_GEN_(ivar, G_P2P, wait_until)(ivar, __VA_ARGS__)
-#define shmem_wait(ivar, ...) SYMSHMEM_GEN_(ivar, G_P2P, wait)(ivar, __VA_ARGS__)
-#define shmem_wait_until_all(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, wait_until_all)(ivars, __VA_ARGS__)
-#define shmem_wait_until_any(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, wait_until_any)(ivars, __VA_ARGS__)
-#define shmem_wait_until_some(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, wait_until_some)(ivars, __VA_ARGS__)
-#define shmem_wait_until_all_vector(ivars, ...)                                             \
+#define shmem_wait(ivar, ...)       SYMSHMEM_GEN_(ivar, G_P2P, wait)(ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...)                                                           \
+    SYMSHMEM_GEN_(ivars, G_P2P, wait_until_all)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...)                                                           \
+    SYMSHMEM_GEN_(ivars, G_P2P, wait_until_any)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...)                                                          \
+    SYMSHMEM_GEN_(ivars, G_P2P, wait_until_some)(ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...)                                                    \
     SYMSHMEM_GEN_(ivars, G_P2P, wait_until_all_vector)(ivars, __VA_ARGS__)
-#define shmem_wait_until_any_vector(ivars, ...)                                             \
+#define shmem_wait_until_any_vector(ivars, ...)                                                    \
     SYMSHMEM_GEN_(ivars, G_P2P, wait_until_any_vector)(ivars, __VA_ARGS__)
-#define shmem_wait_until_some_vector(ivars, ...)                                            \
+#define shmem_wait_until_some_vector(ivars, ...)                                                   \
     SYMSHMEM_GEN_(ivars, G_P2P, wait_until_some_vector)(ivars, __VA_ARGS__)
-#define shmem_test(ivar, ...) SYMSHMEM_GEN_(ivar, G_P2P, test)(ivar, __VA_ARGS__)
-#define shmem_test_all(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, test_all)(ivars, __VA_ARGS__)
-#define shmem_test_any(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, test_any)(ivars, __VA_ARGS__)
+#define shmem_test(ivar, ...)       SYMSHMEM_GEN_(ivar, G_P2P, test)(ivar, __VA_ARGS__)
+#define shmem_test_all(ivars, ...)  SYMSHMEM_GEN_(ivars, G_P2P, test_all)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...)  SYMSHMEM_GEN_(ivars, G_P2P, test_any)(ivars, __VA_ARGS__)
 #define shmem_test_some(ivars, ...) SYMSHMEM_GEN_(ivars, G_P2P, test_some)(ivars, __VA_ARGS__)
-#define shmem_test_all_vector(ivars, ...)                                                   \
+#define shmem_test_all_vector(ivars, ...)                                                          \
     SYMSHMEM_GEN_(ivars, G_P2P, test_all_vector)(ivars, __VA_ARGS__)
-#define shmem_test_any_vector(ivars, ...)                                                   \
+#define shmem_test_any_vector(ivars, ...)                                                          \
     SYMSHMEM_GEN_(ivars, G_P2P, test_any_vector)(ivars, __VA_ARGS__)
-#define shmem_test_some_vector(ivars, ...)                                                  \
+#define shmem_test_some_vector(ivars, ...)                                                         \
     SYMSHMEM_GEN_(ivars, G_P2P, test_some_vector)(ivars, __VA_ARGS__)
 
 #endif /* C11 */

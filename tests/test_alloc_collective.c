@@ -30,8 +30,10 @@ static void expect_heap(size_t f0, size_t l0, const char *after)
 {
     size_t f, l;
     heap_stats(&f, &l);
-    PE_ASSERT(f == f0 && l == l0, "after %s the heap has %zu free (largest %zu), expected %zu "
-              "(largest %zu)", after, f, l, f0, l0);
+    PE_ASSERT(f == f0 && l == l0,
+              "after %s the heap has %zu free (largest %zu), expected %zu "
+              "(largest %zu)",
+              after, f, l, f0, l0);
 }
 
 /* PE 0 collects every PE's row of `n` offsets and checks they match its own. */
@@ -47,7 +49,8 @@ static void gather_and_compare(const uint64_t *mine, size_t count, int me, int n
             for (size_t i = 0; i < count; i++)
                 PE_ASSERT(rows[(size_t)pe * count + i] == rows[i],
                           "%s: step %zu gave heap offset %" PRIu64 " on PE %d but %" PRIu64
-                          " on PE 0", what, i, rows[(size_t)pe * count + i], pe, rows[i]);
+                          " on PE 0",
+                          what, i, rows[(size_t)pe * count + i], pe, rows[i]);
     PE_OK(sym_barrier_all());
     sym_free(rows);
 }
@@ -82,11 +85,11 @@ static void same_sequence_body(int me, int npes, void *arg)
     size_t f0, l0;
     heap_stats(&f0, &l0);
     uint64_t offs[SEQ_STEPS];
-    uint8_t *obj[SEQ_SLOTS] = { 0 };
-    size_t len[SEQ_SLOTS] = { 0 };
-    unsigned tag[SEQ_SLOTS] = { 0 };
+    uint8_t *obj[SEQ_SLOTS] = {0};
+    size_t len[SEQ_SLOTS] = {0};
+    unsigned tag[SEQ_SLOTS] = {0};
     uint64_t rng = 777; /* the same seed on every PE */
-    int calls[5] = { 0 }; /* malloc, calloc, align, realloc, free */
+    int calls[5] = {0}; /* malloc, calloc, align, realloc, free */
     for (int step = 0; step < SEQ_STEPS; step++) {
         uint64_t r = splitmix(&rng);
         int slot = (int)(r % SEQ_SLOTS), kind = (int)((r >> 8) % 4);
@@ -121,8 +124,8 @@ static void same_sequence_body(int me, int npes, void *arg)
             calls[2]++;
             /* the offset, not the address: the address alignment is the
              * subject of alloc::align */
-            PE_ASSERT(!p || off_of(p) % align == 0, "%s: offset %" PRIu64 " not %zu-aligned",
-                      what, off_of(p), align);
+            PE_ASSERT(!p || off_of(p) % align == 0, "%s: offset %" PRIu64 " not %zu-aligned", what,
+                      off_of(p), align);
         }
         PE_ASSERT(p, "%s: allocation of %zu bytes failed: %s", what, size, sym_last_error());
         PE_ASSERT((uintptr_t)p % 64 == 0, "%s: %p is not 64-byte aligned", what, (void *)p);
@@ -162,7 +165,7 @@ ParameterizedTestParameters(alloc, same_offsets_debug)
 
 ParameterizedTest(int *npes, alloc, same_offsets_debug)
 {
-    static const char *const env[] = { "SYMHEAP_DEBUG=1", NULL };
+    static const char *const env[] = {"SYMHEAP_DEBUG=1", NULL};
     run_pes_env(*npes, env, same_sequence_body, NULL);
 }
 
@@ -175,15 +178,17 @@ static void mismatch_body(int me, int npes, void *arg)
     void *p = sym_malloc(me == 0 ? 1000 : 2000);
     if (me != 0) {
         PE_ASSERT(!p, "mismatched collective allocation succeeded on PE %d", me);
-        PE_ASSERT(strstr(sym_last_error(), "differ"), "message does not report the mismatch: "
-                  "'%s'", sym_last_error());
+        PE_ASSERT(strstr(sym_last_error(), "differ"),
+                  "message does not report the mismatch: "
+                  "'%s'",
+                  sym_last_error());
     }
     PE_OK(sym_barrier_all());
 }
 
 Test(alloc, debug_detects_mismatch)
 {
-    static const char *const env[] = { "SYMHEAP_DEBUG=1", NULL };
+    static const char *const env[] = {"SYMHEAP_DEBUG=1", NULL};
     run_pes_env(2, env, mismatch_body, NULL);
 }
 
@@ -211,8 +216,10 @@ static void calloc_body(int me, int npes, void *arg)
     /* smaller than the hole, so first fit puts it exactly where the dirt was */
     uint32_t *z = sym_calloc(N / 4 - 16, 4);
     PE_ASSERT(z, "sym_calloc: %s", sym_last_error());
-    PE_ASSERT((void *)z == (void *)dirty, "calloc did not reuse the dirtied region (%p vs %p): "
-              "the test would not test anything", (void *)z, (void *)dirty);
+    PE_ASSERT((void *)z == (void *)dirty,
+              "calloc did not reuse the dirtied region (%p vs %p): "
+              "the test would not test anything",
+              (void *)z, (void *)dirty);
     /* word 7 is skipped: the left neighbour may already have put into it */
     for (size_t i = 0; i < N / 4 - 16; i++)
         PE_ASSERT(i == 7 || z[i] == 0, "sym_calloc word %zu is 0x%x", i, z[i]);
@@ -228,8 +235,7 @@ static void calloc_body(int me, int npes, void *arg)
     uint32_t word = 0xC0DE0000u + (uint32_t)me;
     PE_OK(sym_put(&z[7], &word, sizeof(word), right));
     PE_OK(sym_barrier_all());
-    PE_ASSERT(z[7] == 0xC0DE0000u + (uint32_t)left, "put after calloc lost: word is 0x%x",
-              z[7]);
+    PE_ASSERT(z[7] == 0xC0DE0000u + (uint32_t)left, "put after calloc lost: word is 0x%x", z[7]);
 
     /* grow into dirt at the heap tail: a larger calloc covering the old
      * object and fresh space */
@@ -358,11 +364,11 @@ static void align_body(int me, int npes, void *arg)
     uint8_t *a1m = sym_align(MiB, 1000);
     PE_ASSERT(pad && a4k && a1m, "sym_align: %s", sym_last_error());
     PE_ASSERT((uintptr_t)a4k % 4096 == 0, "sym_align(4096) returned %p", (void *)a4k);
-    PE_ASSERT((uintptr_t)a1m % MiB == 0, "sym_align(1 MiB) returned %p (heap offset %" PRIu64
-              ")", (void *)a1m, off_of(a1m));
+    PE_ASSERT((uintptr_t)a1m % MiB == 0, "sym_align(1 MiB) returned %p (heap offset %" PRIu64 ")",
+              (void *)a1m, off_of(a1m));
     remote_round(a4k, 100, me, npes, 10);
     remote_round(a1m, 1000, me, npes, 20);
-    uint64_t offs[3] = { off_of(pad), off_of(a4k), off_of(a1m) };
+    uint64_t offs[3] = {off_of(pad), off_of(a4k), off_of(a1m)};
     gather_and_compare(offs, 3, me, npes, "sym_align");
 
     /* freeing them gives back the padding too */
@@ -371,7 +377,7 @@ static void align_body(int me, int npes, void *arg)
     sym_free(pad);
     expect_heap(f0, l0, "freeing the aligned objects");
 
-    static const size_t bad[] = { 0, 3, 48, 100, 4096 + 64, (size_t)1 << 20 | 1 };
+    static const size_t bad[] = {0, 3, 48, 100, 4096 + 64, (size_t)1 << 20 | 1};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         PE_FAILS_WITH(sym_put(NULL, NULL, 0, npes), SYM_ERR_INVALID_PE);
         void *p = sym_align(bad[i], 256);
@@ -380,8 +386,7 @@ static void align_body(int me, int npes, void *arg)
         snprintf(num, sizeof(num), "%zu", bad[i]);
         const char *msg = sym_last_error();
         PE_ASSERT(strstr(msg, "sym_align") && strstr(msg, num) && strstr(msg, "power of two"),
-                  "sym_align(%zu): message '%s' is not the invalid-alignment error", bad[i],
-                  msg);
+                  "sym_align(%zu): message '%s' is not the invalid-alignment error", bad[i], msg);
         expect_heap(f0, l0, "a rejected sym_align");
     }
     PE_OK(sym_barrier_all());
@@ -404,8 +409,10 @@ static void expect_no_memory_msg(size_t want, size_t free_bytes, const char *cal
     char w[32], f[32];
     snprintf(w, sizeof(w), "%zu", want);
     snprintf(f, sizeof(f), "%zu", free_bytes);
-    PE_ASSERT(strstr(msg, w) && strstr(msg, f), "%s: message '%s' does not name the requested "
-              "(%s) and free (%s) bytes", call, msg, w, f);
+    PE_ASSERT(strstr(msg, w) && strstr(msg, f),
+              "%s: message '%s' does not name the requested "
+              "(%s) and free (%s) bytes",
+              call, msg, w, f);
 }
 
 static void exhaustion_body(int me, int npes, void *arg)
@@ -413,8 +420,7 @@ static void exhaustion_body(int me, int npes, void *arg)
     (void)arg;
     size_t f0, l0;
     heap_stats(&f0, &l0);
-    PE_ASSERT(f0 == 16 * MiB && l0 == f0, "fresh 16M heap reports %zu free, largest %zu", f0,
-              l0);
+    PE_ASSERT(f0 == 16 * MiB && l0 == f0, "fresh 16M heap reports %zu free, largest %zu", f0, l0);
 
     PE_ASSERT(sym_malloc(f0 + 1) == NULL, "sym_malloc beyond the heap succeeded");
     expect_no_memory_msg(f0 + 1, f0, "sym_malloc");
@@ -436,7 +442,7 @@ static void exhaustion_body(int me, int npes, void *arg)
     heap_stats(&f1, &l1);
     PE_ASSERT(f1 == f0 - 4096 && l1 == f0 / 2, "fragmented heap: %zu free, largest %zu", f1, l1);
     PE_ASSERT(sym_malloc(f0 / 2 + 64) == NULL, "allocation larger than every free block "
-              "succeeded");
+                                               "succeeded");
     expect_no_memory_msg(f0 / 2 + 64, f1, "sym_malloc (fragmented)");
     expect_heap(f1, l1, "a failed allocation in a fragmented heap");
 
@@ -461,7 +467,7 @@ ParameterizedTestParameters(alloc, exhaustion)
 
 ParameterizedTest(int *npes, alloc, exhaustion)
 {
-    static const char *const env[] = { "SYMHEAP_HEAP_SIZE=16M", NULL };
+    static const char *const env[] = {"SYMHEAP_HEAP_SIZE=16M", NULL};
     run_pes_env(*npes, env, exhaustion_body, NULL);
 }
 
@@ -475,7 +481,7 @@ static void reuse_body(int me, int npes, void *arg)
     (void)npes;
     size_t f0, l0;
     heap_stats(&f0, &l0);
-    uint8_t *held[4] = { 0 };
+    uint8_t *held[4] = {0};
     uint64_t rng = 4242;
     for (int c = 0; c < REUSE_CYCLES; c++) {
         uint64_t r = splitmix(&rng);
@@ -538,14 +544,18 @@ static void edge_body(int me, int npes, void *arg)
     int on_stack;
     PE_FAILS_WITH(sym_put(p, "x", 1, npes), SYM_ERR_INVALID_PE);
     sym_free(&on_stack);
-    PE_ASSERT(strstr(sym_last_error(), "sym_free"), "sym_free of a stack address reported "
-              "nothing: '%s'", sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), "sym_free"),
+              "sym_free of a stack address reported "
+              "nothing: '%s'",
+              sym_last_error());
     expect_heap(f0, l0, "sym_free of a stack address");
 
     PE_FAILS_WITH(sym_put(p, "x", 1, npes), SYM_ERR_INVALID_PE);
     PE_ASSERT(sym_realloc(p + 64, 2000) == NULL, "sym_realloc of an interior pointer succeeded");
-    PE_ASSERT(strstr(sym_last_error(), "sym_realloc"), "sym_realloc of an interior pointer "
-              "reported nothing: '%s'", sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), "sym_realloc"),
+              "sym_realloc of an interior pointer "
+              "reported nothing: '%s'",
+              sym_last_error());
     expect_heap(f0, l0, "sym_realloc of an interior pointer");
 
     /* the object is intact and usable after all that */

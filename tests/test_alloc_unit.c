@@ -33,8 +33,8 @@ static void expect_stats(const struct sym_alloc *a, uint64_t free_bytes, uint64_
     uint64_t f = 1, l = 1;
     sym_alloc_stats(a, &f, &l);
     cr_assert(f == free_bytes && l == largest,
-              "stats: free %" PRIu64 " largest %" PRIu64 ", expected %" PRIu64 " and %" PRIu64,
-              f, l, free_bytes, largest);
+              "stats: free %" PRIu64 " largest %" PRIu64 ", expected %" PRIu64 " and %" PRIu64, f,
+              l, free_bytes, largest);
 }
 
 static void expect_one_free_block(const struct sym_alloc *a)
@@ -49,8 +49,8 @@ static uint64_t must_alloc(struct sym_alloc *a, uint64_t size, uint64_t align)
 {
     uint64_t off = 0;
     int rc = sym_alloc_alloc(a, size, align, &off);
-    cr_assert(rc == 0, "sym_alloc_alloc(%" PRIu64 ", align %" PRIu64 ") returned %d", size,
-              align, rc);
+    cr_assert(rc == 0, "sym_alloc_alloc(%" PRIu64 ", align %" PRIu64 ") returned %d", size, align,
+              rc);
     cr_assert(off >= a->base && off + round64(size) <= a->base + a->size,
               "offset %" PRIu64 " (+%" PRIu64 ") outside the heap", off, size);
     cr_assert(sym_alloc_size_of(a, off) == round64(size), "size_of %" PRIu64 " for %" PRIu64,
@@ -65,13 +65,14 @@ Test(alloc_unit, alignment)
      * need padding that must stay usable */
     const uint64_t base = 4096 + 3 * 64;
     cr_assert(sym_alloc_init(&a, base, 1 << 20) == 0);
-    static const uint64_t aligns[] = { 0, 1, 2, 8, 32, 64, 128, 256, 4096, 65536 };
+    static const uint64_t aligns[] = {0, 1, 2, 8, 32, 64, 128, 256, 4096, 65536};
     uint64_t used = 0;
     for (size_t i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
         uint64_t eff = aligns[i] < 64 ? 64 : aligns[i];
         uint64_t off = must_alloc(&a, 100, aligns[i]);
-        cr_assert(off % eff == 0, "align %" PRIu64 ": offset %" PRIu64 " not a multiple of %" PRIu64,
-                  aligns[i], off, eff);
+        cr_assert(off % eff == 0,
+                  "align %" PRIu64 ": offset %" PRIu64 " not a multiple of %" PRIu64, aligns[i],
+                  off, eff);
         used += 128;
         check_tiling(&a);
         uint64_t f;
@@ -125,9 +126,9 @@ Test(alloc_unit, splitting)
     expect_one_free_block(&a);
     uint64_t off = must_alloc(&a, 100, 0);
     cr_assert(off == base);
-    cr_assert(a.nblocks == 2 && a.blocks[0].used && a.blocks[0].size == 128 &&
-              !a.blocks[1].used && a.blocks[1].off == base + 128 &&
-              a.blocks[1].size == size - 128, "split did not leave [used 128][free rest]");
+    cr_assert(a.nblocks == 2 && a.blocks[0].used && a.blocks[0].size == 128 && !a.blocks[1].used &&
+                  a.blocks[1].off == base + 128 && a.blocks[1].size == size - 128,
+              "split did not leave [used 128][free rest]");
     expect_stats(&a, size - 128, size - 128);
     /* an exact fit consumes the free block without leaving an empty one */
     uint64_t rest = must_alloc(&a, size - 128, 0);
@@ -167,13 +168,13 @@ static bool next_perm(int *p, int n)
  * with a free tail after the objects and with objects filling the heap. */
 static void coalesce_all_orders(bool exact_fill)
 {
-    static const uint64_t sizes[] = { 64, 128, 192, 4096, 64, 1024 };
+    static const uint64_t sizes[] = {64, 128, 192, 4096, 64, 1024};
     enum { N = 6 };
     uint64_t total = 0;
     for (int i = 0; i < N; i++)
         total += sizes[i];
     const uint64_t heap = exact_fill ? total : total + 8192;
-    int perm[N] = { 0, 1, 2, 3, 4, 5 };
+    int perm[N] = {0, 1, 2, 3, 4, 5};
     int orders = 0;
     do {
         struct sym_alloc a;
@@ -183,14 +184,13 @@ static void coalesce_all_orders(bool exact_fill)
             off[i] = must_alloc(&a, sizes[i], 0);
         uint64_t freed = heap - total;
         for (int k = 0; k < N; k++) {
-            cr_assert(sym_alloc_free(&a, off[perm[k]]) == 0, "free of object %d failed",
-                      perm[k]);
+            cr_assert(sym_alloc_free(&a, off[perm[k]]) == 0, "free of object %d failed", perm[k]);
             freed += sizes[perm[k]];
             check_tiling(&a);
             uint64_t f;
             sym_alloc_stats(&a, &f, NULL);
-            cr_assert(f == freed, "order #%d step %d: %" PRIu64 " free, expected %" PRIu64,
-                      orders, k, f, freed);
+            cr_assert(f == freed, "order #%d step %d: %" PRIu64 " free, expected %" PRIu64, orders,
+                      k, f, freed);
         }
         expect_one_free_block(&a);
         sym_alloc_fini(&a);
@@ -223,7 +223,8 @@ static void expect_unchanged(const struct sym_alloc *a, const struct sym_alloc_b
     cr_assert(a->nblocks == n, "%s changed the block count (%zu -> %zu)", what, n, a->nblocks);
     for (size_t i = 0; i < n; i++)
         cr_assert(a->blocks[i].off == snap[i].off && a->blocks[i].size == snap[i].size &&
-                  a->blocks[i].used == snap[i].used, "%s changed block %zu", what, i);
+                      a->blocks[i].used == snap[i].used,
+                  "%s changed block %zu", what, i);
 }
 
 Test(alloc_unit, exhaustion_changes_nothing)
@@ -245,15 +246,15 @@ Test(alloc_unit, exhaustion_changes_nothing)
         uint64_t size, align;
         const char *what;
     } bad[] = {
-        { 4097, 0, "more than the largest hole" },
-        { 32768, 0, "all free bytes, but not contiguous" },
-        { size + 1, 0, "more than the heap" },
-        { UINT64_MAX, 0, "UINT64_MAX bytes" },
-        { UINT64_MAX - 62, 0, "a size that overflows when rounded" },
-        { 0, 0, "zero bytes" },
-        { 4096, 8192, "a fitting size at an alignment no hole has" },
-        { 64, UINT64_C(1) << 40, "an alignment beyond the heap" },
-        { 64, UINT64_C(1) << 63, "alignment 2^63" },
+        {4097, 0, "more than the largest hole"},
+        {32768, 0, "all free bytes, but not contiguous"},
+        {size + 1, 0, "more than the heap"},
+        {UINT64_MAX, 0, "UINT64_MAX bytes"},
+        {UINT64_MAX - 62, 0, "a size that overflows when rounded"},
+        {0, 0, "zero bytes"},
+        {4096, 8192, "a fitting size at an alignment no hole has"},
+        {64, UINT64_C(1) << 40, "an alignment beyond the heap"},
+        {64, UINT64_C(1) << 63, "alignment 2^63"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint64_t o = 0;
@@ -289,7 +290,8 @@ Test(alloc_unit, resize_in_place)
     cr_assert(sym_alloc_size_of(&a, A) == 128);
     check_tiling(&a);
     cr_assert(a.nblocks == 4 && !a.blocks[1].used && a.blocks[1].off == base + 128 &&
-              a.blocks[1].size == 896, "shrink did not leave a 896-byte hole after A");
+                  a.blocks[1].size == 896,
+              "shrink did not leave a 896-byte hole after A");
     expect_stats(&a, size - 2048 + 896, size - 2048);
 
     /* grow back into exactly that hole: the hole disappears */
@@ -355,7 +357,7 @@ enum { CHURN_GRANULES = 8192, CHURN_OPS = 10000, CHURN_MAXLIVE = 512 };
 
 struct model {
     uint64_t base;
-    int owner[CHURN_GRANULES]; /* -1 free, else the object's slot */
+    int owner[CHURN_GRANULES];   /* -1 free, else the object's slot */
     int run[CHURN_GRANULES + 1]; /* free granules starting here */
 };
 
@@ -386,8 +388,10 @@ static void model_mark(struct model *m, uint64_t off, uint64_t granules, int slo
     uint64_t g0 = (off - m->base) / 64;
     for (uint64_t g = g0; g < g0 + granules; g++) {
         cr_assert(g < CHURN_GRANULES, "object runs past the heap");
-        cr_assert(slot < 0 || m->owner[g] < 0, "granule %" PRIu64 " given to object %d while "
-                  "object %d owns it", g, slot, m->owner[g]);
+        cr_assert(slot < 0 || m->owner[g] < 0,
+                  "granule %" PRIu64 " given to object %d while "
+                  "object %d owns it",
+                  g, slot, m->owner[g]);
         m->owner[g] = slot;
     }
 }
@@ -442,9 +446,10 @@ Test(alloc_unit, random_churn_against_model)
             if (g_new > g_old)
                 fits = g_end < CHURN_GRANULES && (uint64_t)m.run[g_end] >= g_new - g_old;
             int rc = sym_alloc_resize_in_place(&a, live[i].off, want);
-            cr_assert(rc == (fits ? 0 : -1), "op %d: resize %" PRIu64 " -> %" PRIu64
-                      " granules returned %d, model says %s", op, g_old, g_new, rc,
-                      fits ? "fits" : "does not fit");
+            cr_assert(rc == (fits ? 0 : -1),
+                      "op %d: resize %" PRIu64 " -> %" PRIu64
+                      " granules returned %d, model says %s",
+                      op, g_old, g_new, rc, fits ? "fits" : "does not fit");
             if (fits) {
                 if (g_new < g_old)
                     model_mark(&m, live[i].off + g_new * 64, g_old - g_new, -1);
@@ -455,21 +460,25 @@ Test(alloc_unit, random_churn_against_model)
             resizes++;
         } else {
             /* mostly small, some medium, a few large */
-            uint64_t size = kind < 80 ? 1 + (r >> 16) % 512
-                            : kind < 95 ? 1 + (r >> 16) % 16384 : 1 + (r >> 16) % 131072;
+            uint64_t size = kind < 80   ? 1 + (r >> 16) % 512
+                            : kind < 95 ? 1 + (r >> 16) % 16384
+                                        : 1 + (r >> 16) % 131072;
             uint64_t align = ((r >> 40) % 4 == 0) ? UINT64_C(1) << (7 + (r >> 44) % 10) : 0;
             uint64_t g = round64(size) / 64;
             uint64_t expect = model_fit(&m, g, align);
             uint64_t off = 0;
             int rc = sym_alloc_alloc(&a, size, align, &off);
             if (expect == UINT64_MAX) {
-                cr_assert(rc == -1, "op %d: %" PRIu64 " bytes (align %" PRIu64 ") allocated at %"
-                          PRIu64 " but the model has no room", op, size, align, off);
+                cr_assert(rc == -1,
+                          "op %d: %" PRIu64 " bytes (align %" PRIu64 ") allocated at %" PRIu64
+                          " but the model has no room",
+                          op, size, align, off);
                 failures++;
             } else {
-                cr_assert(rc == 0 && off == expect, "op %d: %" PRIu64 " bytes (align %" PRIu64
-                          "): rc %d offset %" PRIu64 ", first fit gives %" PRIu64, op, size,
-                          align, rc, off, expect);
+                cr_assert(rc == 0 && off == expect,
+                          "op %d: %" PRIu64 " bytes (align %" PRIu64 "): rc %d offset %" PRIu64
+                          ", first fit gives %" PRIu64,
+                          op, size, align, rc, off, expect);
                 cr_assert(off % (align < 64 ? 64 : align) == 0);
                 cr_assert(sym_alloc_size_of(&a, off) == g * 64);
                 live[nlive].off = off;

@@ -23,8 +23,9 @@ enum chain_kind {
 };
 
 static const char *const chain_name[C_KINDS] = {
-    "fetch_inc", "fetch_add", "fetch_add(negative)", "fetch_add(wrap)", "swap",
-    "compare_swap increment", "fetch_or", "fetch_and", "fetch_xor",
+    "fetch_inc",       "fetch_add", "fetch_add(negative)",
+    "fetch_add(wrap)", "swap",      "compare_swap increment",
+    "fetch_or",        "fetch_and", "fetch_xor",
 };
 
 #define CHAIN_K 2000 /* ops per PE per target for the arithmetic kinds */
@@ -52,13 +53,23 @@ static uint64_t chain_operand(enum chain_kind k, int pe, int j, int n, int bits)
 {
     const uint64_t mask = width_mask(bits);
     switch (k) {
-    case C_FINC: case C_CAS_INC: return 1;
-    case C_FADD: case C_FADD_WRAP: return (uint64_t)((pe * 7919 + j * 31) % 251) + 1;
-    case C_FADD_NEG: return (uint64_t)-(int64_t)((pe * 13 + j) % 5 + 1) & mask;
-    case C_SWAP: return swap_value((uint64_t)pe * CHAIN_K + (uint64_t)j + 1, bits);
-    case C_FOR: case C_FXOR: return UINT64_C(1) << (j * n + pe);
-    case C_FAND: return ~(UINT64_C(1) << (j * n + pe)) & mask;
-    case C_KINDS: break;
+    case C_FINC:
+    case C_CAS_INC:
+        return 1;
+    case C_FADD:
+    case C_FADD_WRAP:
+        return (uint64_t)((pe * 7919 + j * 31) % 251) + 1;
+    case C_FADD_NEG:
+        return (uint64_t) - (int64_t)((pe * 13 + j) % 5 + 1) & mask;
+    case C_SWAP:
+        return swap_value((uint64_t)pe * CHAIN_K + (uint64_t)j + 1, bits);
+    case C_FOR:
+    case C_FXOR:
+        return UINT64_C(1) << (j * n + pe);
+    case C_FAND:
+        return ~(UINT64_C(1) << (j * n + pe)) & mask;
+    case C_KINDS:
+        break;
     }
     return 0;
 }
@@ -66,13 +77,22 @@ static uint64_t chain_operand(enum chain_kind k, int pe, int j, int n, int bits)
 static uint64_t chain_apply(enum chain_kind k, uint64_t cur, uint64_t opnd, uint64_t mask)
 {
     switch (k) {
-    case C_FINC: case C_CAS_INC: case C_FADD: case C_FADD_NEG: case C_FADD_WRAP:
+    case C_FINC:
+    case C_CAS_INC:
+    case C_FADD:
+    case C_FADD_NEG:
+    case C_FADD_WRAP:
         return (cur + opnd) & mask;
-    case C_SWAP: return opnd;
-    case C_FOR: return cur | opnd;
-    case C_FAND: return cur & opnd;
-    case C_FXOR: return cur ^ opnd;
-    case C_KINDS: break;
+    case C_SWAP:
+        return opnd;
+    case C_FOR:
+        return cur | opnd;
+    case C_FAND:
+        return cur & opnd;
+    case C_FXOR:
+        return cur ^ opnd;
+    case C_KINDS:
+        break;
     }
     return cur;
 }
@@ -81,7 +101,8 @@ static uint64_t chain_start(enum chain_kind k, int n, int bits)
 {
     const uint64_t mask = width_mask(bits);
     switch (k) {
-    case C_FADD_NEG: return 10;
+    case C_FADD_NEG:
+        return 10;
     case C_FADD_WRAP: {
         uint64_t total = 0;
         for (int pe = 0; pe < n; pe++)
@@ -89,10 +110,14 @@ static uint64_t chain_start(enum chain_kind k, int n, int bits)
                 total += chain_operand(k, pe, j, n, bits);
         return mask - total / 2; /* the word crosses 2^bits halfway */
     }
-    case C_SWAP: return swap_value(0, bits);
-    case C_FAND: return mask;
-    case C_FXOR: return 0x5A5A5A5A5A5A5A5Au & mask;
-    default: return 0;
+    case C_SWAP:
+        return swap_value(0, bits);
+    case C_FAND:
+        return mask;
+    case C_FXOR:
+        return 0x5A5A5A5A5A5A5A5Au & mask;
+    default:
+        return 0;
     }
 }
 
@@ -122,12 +147,14 @@ static void chain_verify(enum chain_kind k, int n, int bits, int K, const uint64
     PE_ASSERT(r && used, "out of memory");
     for (int pe = 0; pe < n; pe++)
         for (int j = 0; j < K; j++)
-            r[(size_t)pe * K + j] = (struct chain_rec){ olds[(size_t)pe * K + j], pe, j };
+            r[(size_t)pe * K + j] = (struct chain_rec){olds[(size_t)pe * K + j], pe, j};
     qsort(r, total, sizeof(*r), rec_cmp);
     for (size_t i = 1; i < total; i++)
-        PE_ASSERT(r[i].old != r[i - 1].old, "%s%d on PE %d: PE %d op %d and PE %d op %d both "
-                  "fetched 0x%llx (not atomic)", chain_name[k], bits, target, r[i - 1].pe,
-                  r[i - 1].j, r[i].pe, r[i].j, (unsigned long long)r[i].old);
+        PE_ASSERT(r[i].old != r[i - 1].old,
+                  "%s%d on PE %d: PE %d op %d and PE %d op %d both "
+                  "fetched 0x%llx (not atomic)",
+                  chain_name[k], bits, target, r[i - 1].pe, r[i - 1].j, r[i].pe, r[i].j,
+                  (unsigned long long)r[i].old);
     int last_j[HARNESS_MAX_PES];
     for (int pe = 0; pe < n; pe++)
         last_j[pe] = -1;
@@ -141,21 +168,22 @@ static void chain_verify(enum chain_kind k, int n, int bits, int K, const uint64
             else
                 hi = mid;
         }
-        PE_ASSERT(lo < total && r[lo].old == cur, "%s%d on PE %d: after %zu ops the word "
+        PE_ASSERT(lo < total && r[lo].old == cur,
+                  "%s%d on PE %d: after %zu ops the word "
                   "held 0x%llx but no op fetched that value (lost or duplicated update)",
                   chain_name[k], bits, target, step, (unsigned long long)cur);
         PE_ASSERT(!used[lo], "%s%d on PE %d: value 0x%llx reached twice", chain_name[k], bits,
                   target, (unsigned long long)cur);
         used[lo] = true;
-        PE_ASSERT(r[lo].j > last_j[r[lo].pe], "%s%d on PE %d: PE %d's op %d is ordered after "
-                  "its op %d", chain_name[k], bits, target, r[lo].pe, last_j[r[lo].pe],
-                  r[lo].j);
+        PE_ASSERT(r[lo].j > last_j[r[lo].pe],
+                  "%s%d on PE %d: PE %d's op %d is ordered after "
+                  "its op %d",
+                  chain_name[k], bits, target, r[lo].pe, last_j[r[lo].pe], r[lo].j);
         last_j[r[lo].pe] = r[lo].j;
         cur = chain_apply(k, cur, chain_operand(k, r[lo].pe, r[lo].j, n, bits), mask);
     }
     PE_ASSERT(cur == final, "%s%d on PE %d: the ops lead to 0x%llx but the word holds 0x%llx",
-              chain_name[k], bits, target, (unsigned long long)cur,
-              (unsigned long long)final);
+              chain_name[k], bits, target, (unsigned long long)cur, (unsigned long long) final);
     free(used);
     free(r);
 }
@@ -193,7 +221,8 @@ static void chain_body(int me, int n, void *arg)
          * were most of a quick run (3 barriers a round): over tcp;ofi_rxm
          * at 2 PEs the test took 90 s of the ofi stage (load 30). */
         const int rounds = !chain_bitwise((enum chain_kind)k) ? 1
-                           : getenv("SYMHEAP_TEST_QUICK") ? 10 : 100;
+                           : getenv("SYMHEAP_TEST_QUICK")     ? 10
+                                                              : 100;
         const uint64_t start = chain_start((enum chain_kind)k, n, bits);
         for (int all = 0; all <= 1; all++) {
             for (int round = 0; round < rounds; round++) {
@@ -219,9 +248,9 @@ static void chain_body(int me, int n, void *arg)
                             }
                         } else {
                             static const enum amo_id ids[C_KINDS] = {
-                                [C_FINC] = A_FINC, [C_FADD] = A_FADD, [C_FADD_NEG] = A_FADD,
-                                [C_FADD_WRAP] = A_FADD, [C_SWAP] = A_SWAP,
-                                [C_FOR] = A_FOR, [C_FAND] = A_FAND, [C_FXOR] = A_FXOR,
+                                [C_FINC] = A_FINC,      [C_FADD] = A_FADD, [C_FADD_NEG] = A_FADD,
+                                [C_FADD_WRAP] = A_FADD, [C_SWAP] = A_SWAP, [C_FOR] = A_FOR,
+                                [C_FAND] = A_FAND,      [C_FXOR] = A_FXOR,
                             };
                             old = AMO_OK(bits, ids[k], word, opnd, 0, t);
                         }
@@ -235,10 +264,11 @@ static void chain_body(int me, int n, void *arg)
                 if (target) {
                     uint64_t final = AMO_OK(bits, A_FETCH, word, 0, 0, me), want;
                     if (chain_expected_final((enum chain_kind)k, n, bits, K, &want))
-                        PE_ASSERT(final == want, "%s%d (%s): final word on PE %d is 0x%llx, "
-                                  "expected 0x%llx", chain_name[k], bits,
-                                  all ? "all targets" : "one target", me,
-                                  (unsigned long long)final, (unsigned long long)want);
+                        PE_ASSERT(final == want,
+                                  "%s%d (%s): final word on PE %d is 0x%llx, "
+                                  "expected 0x%llx",
+                                  chain_name[k], bits, all ? "all targets" : "one target", me,
+                                  (unsigned long long) final, (unsigned long long)want);
                     chain_verify((enum chain_kind)k, n, bits, K, olds, start, final, me);
                 }
                 PE_OK(sym_barrier_all());

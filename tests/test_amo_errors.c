@@ -20,8 +20,10 @@ static void expect_error(int bits, enum amo_id id, void *dest, uint64_t *old_p, 
     sym_status_t st = amo(bits, id, dest, 0x77, 0, old_p, pe);
     PE_ASSERT(st == want, "%s with %s returned %s, expected %s (%s)", name, why,
               sym_status_name(st), sym_status_name(want), sym_last_error());
-    PE_ASSERT(strstr(sym_last_error(), name), "%s with %s: message \"%s\" does not name the "
-              "call", name, why, sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), name),
+              "%s with %s: message \"%s\" does not name the "
+              "call",
+              name, why, sym_last_error());
 }
 
 static void errors_body(int me, int n, void *arg)
@@ -32,7 +34,7 @@ static void errors_body(int me, int n, void *arg)
     memset(buf, 0xAB, 64);
     PE_OK(sym_barrier_all());
     const int right = (me + 1) % n;
-    uint64_t stack_word[2] = { 0xABABABABABABABABu, 0xABABABABABABABABu };
+    uint64_t stack_word[2] = {0xABABABABABABABABu, 0xABABABABABABABABu};
     uint64_t *heap_word = malloc(16);
     PE_ASSERT(heap_word, "malloc");
     memset(heap_word, 0xAB, 16);
@@ -49,12 +51,11 @@ static void errors_body(int me, int n, void *arg)
                              "a misaligned dest on another PE");
             }
             if (amo_fetches(id)) {
-                expect_error(bits, id, buf + 16, NULL, me, SYM_ERR_INVALID_ARG,
-                             "a NULL old_p");
+                expect_error(bits, id, buf + 16, NULL, me, SYM_ERR_INVALID_ARG, "a NULL old_p");
                 expect_error(bits, id, buf + 16, NULL, right, SYM_ERR_INVALID_ARG,
                              "a NULL old_p on another PE");
             }
-            static const int bad_pes[] = { -1, INT_MIN, 0x7fffffff };
+            static const int bad_pes[] = {-1, INT_MIN, 0x7fffffff};
             for (size_t b = 0; b < sizeof(bad_pes) / sizeof(bad_pes[0]); b++)
                 expect_error(bits, id, buf + 24, o, bad_pes[b], SYM_ERR_INVALID_PE,
                              "a negative or huge PE");
@@ -78,8 +79,8 @@ static void errors_body(int me, int n, void *arg)
             /* a local pointer to a peer's copy (from sym_ptr) is not a
              * symmetric address */
             if (right != me)
-                expect_error(bits, id, sym_ptr(buf + 24, right), o, right,
-                             SYM_ERR_NOT_SYMMETRIC, "a sym_ptr() pointer");
+                expect_error(bits, id, sym_ptr(buf + 24, right), o, right, SYM_ERR_NOT_SYMMETRIC,
+                             "a sym_ptr() pointer");
         }
     }
     /* a failed call changes nothing, here or on the neighbour */
@@ -97,7 +98,7 @@ static void errors_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(amo, errors)
 {
-    static int counts[] = { 1, 2, 3 };
+    static int counts[] = {1, 2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 

@@ -13,15 +13,30 @@ static uint64_t amo_apply(enum amo_id id, uint64_t cur, uint64_t v, uint64_t c, 
 {
     v &= mask;
     switch (id) {
-    case A_FETCH: return cur;
-    case A_SET: case A_SWAP: return v;
-    case A_CSWAP: return cur == (c & mask) ? v : cur;
-    case A_ADD: case A_FADD: return (cur + v) & mask;
-    case A_INC: case A_FINC: return (cur + 1) & mask;
-    case A_AND: case A_FAND: return cur & v;
-    case A_OR: case A_FOR: return cur | v;
-    case A_XOR: case A_FXOR: return cur ^ v;
-    case A_COUNT: break;
+    case A_FETCH:
+        return cur;
+    case A_SET:
+    case A_SWAP:
+        return v;
+    case A_CSWAP:
+        return cur == (c & mask) ? v : cur;
+    case A_ADD:
+    case A_FADD:
+        return (cur + v) & mask;
+    case A_INC:
+    case A_FINC:
+        return (cur + 1) & mask;
+    case A_AND:
+    case A_FAND:
+        return cur & v;
+    case A_OR:
+    case A_FOR:
+        return cur | v;
+    case A_XOR:
+    case A_FXOR:
+        return cur ^ v;
+    case A_COUNT:
+        break;
     }
     return cur;
 }
@@ -61,15 +76,19 @@ static void exact_body(int me, int n, void *arg)
             uint64_t c = (r >> 7) & 1 ? ref[t] : ref[t] ^ (1u + (r & 0xF));
             uint64_t old = AMO_OK(bits, id, mine, v, c, t);
             if (amo_fetches(id))
-                PE_ASSERT(old == ref[t], "iteration %d: sym_atomic_%s%d on PE %d fetched "
-                          "0x%llx, expected 0x%llx", iter, amo_name[id], bits, t,
-                          (unsigned long long)old, (unsigned long long)ref[t]);
+                PE_ASSERT(old == ref[t],
+                          "iteration %d: sym_atomic_%s%d on PE %d fetched "
+                          "0x%llx, expected 0x%llx",
+                          iter, amo_name[id], bits, t, (unsigned long long)old,
+                          (unsigned long long)ref[t]);
             ref[t] = amo_apply(id, ref[t], v, c, mask);
             if (iter % 7 == 0) {
                 uint64_t now = AMO_OK(bits, A_FETCH, mine, 0, 0, t);
-                PE_ASSERT(now == ref[t], "iteration %d: after sym_atomic_%s%d the word on PE "
-                          "%d is 0x%llx, expected 0x%llx", iter, amo_name[id], bits, t,
-                          (unsigned long long)now, (unsigned long long)ref[t]);
+                PE_ASSERT(now == ref[t],
+                          "iteration %d: after sym_atomic_%s%d the word on PE "
+                          "%d is 0x%llx, expected 0x%llx",
+                          iter, amo_name[id], bits, t, (unsigned long long)now,
+                          (unsigned long long)ref[t]);
             }
         }
     }

@@ -22,8 +22,10 @@ static void enter_cs(int bits, uint64_t *holder, int me, int pe)
 static void leave_cs(int bits, uint64_t *holder, int me, int pe)
 {
     uint64_t was = AMO_OK(bits, A_SWAP, holder, 0, 0, pe);
-    PE_ASSERT(was == (uint64_t)me + 1, "PE %d left the critical section but the holder word "
-              "said %llu", me, (unsigned long long)was);
+    PE_ASSERT(was == (uint64_t)me + 1,
+              "PE %d left the critical section but the holder word "
+              "said %llu",
+              me, (unsigned long long)was);
 }
 
 /* Non-atomic read-modify-write of a counter: loses updates unless the lock
@@ -61,14 +63,18 @@ static void spinlock_body(int me, int n, void *arg)
                   (unsigned long long)old, me + 1);
         /* a failing compare_swap must leave the word alone */
         old = AMO_OK(bits, A_CSWAP, &lock[3], 99, 12345, me);
-        PE_ASSERT(old == (uint64_t)i, "compare_swap with a wrong condition returned %llu, "
-                  "expected %d", (unsigned long long)old, i);
+        PE_ASSERT(old == (uint64_t)i,
+                  "compare_swap with a wrong condition returned %llu, "
+                  "expected %d",
+                  (unsigned long long)old, i);
         AMO_OK(bits, A_INC, &lock[3], 0, 0, me);
     }
     PE_OK(sym_barrier_all());
     if (me == cpe) {
-        PE_ASSERT(lock[2] == (uint64_t)n * LOCK_ITERS, "counter is %llu after %d locked "
-                  "increments", (unsigned long long)lock[2], n * LOCK_ITERS);
+        PE_ASSERT(lock[2] == (uint64_t)n * LOCK_ITERS,
+                  "counter is %llu after %d locked "
+                  "increments",
+                  (unsigned long long)lock[2], n * LOCK_ITERS);
         PE_ASSERT(AMO_OK(bits, A_FETCH, &lock[1], 0, 0, me) == 0, "holder word not cleared");
     }
     if (me == lpe)
@@ -111,8 +117,8 @@ static void ticket_body(int me, int n, void *arg)
     for (int i = 0; i < LOCK_ITERS; i++) {
         uint64_t t = AMO_OK(bits, A_FINC, &w[0], 0, 0, 0);
         uint64_t rel = (t - start) & mask;
-        PE_ASSERT(rel < total, "ticket 0x%llx is outside the %llu issued",
-                  (unsigned long long)t, (unsigned long long)total);
+        PE_ASSERT(rel < total, "ticket 0x%llx is outside the %llu issued", (unsigned long long)t,
+                  (unsigned long long)total);
         PE_ASSERT(i == 0 || rel > prev, "PE %d's tickets went from %llu to %llu", me,
                   (unsigned long long)prev, (unsigned long long)rel);
         prev = rel;
@@ -140,10 +146,12 @@ static void ticket_body(int me, int n, void *arg)
                   (unsigned long long)total);
         PE_ASSERT(AMO_OK(bits, A_FETCH, &w[1], 0, 0, 0) == end, "now-serving is not start + %llu",
                   (unsigned long long)total);
-        int seen[HARNESS_MAX_PES] = { 0 };
+        int seen[HARNESS_MAX_PES] = {0};
         for (uint64_t i = 0; i < total; i++) {
-            PE_ASSERT(log[i] >= 1 && log[i] <= (uint32_t)n, "ticket %llu was never served "
-                      "(log holds %u)", (unsigned long long)i, log[i]);
+            PE_ASSERT(log[i] >= 1 && log[i] <= (uint32_t)n,
+                      "ticket %llu was never served "
+                      "(log holds %u)",
+                      (unsigned long long)i, log[i]);
             seen[log[i] - 1]++;
         }
         for (int pe = 0; pe < n; pe++)

@@ -49,25 +49,27 @@ static void nonfetch_body(int me, int n, void *arg)
         const int t0 = all ? 0 : n - 1;
         const bool target = me >= t0;
         const char *mode = all ? "all targets" : "one target";
-#define FOR_TARGETS(t) for (int s_ = 0, t = t0 + me % (n - t0); s_ < n - t0;                 \
-                            s_++, t = t0 + (me + s_) % (n - t0))
-#define CHECK_FINAL(what, want)                                                           \
-        do {                                                                              \
-            PE_OK(sym_barrier_all());                                                     \
-            if (target) {                                                                 \
-                uint64_t got_ = AMO_OK(bits, A_FETCH, word, 0, 0, me);                    \
-                PE_ASSERT(got_ == ((want) & mask), "%s%d (%s): word on PE %d is 0x%llx, "  \
-                          "expected 0x%llx", what, bits, mode, me,                         \
-                          (unsigned long long)got_, (unsigned long long)((want) & mask));  \
-            }                                                                             \
-            PE_OK(sym_barrier_all());                                                     \
-        } while (0)
-#define RESET(v)                                                                          \
-        do {                                                                              \
-            if (target)                                                                   \
-                AMO_OK(bits, A_SET, word, (v), 0, me);                                    \
-            PE_OK(sym_barrier_all());                                                     \
-        } while (0)
+#define FOR_TARGETS(t)                                                                             \
+    for (int s_ = 0, t = t0 + me % (n - t0); s_ < n - t0; s_++, t = t0 + (me + s_) % (n - t0))
+#define CHECK_FINAL(what, want)                                                                    \
+    do {                                                                                           \
+        PE_OK(sym_barrier_all());                                                                  \
+        if (target) {                                                                              \
+            uint64_t got_ = AMO_OK(bits, A_FETCH, word, 0, 0, me);                                 \
+            PE_ASSERT(got_ == ((want)&mask),                                                       \
+                      "%s%d (%s): word on PE %d is 0x%llx, "                                       \
+                      "expected 0x%llx",                                                           \
+                      what, bits, mode, me, (unsigned long long)got_,                              \
+                      (unsigned long long)((want)&mask));                                          \
+        }                                                                                          \
+        PE_OK(sym_barrier_all());                                                                  \
+    } while (0)
+#define RESET(v)                                                                                   \
+    do {                                                                                           \
+        if (target)                                                                                \
+            AMO_OK(bits, A_SET, word, (v), 0, me);                                                 \
+        PE_OK(sym_barrier_all());                                                                  \
+    } while (0)
 
         /* inc from just below 2^bits: wraps */
         uint64_t start = mask - (uint64_t)n * nf_k / 3;
@@ -83,8 +85,7 @@ static void nonfetch_body(int me, int n, void *arg)
             for (int j = 0; j < nf_k; j++)
                 sum += (uint64_t)(pe * 977 + j * 13) % 100003u;
         for (int j = 0; j < nf_k; j++)
-            FOR_TARGETS(t) AMO_OK(bits, A_ADD, word, (uint64_t)(me * 977 + j * 13) % 100003u,
-                                  0, t);
+            FOR_TARGETS(t) AMO_OK(bits, A_ADD, word, (uint64_t)(me * 977 + j * 13) % 100003u, 0, t);
         CHECK_FINAL("add", sum);
 
         /* signed use: adding (uint)-1 counts down through zero */
@@ -95,9 +96,10 @@ static void nonfetch_body(int me, int n, void *arg)
         if (target) {
             uint64_t got = AMO_OK(bits, A_FETCH, word, 0, 0, me);
             int64_t sgot = bits == 32 ? (int64_t)(int32_t)(uint32_t)got : (int64_t)got;
-            PE_ASSERT(sgot == -(int64_t)n * nf_k, "add of -1 (%s): PE %d's word is %lld as "
-                      "a signed %d-bit integer, expected %lld", mode, me, (long long)sgot, bits,
-                      -(long long)n * nf_k);
+            PE_ASSERT(sgot == -(int64_t)n * nf_k,
+                      "add of -1 (%s): PE %d's word is %lld as "
+                      "a signed %d-bit integer, expected %lld",
+                      mode, me, (long long)sgot, bits, -(long long)n * nf_k);
         }
         PE_OK(sym_barrier_all());
         for (int j = 0; j < nf_k; j++)
@@ -131,11 +133,14 @@ static void nonfetch_body(int me, int n, void *arg)
          * PE's last value */
         RESET(set_value(0, 0, bits));
         for (int j = 0; j < nf_k; j++) {
-            FOR_TARGETS(t) {
+            FOR_TARGETS(t)
+            {
                 AMO_OK(bits, A_SET, word, set_value(me, j, bits), 0, t);
                 uint64_t v = AMO_OK(bits, A_FETCH, word, 0, 0, t);
-                PE_ASSERT(set_value_ok(v, bits) && v != 0, "set/fetch (%s): fetched 0x%llx "
-                          "from PE %d, which no PE stored", mode, (unsigned long long)v, t);
+                PE_ASSERT(set_value_ok(v, bits) && v != 0,
+                          "set/fetch (%s): fetched 0x%llx "
+                          "from PE %d, which no PE stored",
+                          mode, (unsigned long long)v, t);
             }
         }
         PE_OK(sym_barrier_all());

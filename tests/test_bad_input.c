@@ -30,12 +30,12 @@
 #include "bad_input.h"
 #include "core/internal.h"
 
-#define GUARD 0x5A
+#define GUARD         0x5A
 #define TEAM_SENTINEL ((sym_team_t)(uintptr_t)0x7e57)
-#define REQ_SENTINEL ((sym_request_t)(uintptr_t)0x7e58)
+#define REQ_SENTINEL  ((sym_request_t)(uintptr_t)0x7e58)
 
 /* The rows, in the order every PE runs them. */
-static const struct bad_table *const tables[] = { &bad_rows_one_sided, &bad_rows_teams_coll };
+static const struct bad_table *const tables[] = {&bad_rows_one_sided, &bad_rows_teams_coll};
 
 static size_t n_rows(void)
 {
@@ -54,7 +54,7 @@ static const struct bad_row *row_at(size_t i)
 }
 
 struct valid_state {
-    uint64_t *ok;      /* symmetric scratch for the valid calls: 64 words */
+    uint64_t *ok; /* symmetric scratch for the valid calls: 64 words */
     uint64_t round;
 };
 
@@ -62,16 +62,18 @@ static void check_guards(const struct ctx *c, const struct bad_row *r, size_t i)
 {
     for (size_t k = 0; k < 3 * PAGE; k++) {
         if (c->sym[k] != GUARD)
-            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) wrote symmetric byte %zu "
-                    "(0x%02x)", i, r->fn, r->what, k, c->sym[k]);
+            pe_fail(__FILE__, __LINE__, r->fn,
+                    "row %zu (%s: %s) wrote symmetric byte %zu "
+                    "(0x%02x)",
+                    i, r->fn, r->what, k, c->sym[k]);
         if (c->loc[k] != GUARD)
-            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) wrote local byte %zu (0x%02x)",
-                    i, r->fn, r->what, k, c->loc[k]);
+            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) wrote local byte %zu (0x%02x)", i,
+                    r->fn, r->what, k, c->loc[k]);
     }
     for (size_t k = 0; k < 64; k++)
         if (c->heap_end[-1 - (ptrdiff_t)k] != GUARD)
-            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) wrote the heap's last bytes",
-                    i, r->fn, r->what);
+            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) wrote the heap's last bytes", i,
+                    r->fn, r->what);
 }
 
 /* A valid call of the row's family, with checked data. */
@@ -129,7 +131,7 @@ static void valid_call(struct ctx *c, struct valid_state *v, enum family fam)
     }
     case F_COLL:
     case F_NB: {
-        int64_t in[3] = { me + 1, (int64_t)round, -me }, out[3];
+        int64_t in[3] = {me + 1, (int64_t)round, -me}, out[3];
         if (fam == F_COLL) {
             PE_OK(sym_allreduce(c->world, out, in, 3, SYM_INT64, SYM_OP_SUM, NULL));
         } else {
@@ -138,7 +140,8 @@ static void valid_call(struct ctx *c, struct valid_state *v, enum family fam)
             PE_OK(sym_wait(&req));
         }
         PE_ASSERT(out[0] == (int64_t)n * (n + 1) / 2 && out[1] == (int64_t)round * n &&
-                  out[2] == -(int64_t)n * (n - 1) / 2, "valid allreduce after a bad call wrong");
+                      out[2] == -(int64_t)n * (n - 1) / 2,
+                  "valid allreduce after a bad call wrong");
         break;
     }
     case F_P2P: {
@@ -168,9 +171,9 @@ static bool message_names(const char *msg, const char *fn)
 static void bad_input_body(int me, int npes, void *arg)
 {
     (void)arg;
-    struct ctx c = { .me = me, .npes = npes, .right = (me + 1) % npes };
+    struct ctx c = {.me = me, .npes = npes, .right = (me + 1) % npes};
     c.sym = sym_malloc(3 * PAGE);
-    struct valid_state v = { .ok = sym_calloc(64, sizeof(uint64_t)) };
+    struct valid_state v = {.ok = sym_calloc(64, sizeof(uint64_t))};
     PE_ASSERT(c.sym && v.ok, "sym_malloc: %s", sym_last_error());
     c.tgt = c.sym + PAGE;
     c.loc = malloc(3 * PAGE);
@@ -207,15 +210,16 @@ static void bad_input_body(int me, int npes, void *arg)
                       (void *)c.tout[k]);
         const char *msg = sym_last_error();
         if (st != r->expect)
-            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) returned %s, expected %s (%s)",
-                    i, r->fn, r->what,
-                    st == FAILED_VALUE ? "its failure value"
-                    : st == SUCCEEDED_VALUE ? "a success value" : sym_status_name(st),
+            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s) returned %s, expected %s (%s)", i,
+                    r->fn, r->what,
+                    st == FAILED_VALUE      ? "its failure value"
+                    : st == SUCCEEDED_VALUE ? "a success value"
+                                            : sym_status_name(st),
                     r->expect == FAILED_VALUE ? "its failure value" : sym_status_name(r->expect),
                     msg);
         if (r->msg && r->expect != SYM_OK && !message_names(msg, r->fn))
-            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s): message '%s' does not name it",
-                    i, r->fn, r->what, msg);
+            pe_fail(__FILE__, __LINE__, r->fn, "row %zu (%s: %s): message '%s' does not name it", i,
+                    r->fn, r->what, msg);
         PE_OK(sym_barrier_all()); /* peers' rows done: their writes, if any, landed */
         check_guards(&c, r, i);
         valid_call(&c, &v, r->fam);
@@ -223,8 +227,7 @@ static void bad_input_body(int me, int npes, void *arg)
     PE_OK(sym_barrier_all());
     check_guards(&c, row_at(0), nrows);
     if (me == 0)
-        fprintf(stderr, "bad input: %zu rows over the public API, each on %d PEs\n", nrows,
-                npes);
+        fprintf(stderr, "bad input: %zu rows over the public API, each on %d PEs\n", nrows, npes);
     free(c.loc);
     sym_free(v.ok);
     sym_free(c.sym);
@@ -232,12 +235,12 @@ static void bad_input_body(int me, int npes, void *arg)
 
 ParameterizedTestParameters(bad_input, every_function)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, 2);
 }
 
 ParameterizedTest(int *npes, bad_input, every_function)
 {
-    static const char *const env[] = { "SYMHEAP_TIMEOUT=10", NULL };
+    static const char *const env[] = {"SYMHEAP_TIMEOUT=10", NULL};
     run_pes_env(*npes, env, bad_input_body, NULL);
 }

@@ -20,7 +20,7 @@ static size_t make_bar_params(void)
     size_t k = 0;
     for (int n = 1; n <= 8; n++)
         for (int s = 0; s <= 1; s++)
-            bar_params[k++] = (struct bar_param){ n, s };
+            bar_params[k++] = (struct bar_param){n, s};
     return k;
 }
 
@@ -42,7 +42,7 @@ static void bar(const struct bar_param *p)
 static void maybe_arrive_late(int me, int n, int round)
 {
     if (round % 50 == 0 && (round / 50) % n == me) {
-        struct timespec ts = { 0, 3 * 1000 * 1000 };
+        struct timespec ts = {0, 3 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
 }
@@ -81,11 +81,12 @@ static void counter_body(int me, int n, void *arg)
         uint64_t c, t;
         PE_OK(sym_atomic_fetch64(&c, &per_round[r], 0));
         PE_OK(sym_atomic_fetch64(&t, total, 0));
-        PE_ASSERT(c == (uint64_t)n, "%s round %d: left with %llu of %d PEs arrived", bar_name(p),
-                  r, (unsigned long long)c, n);
-        PE_ASSERT(t >= (uint64_t)n * r && t <= (uint64_t)n * (r + 1), "%s round %d: running "
-                  "total %llu outside [%d, %d]", bar_name(p), r, (unsigned long long)t, n * r,
-                  n * (r + 1));
+        PE_ASSERT(c == (uint64_t)n, "%s round %d: left with %llu of %d PEs arrived", bar_name(p), r,
+                  (unsigned long long)c, n);
+        PE_ASSERT(t >= (uint64_t)n * r && t <= (uint64_t)n * (r + 1),
+                  "%s round %d: running "
+                  "total %llu outside [%d, %d]",
+                  bar_name(p), r, (unsigned long long)t, n * r, n * (r + 1));
     }
     double dt = harness_now() - t0;
     bar(p);
@@ -143,7 +144,7 @@ ParameterizedTest(struct bar_param *p, barrier, counter_two_barriers)
 /* barrier_all completes earlier puts                                        */
 /* ------------------------------------------------------------------------ */
 
-#define BLOCK 520 /* not a multiple of 8 */
+#define BLOCK      520 /* not a multiple of 8 */
 #define PUT_ROUNDS 200
 
 static uint8_t put_byte(int pe, int round, size_t i)
@@ -184,12 +185,15 @@ static void puts_body(int me, int n, void *arg)
         for (int src_pe = 0; src_pe < n; src_pe++) {
             const uint8_t *got = slots + ((size_t)(r % 2) * n + src_pe) * BLOCK;
             for (size_t i = 0; i < BLOCK; i++)
-                PE_ASSERT(got[i] == put_byte(src_pe, r, i), "%s round %d: byte %zu of PE %d's "
-                          "block is 0x%02x, expected 0x%02x", bar_name(p), r, i, src_pe, got[i],
-                          put_byte(src_pe, r, i));
+                PE_ASSERT(got[i] == put_byte(src_pe, r, i),
+                          "%s round %d: byte %zu of PE %d's "
+                          "block is 0x%02x, expected 0x%02x",
+                          bar_name(p), r, i, src_pe, got[i], put_byte(src_pe, r, i));
             uint64_t w = words[(size_t)(r % 2) * n + src_pe];
-            PE_ASSERT(w == ((uint64_t)r << 8 | (uint64_t)src_pe), "%s round %d: PE %d's p64 "
-                      "reads 0x%llx", bar_name(p), r, src_pe, (unsigned long long)w);
+            PE_ASSERT(w == ((uint64_t)r << 8 | (uint64_t)src_pe),
+                      "%s round %d: PE %d's p64 "
+                      "reads 0x%llx",
+                      bar_name(p), r, src_pe, (unsigned long long)w);
         }
     }
     bar(p);

@@ -55,8 +55,8 @@ static struct algo_param params[15];
 
 ParameterizedTestParameters(barrier_all_algorithms, forced)
 {
-    static const char *const algos[] = { "naive", "rd", "tree" };
-    static const int sizes[] = { 1, 2, 3, 4, 8 };
+    static const char *const algos[] = {"naive", "rd", "tree"};
+    static const int sizes[] = {1, 2, 3, 4, 8};
     size_t k = 0;
     for (size_t a = 0; a < 3; a++)
         for (size_t s = 0; s < 5; s++) {
@@ -70,6 +70,6 @@ ParameterizedTest(struct algo_param *p, barrier_all_algorithms, forced)
 {
     char var[64];
     snprintf(var, sizeof(var), "SYMHEAP_BARRIER_ALGORITHM=%s", p->algo);
-    const char *const env[] = { var, NULL };
+    const char *const env[] = {var, NULL};
     run_pes_env(p->npes, env, body, p);
 }

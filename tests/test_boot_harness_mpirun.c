@@ -44,8 +44,8 @@ static void pmix_identity_body(int me, int npes, void *arg)
     snprintf(mine, 256, "%s", ns);
     PE_OK(sym_barrier_all());
     PE_OK(sym_get(theirs, mine, 256, (me + 1) % npes));
-    PE_ASSERT(!strcmp(theirs, ns), "PE %d is in namespace %s, PE %d in %s", me, ns,
-              (me + 1) % npes, theirs);
+    PE_ASSERT(!strcmp(theirs, ns), "PE %d is in namespace %s, PE %d in %s", me, ns, (me + 1) % npes,
+              theirs);
     PE_OK(sym_barrier_all());
     sym_free(mine);
 }
@@ -54,7 +54,7 @@ Test(harness_mpirun, pes_are_pmix_clients_of_mpirun)
 {
     if (!bjob_have_mpirun())
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
-    struct pe_job job = { .npes = 3, .body = pmix_identity_body };
+    struct pe_job job = {.npes = 3, .body = pmix_identity_body};
     struct pe_outcome out;
     harness_mpirun_job_run(&job, &out);
     assert_job_ok(&out);
@@ -104,7 +104,7 @@ Test(harness_mpirun, failing_pe_named)
 {
     if (!bjob_have_mpirun())
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
-    struct pe_job job = { .npes = 3, .body = exit3_on_pe1_body, .job_timeout_s = 60 };
+    struct pe_job job = {.npes = 3, .body = exit3_on_pe1_body, .job_timeout_s = 60};
     struct pe_outcome out;
     harness_mpirun_job_run(&job, &out);
     cr_assert(!out.timed_out, "the job timed out");
@@ -129,7 +129,7 @@ Test(harness_mpirun, timeout_ends_everything)
 {
     if (!bjob_have_mpirun())
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
-    struct pe_job job = { .npes = 2, .body = pe1_hangs_body, .job_timeout_s = 4 };
+    struct pe_job job = {.npes = 2, .body = pe1_hangs_body, .job_timeout_s = 4};
     struct pe_outcome out;
     harness_mpirun_job_run(&job, &out);
     cr_assert(out.timed_out, "a PE that never ends did not time the job out");
@@ -153,7 +153,7 @@ static void pmix_error_body(int me, int npes, void *arg)
         pmix_proc_t self;
         pmix_status_t rc = PMIx_Init(&self, NULL, 0);
         PE_ASSERT(rc == PMIX_SUCCESS, "PMIx_Init: %s", PMIx_Error_string(rc));
-        struct pollfd p = { .fd = fds[0], .events = POLLIN };
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
         char c;
         PE_ASSERT(poll(&p, 1, 30000) == 1 && read(fds[0], &c, 1) == 1,
                   "PE 0 did not get its error within 30 s");
@@ -178,9 +178,13 @@ Test(harness_mpirun, bootstrap_error_names_pe_and_step)
 #endif
     int fds[2];
     cr_assert(pipe(fds) == 0);
-    const char *env[] = { harness_timeout_env(2), NULL };
-    struct pe_job job = { .npes = 2, .body = pmix_error_body, .arg = fds, .raw = true,
-                          .env = env, .job_timeout_s = 60 };
+    const char *env[] = {harness_timeout_env(2), NULL};
+    struct pe_job job = {.npes = 2,
+                         .body = pmix_error_body,
+                         .arg = fds,
+                         .raw = true,
+                         .env = env,
+                         .job_timeout_s = 60};
     struct pe_outcome out;
     harness_mpirun_job_run(&job, &out);
     close(fds[0]);

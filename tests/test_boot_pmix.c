@@ -44,17 +44,26 @@ static void start_mpirun(struct bjob *job, int np, const char *const *env, const
     snprintf(n, sizeof(n), "%d", np);
     const char *pe = getenv("BOOT_PE");
     cr_assert(pe, "BOOT_PE is not set (run the test through meson)");
-    const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca",
-                           "oob_tcp_if_include", "lo", "-np", n, pe, mode, arg, NULL };
+    const char *argv[] = {"mpirun",
+                          "--allow-run-as-root",
+                          "--oversubscribe",
+                          "--mca",
+                          "oob_tcp_if_include",
+                          "lo",
+                          "-np",
+                          n,
+                          pe,
+                          mode,
+                          arg,
+                          NULL};
     bjob_start_argv(job, 0, argv, env);
 }
-
 
 ParameterizedTestParameters(boot_pmix, mpirun)
 {
     /* 0: 3 PEs over shm; 1: 2 PEs with every peer through ofi (default
      * provider, tcp;ofi_rxm here); 2: 3 PEs through libfabric's shm provider */
-    static int which[] = { 0, 1, 2 };
+    static int which[] = {0, 1, 2};
     return cr_make_param_array(int, which, 3);
 }
 
@@ -64,8 +73,8 @@ ParameterizedTest(int *which, boot_pmix, mpirun)
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
     int np = *which == 1 ? 2 : 3;
     /* mpirun passes the environment it was started with to the PEs */
-    const char *env[] = { *which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto",
-                          *which == 2 ? "SYMHEAP_OFI_PROVIDER=shm" : NULL, NULL };
+    const char *env[] = {*which ? "SYMHEAP_TRANSPORT=ofi" : "SYMHEAP_TRANSPORT=auto",
+                         *which == 2 ? "SYMHEAP_OFI_PROVIDER=shm" : NULL, NULL};
     struct bjob job;
     bjob_init(&job, 1);
     start_mpirun(&job, np, env, "check", NULL);
@@ -91,10 +100,10 @@ Test(boot_pmix, mpirun_barrier_drives_progress)
 {
     if (!bjob_have_mpirun())
         cr_skip_test("SKIPPED: mpirun (openmpi-bin) is not installed");
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
-                          "SYMHEAP_TIMEOUT=20", "SYMHEAP_HEAP_SIZE=64M", NULL };
-    const char *modes[] = { "boot-barrier-progress", "finalize-puts" };
-    const char *says[] = { "progressed", "finalized after puts" };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                         "SYMHEAP_TIMEOUT=20", "SYMHEAP_HEAP_SIZE=64M", NULL};
+    const char *modes[] = {"boot-barrier-progress", "finalize-puts"};
+    const char *says[] = {"progressed", "finalized after puts"};
     for (int run = 0; run < 2; run++) {
         struct bjob job;
         bjob_init(&job, 1);
@@ -169,16 +178,16 @@ Test(boot_pmix, srun)
         int np;
         const char *transport, *provider;
     } runs[] = {
-        { 2, "SYMHEAP_TRANSPORT=auto", NULL },
-        { 3, "SYMHEAP_TRANSPORT=auto", NULL },
-        { 2, "SYMHEAP_TRANSPORT=ofi", NULL },
-        { 3, "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm" },
+        {2, "SYMHEAP_TRANSPORT=auto", NULL},
+        {3, "SYMHEAP_TRANSPORT=auto", NULL},
+        {2, "SYMHEAP_TRANSPORT=ofi", NULL},
+        {3, "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm"},
     };
     for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
         char n[16];
         snprintf(n, sizeof(n), "%d", runs[k].np);
-        const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", n, pe, "check", NULL };
-        const char *env[] = { slurm.conf_env, runs[k].transport, runs[k].provider, NULL };
+        const char *argv[] = {"srun", "--mpi=pmix", "-O", "-n", n, pe, "check", NULL};
+        const char *env[] = {slurm.conf_env, runs[k].transport, runs[k].provider, NULL};
         struct bjob job;
         bjob_init(&job, 1);
         bjob_start_argv(&job, 0, argv, env);
@@ -189,7 +198,9 @@ Test(boot_pmix, srun)
             char want[64], own[16];
             snprintf(own, sizeof(own), "%d ", r);
             snprintf(want, sizeof(want), "pe %d of %d ok shm:%s", r, runs[k].np,
-                     ofi ? own : runs[k].np == 2 ? "0,1 " : "0,1,2 ");
+                     ofi               ? own
+                     : runs[k].np == 2 ? "0,1 "
+                                       : "0,1,2 ");
             bjob_assert_output(&job, 0, want);
         }
         bjob_fini(&job);
@@ -205,9 +216,9 @@ Test(boot_pmix, srun_pe_killed)
 {
     struct bslurm slurm;
     start_slurm(&slurm);
-    const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", "3", getenv("BOOT_PE"), "die", "2",
-                           NULL };
-    const char *env[] = { slurm.conf_env, NULL };
+    const char *argv[] = {"srun", "--mpi=pmix", "-O", "-n", "3", getenv("BOOT_PE"),
+                          "die",  "2",          NULL};
+    const char *env[] = {slurm.conf_env, NULL};
     struct bjob job;
     bjob_init(&job, 1);
     bjob_start_argv(&job, 0, argv, env);
@@ -233,12 +244,14 @@ Test(boot_pmix, srun_bootstrap_error_names_pe)
     FILE *f = fopen(conf, "w");
     cr_assert(f, "%s: %s", conf, strerror(errno));
     /* PE 1 waits at most 60 s */
-    fprintf(f, "0,2 %s init-fails SYM_ERR_TIMEOUT\n"
-               "1 /bin/sh -c 'i=0; while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.05; "
-               "i=$((i+1)); done'\n", getenv("BOOT_PE"), go);
+    fprintf(f,
+            "0,2 %s init-fails SYM_ERR_TIMEOUT\n"
+            "1 /bin/sh -c 'i=0; while [ ! -e %s ] && [ $i -lt 1200 ]; do sleep 0.05; "
+            "i=$((i+1)); done'\n",
+            getenv("BOOT_PE"), go);
     cr_assert(fclose(f) == 0);
-    const char *argv[] = { "srun", "--mpi=pmix", "-O", "-n", "3", "--multi-prog", conf, NULL };
-    const char *env[] = { slurm.conf_env, "SYMHEAP_TIMEOUT=2", NULL };
+    const char *argv[] = {"srun", "--mpi=pmix", "-O", "-n", "3", "--multi-prog", conf, NULL};
+    const char *env[] = {slurm.conf_env, "SYMHEAP_TIMEOUT=2", NULL};
     struct bjob job;
     bjob_init(&job, 1);
     bjob_start_argv(&job, 0, argv, env);
@@ -257,7 +270,7 @@ Test(boot_pmix, srun_bootstrap_error_names_pe)
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (!both && t.tv_sec - t0.tv_sec > 30)
             break; /* bjob_assert_output below says what is missing */
-        struct timespec ms20 = { 0, 20000000 };
+        struct timespec ms20 = {0, 20000000};
         if (!both)
             nanosleep(&ms20, NULL);
     }
@@ -276,17 +289,16 @@ Test(boot_pmix, no_launcher)
 {
     struct bjob job;
     bjob_init(&job, 2);
-    bjob_start(&job, 0, NULL, (const char *[]){ "SYMHEAP_BOOTSTRAP=pmix", NULL },
-               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
-    bjob_start(&job, 1, NULL,
-               (const char *[]){ "PMIX_NAMESPACE=not-a-job", "PMIX_RANK=1", NULL },
-               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start(&job, 0, NULL, (const char *[]){"SYMHEAP_BOOTSTRAP=pmix", NULL},
+               (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
+    bjob_start(&job, 1, NULL, (const char *[]){"PMIX_NAMESPACE=not-a-job", "PMIX_RANK=1", NULL},
+               (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
     bjob_wait(&job, 60);
     /* the PE as far as it is known (PMIx never told it), and the step */
-    const char *where[] = { "sym_init (pmix bootstrap, PE ? (PMIX_RANK is unset), PMIx_Init): "
-                            "PMIx_Init failed",
-                            "sym_init (pmix bootstrap, PE 1 (by PMIX_RANK), PMIx_Init): "
-                            "PMIx_Init failed" };
+    const char *where[] = {"sym_init (pmix bootstrap, PE ? (PMIX_RANK is unset), PMIx_Init): "
+                           "PMIx_Init failed",
+                           "sym_init (pmix bootstrap, PE 1 (by PMIX_RANK), PMIx_Init): "
+                           "PMIx_Init failed"};
     for (int r = 0; r < 2; r++) {
         bjob_assert_exit(&job, r, 0);
         bjob_assert_output(&job, r, where[r]);

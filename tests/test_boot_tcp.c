@@ -38,7 +38,7 @@ static void root_env(char *buf, size_t len, const char *host, int port)
 
 ParameterizedTestParameters(boot_tcp, check)
 {
-    static int counts[] = { 1, 2, 3, 5 };
+    static int counts[] = {1, 2, 3, 5};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -49,8 +49,8 @@ ParameterizedTest(int *npes, boot_tcp, check)
     struct bjob job;
     bjob_init(&job, *npes);
     for (int r = 0; r < *npes; r++)
-        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
-                       (const char *[]){ "check", NULL });
+        bjob_start_tcp(&job, r, NULL, (const char *[]){addr, NULL},
+                       (const char *[]){"check", NULL});
     bjob_wait(&job, 60);
     for (int r = 0; r < *npes; r++) {
         bjob_assert_exit(&job, r, 0);
@@ -71,8 +71,8 @@ struct ofi_check {
 
 ParameterizedTestParameters(boot_tcp, check_ofi)
 {
-    static struct ofi_check cases[] = { { 2, "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm" },
-                                        { 3, "SYMHEAP_OFI_PROVIDER=shm" } };
+    static struct ofi_check cases[] = {{2, "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm"},
+                                       {3, "SYMHEAP_OFI_PROVIDER=shm"}};
     return cr_make_param_array(struct ofi_check, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
@@ -84,8 +84,8 @@ ParameterizedTest(struct ofi_check *c, boot_tcp, check_ofi)
     bjob_init(&job, c->npes);
     for (int r = 0; r < c->npes; r++)
         bjob_start_tcp(&job, r, NULL,
-                       (const char *[]){ addr, "SYMHEAP_TRANSPORT=ofi", c->provider, NULL },
-                       (const char *[]){ "check", NULL });
+                       (const char *[]){addr, "SYMHEAP_TRANSPORT=ofi", c->provider, NULL},
+                       (const char *[]){"check", NULL});
     bjob_wait(&job, 120);
     for (int r = 0; r < c->npes; r++) {
         bjob_assert_exit(&job, r, 0);
@@ -107,8 +107,8 @@ Test(boot_tcp, pe_never_connects)
     bjob_init(&job, 4);
     for (int r = 0; r < 4; r++)
         if (r != 2)
-            bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=2", NULL },
-                           (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+            bjob_start_tcp(&job, r, NULL, (const char *[]){addr, "SYMHEAP_TIMEOUT=2", NULL},
+                           (const char *[]){"init-fails", "SYM_ERR_TIMEOUT", NULL});
     bjob_wait(&job, 30);
     char want[128];
     snprintf(want, sizeof(want), "PE 2 never connected to 127.0.0.1:%d within 2 s", port);
@@ -128,14 +128,13 @@ Test(boot_tcp, root_never_listens)
     struct bjob job;
     bjob_init(&job, 3);
     for (int r = 1; r < 3; r++)
-        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
-                       (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+        bjob_start_tcp(&job, r, NULL, (const char *[]){addr, "SYMHEAP_TIMEOUT=1", NULL},
+                       (const char *[]){"init-fails", "SYM_ERR_TIMEOUT", NULL});
     bjob_wait(&job, 30);
     for (int r = 1; r < 3; r++) {
         char want[160];
         snprintf(want, sizeof(want),
-                 "PE %d never connected to the root (PE 0) at 127.0.0.1:%d within 1 s", r,
-                 port);
+                 "PE %d never connected to the root (PE 0) at 127.0.0.1:%d within 1 s", r, port);
         bjob_assert_exit(&job, r, 0);
         bjob_assert_output(&job, r, want);
     }
@@ -147,7 +146,7 @@ Test(boot_tcp, root_never_listens)
 ParameterizedTestParameters(boot_tcp, killed)
 {
     /* victim: a non-root PE, then the root itself */
-    static int victims[] = { 2, 0 };
+    static int victims[] = {2, 0};
     return cr_make_param_array(int, victims, sizeof(victims) / sizeof(victims[0]));
 }
 
@@ -159,8 +158,8 @@ ParameterizedTest(int *victim, boot_tcp, killed)
     struct bjob job;
     bjob_init(&job, 4);
     for (int r = 0; r < 4; r++)
-        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
-                       (const char *[]){ "die", arg, NULL });
+        bjob_start_tcp(&job, r, NULL, (const char *[]){addr, NULL},
+                       (const char *[]){"die", arg, NULL});
     bjob_wait(&job, 60);
     char want[32];
     snprintf(want, sizeof(want), "lost: sym_barrier_all: PE %d ", *victim);
@@ -187,8 +186,8 @@ Test(boot_tcp, loss_relayed_by_root)
     struct bjob job;
     bjob_init(&job, 3);
     for (int r = 0; r < 3; r++)
-        bjob_start_tcp(&job, r, NULL, (const char *[]){ addr, NULL },
-                       (const char *[]){ "die", "1", NULL });
+        bjob_start_tcp(&job, r, NULL, (const char *[]){addr, NULL},
+                       (const char *[]){"die", "1", NULL});
     bjob_wait(&job, 60);
     bjob_assert_signal(&job, 1, SIGKILL);
     bjob_assert_exit(&job, 0, 0);
@@ -206,7 +205,7 @@ Test(boot_tcp, busy_root_address)
     /* Another program already listens on the root address: PE 0 says so;
      * PE 1, which reaches that program instead, hears no symheap answer. */
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(a);
     cr_assert(lfd >= 0 && bind(lfd, (void *)&a, sizeof(a)) == 0 && listen(lfd, 8) == 0 &&
               getsockname(lfd, (void *)&a, &len) == 0);
@@ -214,10 +213,10 @@ Test(boot_tcp, busy_root_address)
     root_env(addr, sizeof(addr), "127.0.0.1", ntohs(a.sin_port));
     struct bjob job;
     bjob_init(&job, 2);
-    bjob_start_tcp(&job, 0, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
-                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
-    bjob_start_tcp(&job, 1, NULL, (const char *[]){ addr, "SYMHEAP_TIMEOUT=1", NULL },
-                   (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+    bjob_start_tcp(&job, 0, NULL, (const char *[]){addr, "SYMHEAP_TIMEOUT=1", NULL},
+                   (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
+    bjob_start_tcp(&job, 1, NULL, (const char *[]){addr, "SYMHEAP_TIMEOUT=1", NULL},
+                   (const char *[]){"init-fails", "SYM_ERR_TIMEOUT", NULL});
     bjob_wait(&job, 30);
     close(lfd);
     bjob_assert_exit(&job, 0, 0);
@@ -238,8 +237,8 @@ Test(boot_tcp, init_timeout_bounds_init)
     struct bjob job;
     bjob_init(&job, 2);
     bjob_start_tcp(&job, 1, NULL,
-                   (const char *[]){ addr, "SYMHEAP_TIMEOUT=600", "SYMHEAP_INIT_TIMEOUT=1", NULL },
-                   (const char *[]){ "init-fails", "SYM_ERR_TIMEOUT", NULL });
+                   (const char *[]){addr, "SYMHEAP_TIMEOUT=600", "SYMHEAP_INIT_TIMEOUT=1", NULL},
+                   (const char *[]){"init-fails", "SYM_ERR_TIMEOUT", NULL});
     bjob_wait(&job, 30);
     char want[160];
     snprintf(want, sizeof(want),
@@ -255,9 +254,9 @@ Test(boot_tcp, root_address_not_local)
     struct bjob job;
     bjob_init(&job, 1);
     bjob_start_tcp(&job, 0, NULL,
-                   (const char *[]){ "SYMHEAP_ROOT_ADDR=192.0.2.1:5000", "SYMHEAP_SIZE=2",
-                                     "SYMHEAP_TIMEOUT=1", NULL },
-                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+                   (const char *[]){"SYMHEAP_ROOT_ADDR=192.0.2.1:5000", "SYMHEAP_SIZE=2",
+                                    "SYMHEAP_TIMEOUT=1", NULL},
+                   (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
     bjob_wait(&job, 30);
     bjob_assert_exit(&job, 0, 0);
     bjob_assert_output(&job, 0, "PE 0 cannot listen on 192.0.2.1:5000");
@@ -272,25 +271,27 @@ Test(boot_tcp, bad_settings)
         const char *status;
         const char *says;
     } cases[] = {
-        { { "SYMHEAP_ROOT_ADDR=localhost", NULL }, "SYM_ERR_CONFIG",
-          "SYMHEAP_ROOT_ADDR='localhost' is not valid" },
-        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:70000", NULL }, "SYM_ERR_CONFIG",
-          "port 1..65535" },
-        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=0", NULL }, "SYM_ERR_CONFIG",
-          "needs SYMHEAP_SIZE" },
-        { { "SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=2", "SYMHEAP_RANK=2", NULL },
-          "SYM_ERR_CONFIG", "needs SYMHEAP_RANK, this PE's number 0..1; got '2'" },
-        { { "SYMHEAP_BOOTSTRAP=tcp", "SYMHEAP_SIZE=2", NULL }, "SYM_ERR_CONFIG",
-          "needs SYMHEAP_ROOT_ADDR" },
-        { { "SYMHEAP_BOOTSTRAP=mpi", NULL }, "SYM_ERR_CONFIG",
-          "{auto|pmix|symrun|tcp|singleton}" },
+        {{"SYMHEAP_ROOT_ADDR=localhost", NULL},
+         "SYM_ERR_CONFIG",
+         "SYMHEAP_ROOT_ADDR='localhost' is not valid"},
+        {{"SYMHEAP_ROOT_ADDR=127.0.0.1:70000", NULL}, "SYM_ERR_CONFIG", "port 1..65535"},
+        {{"SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=0", NULL},
+         "SYM_ERR_CONFIG",
+         "needs SYMHEAP_SIZE"},
+        {{"SYMHEAP_ROOT_ADDR=127.0.0.1:5000", "SYMHEAP_SIZE=2", "SYMHEAP_RANK=2", NULL},
+         "SYM_ERR_CONFIG",
+         "needs SYMHEAP_RANK, this PE's number 0..1; got '2'"},
+        {{"SYMHEAP_BOOTSTRAP=tcp", "SYMHEAP_SIZE=2", NULL},
+         "SYM_ERR_CONFIG",
+         "needs SYMHEAP_ROOT_ADDR"},
+        {{"SYMHEAP_BOOTSTRAP=mpi", NULL}, "SYM_ERR_CONFIG", "{auto|pmix|symrun|tcp|singleton}"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct bjob job;
         bjob_init(&job, 1);
         /* SYMHEAP_RANK stays unset unless the case sets it */
         bjob_start(&job, 0, NULL, cases[i].env,
-                   (const char *[]){ "init-fails", cases[i].status, NULL });
+                   (const char *[]){"init-fails", cases[i].status, NULL});
         bjob_wait(&job, 30);
         bjob_assert_exit(&job, 0, 0);
         bjob_assert_output(&job, 0, cases[i].says);
@@ -306,14 +307,14 @@ Test(boot_tcp, inconsistent_job)
     root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
     struct bjob job;
     bjob_init(&job, 2);
-    bjob_start(&job, 0, NULL,
-               (const char *[]){ addr, "SYMHEAP_RANK=0", "SYMHEAP_SIZE=2", "SYMHEAP_TIMEOUT=5",
-                                 NULL },
-               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
-    bjob_start(&job, 1, NULL,
-               (const char *[]){ addr, "SYMHEAP_RANK=1", "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=5",
-                                 NULL },
-               (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+    bjob_start(
+        &job, 0, NULL,
+        (const char *[]){addr, "SYMHEAP_RANK=0", "SYMHEAP_SIZE=2", "SYMHEAP_TIMEOUT=5", NULL},
+        (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
+    bjob_start(
+        &job, 1, NULL,
+        (const char *[]){addr, "SYMHEAP_RANK=1", "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=5", NULL},
+        (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
     bjob_wait(&job, 30);
     for (int r = 0; r < 2; r++) {
         bjob_assert_exit(&job, r, 0);
@@ -335,8 +336,8 @@ Test(boot_tcp, duplicate_rank)
         char rank[32];
         snprintf(rank, sizeof(rank), "SYMHEAP_RANK=%d", slot ? 1 : 0);
         bjob_start(&job, slot, NULL,
-                   (const char *[]){ addr, rank, "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=60", NULL },
-                   (const char *[]){ "init-fails", "SYM_ERR_BOOTSTRAP", NULL });
+                   (const char *[]){addr, rank, "SYMHEAP_SIZE=3", "SYMHEAP_TIMEOUT=60", NULL},
+                   (const char *[]){"init-fails", "SYM_ERR_BOOTSTRAP", NULL});
     }
     bjob_wait(&job, 50);
     for (int slot = 0; slot < 3; slot++) {
@@ -354,13 +355,14 @@ static int stranger_connect(int port, double deadline_s)
 {
     for (int tries = 0; tries < (int)(deadline_s * 20); tries++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)port),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
         if (fd >= 0 && connect(fd, (void *)&a, sizeof(a)) == 0)
             return fd;
         if (fd >= 0)
             close(fd);
-        struct timespec ts = { 0, 50000000 };
+        struct timespec ts = {0, 50000000};
         nanosleep(&ts, NULL);
     }
     return -1;
@@ -370,7 +372,7 @@ static int stranger_connect(int port, double deadline_s)
  * took them all, false once it refused the connection. */
 static bool stranger_send(int fd, const uint32_t *hdr, size_t len)
 {
-    struct timeval tv = { 30, 0 }; /* never wait forever on a stuck root */
+    struct timeval tv = {30, 0}; /* never wait forever on a stuck root */
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (hdr && send(fd, hdr, 8, MSG_NOSIGNAL) != 8)
         return false;
@@ -391,7 +393,7 @@ static bool stranger_send(int fd, const uint32_t *hdr, size_t len)
 /* True when the root closes the connection within 30 s. */
 static bool stranger_closed(int fd)
 {
-    struct timeval tv = { 30, 0 };
+    struct timeval tv = {30, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     char buf[256];
     for (;;) {
@@ -411,14 +413,14 @@ Test(boot_tcp, strangers_at_root)
     int port = bjob_free_port();
     char addr[64];
     root_env(addr, sizeof(addr), "127.0.0.1", port);
-    const char *env[] = { addr, "SYMHEAP_TIMEOUT=60", NULL };
+    const char *env[] = {addr, "SYMHEAP_TIMEOUT=60", NULL};
     struct bjob job;
     bjob_init(&job, 3);
-    bjob_start_tcp(&job, 0, NULL, env, (const char *[]){ "check", NULL });
+    bjob_start_tcp(&job, 0, NULL, env, (const char *[]){"check", NULL});
 
     int fd = stranger_connect(port, 30);
     cr_assert(fd >= 0, "the root never listened on port %d", port);
-    uint32_t big_hello[2] = { htonl(1), htonl(16u << 20) };
+    uint32_t big_hello[2] = {htonl(1), htonl(16u << 20)};
     bool took = stranger_send(fd, big_hello, 16u << 20);
     close(fd);
     cr_expect(!took, "the root read a 16 MiB 'hello' from a connection that never said hello");
@@ -431,7 +433,7 @@ Test(boot_tcp, strangers_at_root)
 
     fd = stranger_connect(port, 5);
     cr_assert(fd >= 0, "the root stopped accepting");
-    uint32_t huge[2] = { htonl(4), htonl(0xffffffffu) };
+    uint32_t huge[2] = {htonl(4), htonl(0xffffffffu)};
     stranger_send(fd, huge, 0);
     cr_expect(stranger_closed(fd), "the root kept a connection announcing 4 GiB");
     close(fd);
@@ -445,7 +447,7 @@ Test(boot_tcp, strangers_at_root)
     cr_expect(stranger_closed(idle[0]), "the root kept more silent connections than it should");
 
     for (int r = 1; r < 3; r++)
-        bjob_start_tcp(&job, r, NULL, env, (const char *[]){ "check", NULL });
+        bjob_start_tcp(&job, r, NULL, env, (const char *[]){"check", NULL});
     bjob_wait(&job, 90);
     for (int i = 0; i < IDLE; i++)
         close(idle[i]);
@@ -476,21 +478,24 @@ Test(boot_tcp, transport_shm_refuses_other_host)
         cr_skip_test("SKIPPED: needs root and unshare(1) for a private /dev/shm");
     char addr[64];
     root_env(addr, sizeof(addr), "127.0.0.1", bjob_free_port());
-    const char *env[] = { addr, "SYMHEAP_TRANSPORT=shm", "SYMHEAP_TIMEOUT=30", NULL };
-    const char *private_shm[] = { "unshare", "-m", "sh", "-c",
-                                  "mount -t tmpfs -o mode=1777 symheap-test /dev/shm && "
-                                  "exec \"$0\" \"$@\"",
-                                  NULL };
+    const char *env[] = {addr, "SYMHEAP_TRANSPORT=shm", "SYMHEAP_TIMEOUT=30", NULL};
+    const char *private_shm[] = {"unshare",
+                                 "-m",
+                                 "sh",
+                                 "-c",
+                                 "mount -t tmpfs -o mode=1777 symheap-test /dev/shm && "
+                                 "exec \"$0\" \"$@\"",
+                                 NULL};
     struct bjob job;
     bjob_init(&job, 2);
-    bjob_start_tcp(&job, 0, NULL, env,
-                   (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE", NULL });
+    bjob_start_tcp(&job, 0, NULL, env, (const char *[]){"init-fails", "SYM_ERR_UNAVAILABLE", NULL});
     bjob_start_tcp(&job, 1, private_shm, env,
-                   (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE|SYM_ERR_PEER_LOST", NULL });
+                   (const char *[]){"init-fails", "SYM_ERR_UNAVAILABLE|SYM_ERR_PEER_LOST", NULL});
     bjob_wait(&job, 60);
     for (int r = 0; r < 2; r++)
         bjob_assert_exit(&job, r, 0);
-    bjob_assert_output(&job, 0, "PE 1 runs on another host, which SYMHEAP_TRANSPORT=shm cannot "
-                                "reach");
+    bjob_assert_output(&job, 0,
+                       "PE 1 runs on another host, which SYMHEAP_TRANSPORT=shm cannot "
+                       "reach");
     bjob_fini(&job);
 }

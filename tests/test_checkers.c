@@ -44,8 +44,7 @@ Test(wire, poison_word_nobody_wrote)
     int member;
     cr_assert_eq(sym_poison_decode(UINT64_C(0x0000000180000000), 8, &member), SYM_ERR_INTERNAL);
     cr_assert_eq(member, 0);
-    cr_assert_eq(sym_poison_decode(UINT64_C(0x0000000900000001), 8, &member),
-                 SYM_ERR_INVALID_ARG);
+    cr_assert_eq(sym_poison_decode(UINT64_C(0x0000000900000001), 8, &member), SYM_ERR_INVALID_ARG);
     cr_assert_eq(member, -1, "member 8 of a team of 8");
 }
 
@@ -53,8 +52,8 @@ Test(wire, poison_word_nobody_wrote)
 
 static struct sym_chunk_hdr p2p_hdr(int tag, uint64_t bytes, uint32_t len)
 {
-    struct sym_chunk_hdr h = { .fp = { .kind = SYM_COLL_P2P, .count = bytes, .root = tag },
-                               .msg_bytes = bytes, .len = len };
+    struct sym_chunk_hdr h = {
+        .fp = {.kind = SYM_COLL_P2P, .count = bytes, .root = tag}, .msg_bytes = bytes, .len = len};
     return h;
 }
 
@@ -62,7 +61,7 @@ Test(wire, p2p_chunks_a_sender_writes)
 {
     struct sym_chunk_hdr h = p2p_hdr(3, 600, 256);
     cr_assert_null(sym_p2p_chunk_check(&h, 256, NULL));
-    struct sym_p2p_partial part = { 600, 256, 3 };
+    struct sym_p2p_partial part = {600, 256, 3};
     cr_assert_null(sym_p2p_chunk_check(&h, 256, &part));
     part.have = 512;
     h.len = 88;
@@ -73,19 +72,21 @@ Test(wire, p2p_chunks_a_sender_writes)
 
 Test(wire, p2p_chunks_refused)
 {
-    struct sym_p2p_partial part = { 600, 512, 3 };
-    struct { struct sym_chunk_hdr h; const struct sym_p2p_partial *part; } cases[] = {
-        { p2p_hdr(3, 600, 257), NULL },     /* longer than a slot */
-        { p2p_hdr(3, 100, 101), NULL },     /* longer than the message */
-        { p2p_hdr(3, 600, 100), NULL },     /* short first chunk of a long message */
-        { p2p_hdr(-1, 10, 10), NULL },      /* negative tag */
-        { p2p_hdr(3, 600, 256), &part },    /* would end past the message */
-        { p2p_hdr(4, 600, 88), &part },     /* another tag mid-message */
-        { p2p_hdr(3, 601, 88), &part },     /* another size mid-message */
+    struct sym_p2p_partial part = {600, 512, 3};
+    struct {
+        struct sym_chunk_hdr h;
+        const struct sym_p2p_partial *part;
+    } cases[] = {
+        {p2p_hdr(3, 600, 257), NULL},  /* longer than a slot */
+        {p2p_hdr(3, 100, 101), NULL},  /* longer than the message */
+        {p2p_hdr(3, 600, 100), NULL},  /* short first chunk of a long message */
+        {p2p_hdr(-1, 10, 10), NULL},   /* negative tag */
+        {p2p_hdr(3, 600, 256), &part}, /* would end past the message */
+        {p2p_hdr(4, 600, 88), &part},  /* another tag mid-message */
+        {p2p_hdr(3, 601, 88), &part},  /* another size mid-message */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        cr_assert_not_null(sym_p2p_chunk_check(&cases[i].h, 256, cases[i].part), "case %zu",
-                           i);
+        cr_assert_not_null(sym_p2p_chunk_check(&cases[i].h, 256, cases[i].part), "case %zu", i);
     struct sym_chunk_hdr h = p2p_hdr(3, 10, 10);
     h.fp.kind = SYM_COLL_ALLREDUCE;
     cr_assert_not_null(sym_p2p_chunk_check(&h, 256, NULL), "a collective's chunk");
@@ -108,14 +109,15 @@ static void forged_header_body(int me, int npes, void *arg)
         struct sym_deadline dl = sym_deadline_default("forged_header");
         PE_OK(sym_put_off_dl(1, ch->slot_off + link * ch->slot_stride, &h, sizeof(h), &dl));
         /* the slot's full flag is the last word of its header line */
-        PE_OK(sym_flag_set_dl(1, ch->slot_off + link * ch->slot_stride +
-                                     offsetof(struct sym_chunk_hdr, full), 1, &dl));
+        PE_OK(sym_flag_set_dl(
+            1, ch->slot_off + link * ch->slot_stride + offsetof(struct sym_chunk_hdr, full), 1,
+            &dl));
     } else {
         char buf[16];
         size_t got = 0;
         PE_FAILS_WITH(sym_recv(buf, sizeof(buf), 0, 5, &got), SYM_ERR_INTERNAL);
-        PE_ASSERT(strstr(sym_last_error(), "malformed message from PE 0"),
-                  "message: %s", sym_last_error());
+        PE_ASSERT(strstr(sym_last_error(), "malformed message from PE 0"), "message: %s",
+                  sym_last_error());
     }
     PE_OK(sym_barrier_all());
 }
@@ -130,11 +132,11 @@ Test(p2p_checks, forged_header_is_refused)
 static void null_request_body(int me, int npes, void *arg)
 {
     (void)me, (void)arg;
-    size_t counts[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-    int src[8] = { 0 }, dst[8];
-    PE_FAILS_WITH(sym_iall_to_allv(sym_team_world(), dst, counts, src, counts, SYM_INT32, NULL,
-                                   NULL),
-                  SYM_ERR_INVALID_ARG);
+    size_t counts[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int src[8] = {0}, dst[8];
+    PE_FAILS_WITH(
+        sym_iall_to_allv(sym_team_world(), dst, counts, src, counts, SYM_INT32, NULL, NULL),
+        SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_iall_gatherv(sym_team_world(), dst, src, counts, SYM_INT32, NULL, NULL),
                   SYM_ERR_INVALID_ARG);
     PE_ASSERT(npes <= 8, "counts hold 8 members");

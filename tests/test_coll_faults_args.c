@@ -15,27 +15,27 @@
 /* Every bad call is made by PE 0 alone: a bad call must neither break the
  * team nor use up a sequence number, or the valid calls after it would
  * fail or mismatch. */
-#define BAD(call)                                                                        \
-    do {                                                                                 \
-        sym_status_t st_ = (call);                                                       \
-        if (st_ != SYM_ERR_INVALID_ARG)                                                  \
-            pe_fail(__FILE__, __LINE__, #call, "on %s returned %s, expected "            \
-                    "SYM_ERR_INVALID_ARG: %s", sym_team_name(t), sym_status_name(st_),   \
-                    sym_last_error());                                                   \
+#define BAD(call)                                                                                  \
+    do {                                                                                           \
+        sym_status_t st_ = (call);                                                                 \
+        if (st_ != SYM_ERR_INVALID_ARG)                                                            \
+            pe_fail(__FILE__, __LINE__, #call,                                                     \
+                    "on %s returned %s, expected "                                                 \
+                    "SYM_ERR_INVALID_ARG: %s",                                                     \
+                    sym_team_name(t), sym_status_name(st_), sym_last_error());                     \
     } while (0)
 
 static void bad_calls(sym_team_t t)
 {
     const int n = sym_team_n_pes(t);
-    int32_t a[64] = { 0 }, b[64] = { 0 };
-    float f[64] = { 0 }, g[64] = { 0 };
+    int32_t a[64] = {0}, b[64] = {0};
+    float f[64] = {0}, g[64] = {0};
     size_t cnt[64];
     for (int i = 0; i < 64; i++)
         cnt[i] = 1;
-    const sym_datatype_t bad_dt[] = { (sym_datatype_t)0, (sym_datatype_t)13,
-                                      (sym_datatype_t)-1 };
-    const sym_op_t bad_op[] = { (sym_op_t)0, (sym_op_t)9, (sym_op_t)-3 };
-    const int bad_root[] = { -1, n, n + 7 };
+    const sym_datatype_t bad_dt[] = {(sym_datatype_t)0, (sym_datatype_t)13, (sym_datatype_t)-1};
+    const sym_op_t bad_op[] = {(sym_op_t)0, (sym_op_t)9, (sym_op_t)-3};
+    const int bad_root[] = {-1, n, n + 7};
     for (int i = 0; i < 3; i++) {
         /* invalid roots */
         BAD(sym_broadcast(t, a, 4, SYM_INT32, bad_root[i], NULL));
@@ -59,7 +59,7 @@ static void bad_calls(sym_team_t t)
         BAD(sym_reduce_scatter(t, b, a, 1, SYM_INT32, bad_op[i], NULL));
     }
     /* bitwise ops on every floating type */
-    const sym_datatype_t fl[] = { SYM_FLOAT, SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16 };
+    const sym_datatype_t fl[] = {SYM_FLOAT, SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16};
     for (int i = 0; i < 4; i++)
         for (sym_op_t op = SYM_OP_BAND; op <= SYM_OP_BXOR; op++) {
             BAD(sym_allreduce(t, g, f, 4, fl[i], op, NULL));
@@ -90,8 +90,8 @@ static void bad_calls(sym_team_t t)
     BAD(sym_scatter(t, NULL, a, 1, SYM_INT32, 0, NULL));
     BAD(sym_scatter(t, b, NULL, 1, SYM_INT32, sym_team_my_pe(t), NULL));
     /* invalid options */
-    sym_coll_opts_t neg = { SYM_ALGO_AUTO, -1.0, 0 }, nan_t = { SYM_ALGO_AUTO, NAN, 0 };
-    sym_coll_opts_t badalg = { (sym_algorithm_t)42, 0, 0 };
+    sym_coll_opts_t neg = {SYM_ALGO_AUTO, -1.0, 0}, nan_t = {SYM_ALGO_AUTO, NAN, 0};
+    sym_coll_opts_t badalg = {(sym_algorithm_t)42, 0, 0};
     BAD(sym_allreduce(t, b, a, 4, SYM_INT32, SYM_OP_SUM, &neg));
     BAD(sym_barrier(t, &nan_t));
     BAD(sym_broadcast(t, a, 4, SYM_INT32, 0, &badalg));
@@ -101,7 +101,7 @@ static void invalid_args_body(int me, int n, void *arg)
 {
     (void)arg;
     sym_team_t split = whole_split();
-    sym_team_t teams[2] = { sym_team_world(), split };
+    sym_team_t teams[2] = {sym_team_world(), split};
     for (int k = 0; k < 2; k++) {
         sym_team_t t = teams[k];
         if (me == 0)
@@ -121,7 +121,7 @@ static void invalid_args_body(int me, int n, void *arg)
     PE_OK(sym_team_destroy(split));
     /* calls on no team or a destroyed one */
     sym_team_t t = split;
-    int32_t a[4] = { 0 }, b[4];
+    int32_t a[4] = {0}, b[4];
     BAD(sym_allreduce(t, b, a, 4, SYM_INT32, SYM_OP_SUM, NULL));
     CONTAINS(sym_last_error(), "destroyed");
     BAD(sym_barrier(t, NULL));
@@ -135,7 +135,7 @@ static void invalid_args_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, invalid_args)
 {
-    static int counts[] = { 1, 2, 3, 4 };
+    static int counts[] = {1, 2, 3, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 

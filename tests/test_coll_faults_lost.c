@@ -19,7 +19,7 @@
 
 struct timeout_case {
     int npes;
-    bool per_call;          /* opts.timeout_s instead of the team's timeout */
+    bool per_call; /* opts.timeout_s instead of the team's timeout */
     sym_algorithm_t algo;
 };
 
@@ -30,7 +30,7 @@ static void timeout_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     if (!tc->per_call)
         PE_OK(sym_team_set_timeout(t, 1.0));
-    sym_coll_opts_t o = { tc->algo, tc->per_call ? 1.0 : 0, 0 };
+    sym_coll_opts_t o = {tc->algo, tc->per_call ? 1.0 : 0, 0};
     int32_t src[16], dst[16];
     for (int i = 0; i < 16; i++)
         src[i] = me + i;
@@ -42,7 +42,8 @@ static void timeout_body(int me, int n, void *arg)
         double dt = harness_now() - t0;
         PE_ASSERT(st == SYM_ERR_TIMEOUT, "allreduce without PE %d returned %s: %s", victim,
                   sym_status_name(st), sym_last_error());
-        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s (timeout 1 s)", dt);
+        PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s (timeout 1 s)",
+                  dt);
         char msg[1024], want[32];
         snprintf(msg, sizeof(msg), "%s", sym_last_error());
         CONTAINS(msg, "sym_allreduce");
@@ -72,7 +73,8 @@ static void timeout_body(int me, int n, void *arg)
          * gone: destroying must return (whatever it reports), not hang */
         double t0 = harness_now();
         sym_status_t st = sym_team_destroy(t);
-        PE_ASSERT(harness_now() - t0 < harness_seconds(35), "destroy took %.2f s", harness_now() - t0);
+        PE_ASSERT(harness_now() - t0 < harness_seconds(35), "destroy took %.2f s",
+                  harness_now() - t0);
         (void)st;
         PE_ASSERT(sym_team_n_pes(t) == -1, "destroyed team still answers");
     }
@@ -82,9 +84,9 @@ static void timeout_body(int me, int n, void *arg)
 ParameterizedTestParameters(coll_faults, timeout)
 {
     static struct timeout_case cases[] = {
-        { 2, false, SYM_ALGO_AUTO },  { 3, false, SYM_ALGO_NAIVE }, { 4, false, SYM_ALGO_NAIVE },
-        { 2, true, SYM_ALGO_NAIVE },  { 3, true, SYM_ALGO_AUTO },   { 4, true, SYM_ALGO_RING },
-        { 4, false, SYM_ALGO_TREE },  { 3, false, SYM_ALGO_RD },
+        {2, false, SYM_ALGO_AUTO}, {3, false, SYM_ALGO_NAIVE}, {4, false, SYM_ALGO_NAIVE},
+        {2, true, SYM_ALGO_NAIVE}, {3, true, SYM_ALGO_AUTO},   {4, true, SYM_ALGO_RING},
+        {4, false, SYM_ALGO_TREE}, {3, false, SYM_ALGO_RD},
     };
     return cr_make_param_array(struct timeout_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -102,12 +104,11 @@ static void missing_root_body(int me, int n, void *arg)
     PE_OK(sym_team_set_timeout(t, 1.0));
     const int root = 0;
     if (me != root) {
-        int32_t buf[4] = { 0 };
+        int32_t buf[4] = {0};
         double t0 = harness_now();
         sym_status_t st = sym_broadcast(t, buf, 4, SYM_INT32, root, NULL);
         double dt = harness_now() - t0;
-        PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
-                  sym_last_error());
+        PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st), sym_last_error());
         PE_ASSERT(dt >= 0.9 && dt < harness_seconds(3.0), "timed out after %.2f s", dt);
         CONTAINS(sym_last_error(), "sym_broadcast");
         CONTAINS(sym_last_error(), "#1");
@@ -124,7 +125,7 @@ static void missing_root_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, missing_root)
 {
-    static int counts[] = { 2, 3, 4 };
+    static int counts[] = {2, 3, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -157,7 +158,7 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     for (size_t i = 0; i < count; i++)
         src[i] = (double)(me + (int)(i % 7));
     const int victim = n - 1;
-    sym_coll_opts_t o = { SYM_ALGO_RING, 0, 0 };
+    sym_coll_opts_t o = {SYM_ALGO_RING, 0, 0};
     PE_OK(sym_barrier_all());
     double t0 = harness_now();
     if (me == victim) {
@@ -174,8 +175,10 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     PE_ASSERT(me != victim, "the victim outlived its killer");
     EXPECT_LOST(st, "sym_allreduce", calls, victim);
     CONTAINS(sym_last_error(), harness_killed_words());
-    PE_ASSERT(dt < KILL_AFTER_S + harness_seconds(2.0), "the loss was reported %.2f s after the start (the "
-              "victim died after %.1f s)", dt, KILL_AFTER_S);
+    PE_ASSERT(dt < KILL_AFTER_S + harness_seconds(2.0),
+              "the loss was reported %.2f s after the start (the "
+              "victim died after %.1f s)",
+              dt, KILL_AFTER_S);
     /* finalize marks this PE as done, so survivors still waiting are not
      * misled into blaming it instead of the victim */
     PE_FAILS_WITH(sym_finalize(), SYM_ERR_PEER_LOST);
@@ -186,14 +189,14 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, killed_in_ring_allreduce)
 {
-    static int counts[] = { 2, 3, 4 };
+    static int counts[] = {2, 3, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, coll_faults, killed_in_ring_allreduce)
 {
     harness_skip_if_launcher_ends_job_on_kill();
-    struct pe_job job = { .npes = *npes, .body = killed_in_allreduce_body, .raw = true };
+    struct pe_job job = {.npes = *npes, .body = killed_in_allreduce_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     const int victim = *npes - 1;
@@ -215,31 +218,31 @@ static void world_mismatch_body(int me, int n, void *arg)
     (void)arg;
     PE_OK(sym_init());
     PE_OK(sym_team_set_timeout(sym_team_world(), 5.0));
-    int32_t src[4] = { me, me, me, me }, dst[4];
+    int32_t src[4] = {me, me, me, me}, dst[4];
     /* a mismatch every algorithm sees (data flows either way): the subject
      * here is finalize, detection itself is the mismatch test's */
-    sym_status_t st = sym_allreduce(sym_team_world(), dst, src, me == 0 ? 3 : 4, SYM_INT32,
-                                    SYM_OP_SUM, NULL);
+    sym_status_t st =
+        sym_allreduce(sym_team_world(), dst, src, me == 0 ? 3 : 4, SYM_INT32, SYM_OP_SUM, NULL);
     PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st), sym_last_error());
     PE_FAILS_WITH(sym_barrier(sym_team_world(), NULL), SYM_ERR_MISMATCH);
     double t0 = harness_now();
     st = sym_finalize();
     double dt = harness_now() - t0;
-    PE_ASSERT(st == SYM_OK, "finalize after a world mismatch returned %s: %s",
-              sym_status_name(st), sym_last_error());
+    PE_ASSERT(st == SYM_OK, "finalize after a world mismatch returned %s: %s", sym_status_name(st),
+              sym_last_error());
     PE_ASSERT(dt < harness_seconds(3.0), "finalize took %.2f s", dt);
     PE_ASSERT(!sym_initialized(), "still initialized");
 }
 
 ParameterizedTestParameters(coll_faults, world_mismatch_then_finalize)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, coll_faults, world_mismatch_then_finalize)
 {
-    struct pe_job job = { .npes = *npes, .body = world_mismatch_body, .raw = true };
+    struct pe_job job = {.npes = *npes, .body = world_mismatch_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -250,21 +253,22 @@ static void world_timeout_body(int me, int n, void *arg)
 {
     (void)arg;
     PE_OK(sym_init());
-    int32_t src[4] = { me, me, me, me }, dst[4];
+    int32_t src[4] = {me, me, me, me}, dst[4];
     if (me != n - 1) {
-        sym_coll_opts_t o = { SYM_ALGO_AUTO, 1.0, 0 };
+        sym_coll_opts_t o = {SYM_ALGO_AUTO, 1.0, 0};
         PE_FAILS_WITH(sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o),
                       SYM_ERR_TIMEOUT);
     }
     double t0 = harness_now();
     sym_status_t st = sym_finalize();
     PE_ASSERT(st == SYM_OK, "finalize returned %s: %s", sym_status_name(st), sym_last_error());
-    PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s", harness_now() - t0);
+    PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s",
+              harness_now() - t0);
 }
 
 Test(coll_faults, world_timeout_then_finalize)
 {
-    struct pe_job job = { .npes = 3, .body = world_timeout_body, .raw = true };
+    struct pe_job job = {.npes = 3, .body = world_timeout_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

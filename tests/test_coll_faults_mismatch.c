@@ -17,15 +17,15 @@
 /* ------------------------------------------------------------------------ */
 
 enum mm_case {
-    MM_KIND,      /* allreduce against broadcast */
-    MM_COUNT,     /* allreduce, 5 against 6 elements */
-    MM_DTYPE,     /* allreduce, int32 against float */
-    MM_OP,        /* allreduce, sum against max */
-    MM_ALGO,      /* allreduce, naive against ring */
-    MM_ROOT,      /* broadcast, root 0 against root 1 */
-    MM_REDROOT,   /* reduce, root 0 against root 1 */
-    MM_BARRIER,   /* barrier against allreduce */
-    MM_COUNT_BC,  /* broadcast, 5 against 6 elements */
+    MM_KIND,     /* allreduce against broadcast */
+    MM_COUNT,    /* allreduce, 5 against 6 elements */
+    MM_DTYPE,    /* allreduce, int32 against float */
+    MM_OP,       /* allreduce, sum against max */
+    MM_ALGO,     /* allreduce, naive against ring */
+    MM_ROOT,     /* broadcast, root 0 against root 1 */
+    MM_REDROOT,  /* reduce, root 0 against root 1 */
+    MM_BARRIER,  /* barrier against allreduce */
+    MM_COUNT_BC, /* broadcast, 5 against 6 elements */
     MM_NCASES
 };
 
@@ -36,15 +36,15 @@ struct mm_param {
 
 /* What each side's fingerprint says, to look for both in the message. */
 static const char *const mm_words[MM_NCASES][2] = {
-    [MM_KIND] = { "allreduce #1", "broadcast #1" },
-    [MM_COUNT] = { "count 5", "count 6" },
-    [MM_DTYPE] = { "int32", "float" },
-    [MM_OP] = { "sum", "max" },
-    [MM_ALGO] = { "naive", "ring" },
-    [MM_ROOT] = { "root 0", "root 1" },
-    [MM_REDROOT] = { "root 0", "root 1" },
-    [MM_BARRIER] = { "allreduce #1", "barrier #1" },
-    [MM_COUNT_BC] = { "count 5", "count 6" },
+    [MM_KIND] = {"allreduce #1", "broadcast #1"},
+    [MM_COUNT] = {"count 5", "count 6"},
+    [MM_DTYPE] = {"int32", "float"},
+    [MM_OP] = {"sum", "max"},
+    [MM_ALGO] = {"naive", "ring"},
+    [MM_ROOT] = {"root 0", "root 1"},
+    [MM_REDROOT] = {"root 0", "root 1"},
+    [MM_BARRIER] = {"allreduce #1", "barrier #1"},
+    [MM_COUNT_BC] = {"count 5", "count 6"},
 };
 
 /* PE p's element i: distinct bits per PE, so any combination of PEs'
@@ -57,8 +57,7 @@ static int32_t mm_ival(int pe, int i)
 /* Could the PEs of one side (first .. last) have produced `bits` in a
  * failed call that reduces with op over dt?  Any non-empty subset of their
  * terms is possible; nothing of another side's PEs is. */
-static bool mm_from_side(uint32_t bits, int first, int last, int i, sym_datatype_t dt,
-                         sym_op_t op)
+static bool mm_from_side(uint32_t bits, int first, int last, int i, sym_datatype_t dt, sym_op_t op)
 {
     const int k = last - first + 1;
     for (unsigned set = 1; set < (1u << k); set++) {
@@ -109,7 +108,7 @@ static void mismatch_body(int me, int n, void *arg)
         srcf[i] = (float)src[i];
     }
     memset(dst, SENTINEL, sizeof(dst));
-    sym_coll_opts_t naive = { SYM_ALGO_NAIVE, 0, 0 }, ring = { SYM_ALGO_RING, 0, 0 };
+    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0, 0}, ring = {SYM_ALGO_RING, 0, 0};
     sym_status_t st = SYM_ERR_INTERNAL;
     /* what this PE's own call could legitimately leave in dst */
     enum { REDUCED, RECEIVED, OWN_DATA, NOTHING } expect = REDUCED;
@@ -200,8 +199,10 @@ static void mismatch_body(int me, int n, void *arg)
             ok |= root >= first && root <= last && b == (uint32_t)mm_ival(root, i);
         else if (expect == REDUCED)
             ok |= mm_from_side(b, first, last, i, dt, op);
-        PE_ASSERT(ok, "case %d: dst element %d holds 0x%08x, which no PE of this PE's call "
-                  "produced", (int)c, i, b);
+        PE_ASSERT(ok,
+                  "case %d: dst element %d holds 0x%08x, which no PE of this PE's call "
+                  "produced",
+                  (int)c, i, b);
     }
     /* the team stays broken with the mismatch; it can still be destroyed */
     PE_FAILS_WITH(sym_barrier(t, NULL), SYM_ERR_MISMATCH);
@@ -214,7 +215,7 @@ ParameterizedTestParameters(coll_faults, mismatch)
 {
     static struct mm_param ps[2 * MM_NCASES];
     for (int i = 0; i < 2 * MM_NCASES; i++)
-        ps[i] = (struct mm_param){ 2 + i / MM_NCASES, (enum mm_case)(i % MM_NCASES) };
+        ps[i] = (struct mm_param){2 + i / MM_NCASES, (enum mm_case)(i % MM_NCASES)};
     return cr_make_param_array(struct mm_param, ps, 2 * MM_NCASES);
 }
 
@@ -241,7 +242,7 @@ struct rooted_param {
 static void rooted_mismatch_body(int me, int n, void *arg)
 {
     const struct rooted_param *p = arg;
-    static const char *const names[] = { "broadcast", "reduce", "gather", "scatter" };
+    static const char *const names[] = {"broadcast", "reduce", "gather", "scatter"};
     sym_team_t t = whole_split();
     PE_OK(sym_team_set_timeout(t, 5.0));
     const int root = n - 1;
@@ -252,7 +253,7 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = { p->algo, 0, p->runahead ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT };
+    sym_coll_opts_t o = {p->algo, 0, p->runahead ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT};
     sym_status_t st = SYM_ERR_INTERNAL;
     bool receives = false; /* dst only ever receives other PEs' data here */
     switch (p->kind) {
@@ -279,9 +280,11 @@ static void rooted_mismatch_body(int me, int n, void *arg)
     const bool runs_ahead = p->runahead && st == SYM_OK;
     if (runs_ahead) {
         st = sym_barrier(t, NULL);
-        PE_ASSERT(st == SYM_ERR_MISMATCH, "%s/%s, member %d of %d: returned SYM_OK, and the "
-                  "barrier after it %s: %s", names[p->kind], sym_algorithm_name(p->algo), me, n,
-                  sym_status_name(st), sym_last_error());
+        PE_ASSERT(st == SYM_ERR_MISMATCH,
+                  "%s/%s, member %d of %d: returned SYM_OK, and the "
+                  "barrier after it %s: %s",
+                  names[p->kind], sym_algorithm_name(p->algo), me, n, sym_status_name(st),
+                  sym_last_error());
     }
     PE_ASSERT(st == SYM_ERR_MISMATCH, "%s/%s, member %d of %d: returned %s: %s", names[p->kind],
               sym_algorithm_name(p->algo), me, n, sym_status_name(st), sym_last_error());
@@ -289,8 +292,8 @@ static void rooted_mismatch_body(int me, int n, void *arg)
     CONTAINS(sym_last_error(), "count 4");
     for (int i = 0; i < 64; i++)
         PE_ASSERT(dst[i] == sent || (!receives && dst[i] == src[i % 4]),
-                  "%s/%s: element %d of dst holds %d", names[p->kind],
-                  sym_algorithm_name(p->algo), i, dst[i]);
+                  "%s/%s: element %d of dst holds %d", names[p->kind], sym_algorithm_name(p->algo),
+                  i, dst[i]);
     PE_OK(sym_team_destroy(t));
     PE_OK(sym_barrier_all());
     world_still_works();
@@ -299,19 +302,19 @@ static void rooted_mismatch_body(int me, int n, void *arg)
 ParameterizedTestParameters(coll_faults, rooted_mismatch)
 {
     static const sym_algorithm_t algos[4][3] = {
-        { SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE },
-        { SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE },
-        { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO },
-        { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO },
+        {SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+        {SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+        {SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO},
+        {SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO},
     };
     static struct rooted_param ps[2 * 4 * 3 + 2 * 2 * 3];
     int k = 0;
     for (int n = 2; n <= 3; n++)
         for (int kind = 0; kind < 4; kind++)
             for (int a = 0; a < 3; a++) {
-                ps[k++] = (struct rooted_param){ n, kind, algos[kind][a], false };
+                ps[k++] = (struct rooted_param){n, kind, algos[kind][a], false};
                 if (kind <= 1) /* broadcast, reduce: also with run-ahead */
-                    ps[k++] = (struct rooted_param){ n, kind, algos[kind][a], true };
+                    ps[k++] = (struct rooted_param){n, kind, algos[kind][a], true};
             }
     return cr_make_param_array(struct rooted_param, ps, k);
 }
@@ -348,7 +351,7 @@ static void ring_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = { p->algo, 0, SYM_RUNAHEAD_DEFAULT };
+    sym_coll_opts_t o = {p->algo, 0, SYM_RUNAHEAD_DEFAULT};
     sym_status_t st;
     if (p->kind == 0)
         st = sym_broadcast(t, me == root ? src : dst, count, SYM_INT32, root, &o);
@@ -370,8 +373,8 @@ static void ring_mismatch_body(int me, int n, void *arg)
                   "message names neither call: %s", sym_last_error());
     }
     for (int i = 0; i < 64; i++)
-        PE_ASSERT(dst[i] == sent || (p->kind == 1 && me == root),
-                  "element %d of dst holds %d", i, dst[i]);
+        PE_ASSERT(dst[i] == sent || (p->kind == 1 && me == root), "element %d of dst holds %d", i,
+                  dst[i]);
     PE_OK(sym_team_destroy(t));
     PE_OK(sym_barrier_all());
     world_still_works();
@@ -380,20 +383,20 @@ static void ring_mismatch_body(int me, int n, void *arg)
 ParameterizedTestParameters(coll_faults, tiny_ring_mismatch)
 {
     static struct ring_param ps[2 * 2 * 3 * 2];
-    static const sym_algorithm_t algos[] = { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO };
+    static const sym_algorithm_t algos[] = {SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO};
     int k = 0;
     for (int n = 2; n <= 3; n++)
         for (int kind = 0; kind < 2; kind++)
             for (int a = 0; a < 3; a++) {
-                ps[k++] = (struct ring_param){ n, kind, algos[a], 4 };
-                ps[k++] = (struct ring_param){ n, kind, algos[a], 40 };
+                ps[k++] = (struct ring_param){n, kind, algos[a], 4};
+                ps[k++] = (struct ring_param){n, kind, algos[a], 40};
             }
     return cr_make_param_array(struct ring_param, ps, k);
 }
 
 ParameterizedTest(struct ring_param *p, coll_faults, tiny_ring_mismatch)
 {
-    static const char *const env[] = { "SYMHEAP_COLL_RUNAHEAD=1", NULL };
+    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", NULL};
     run_pes_env(p->npes, env, ring_mismatch_body, p);
 }
 
@@ -417,16 +420,15 @@ static void alltoallv_counts_body(int me, int n, void *arg)
     }
     sym_status_t st = sym_all_to_allv(t, dst, rc, src, sc, SYM_INT64, NULL);
     if (me == 0 || me == 1) {
-        PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st),
-                  sym_last_error());
+        PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st), sym_last_error());
         int64_t s;
         memset(&s, SENTINEL, sizeof(s));
         if (me == 1)
             PE_ASSERT(dst[0] == s && dst[1] == s, "the bad block from member 0 was written");
     } else {
         /* the others may see the poison, or finish before it */
-        PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "returned %s: %s",
-                  sym_status_name(st), sym_last_error());
+        PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st),
+                  sym_last_error());
     }
     (void)sym_team_destroy(t);
     PE_OK(sym_barrier_all());
@@ -435,7 +437,7 @@ static void alltoallv_counts_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, all_to_allv_counts)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 

@@ -29,7 +29,7 @@ struct ahead_param {
 };
 
 /* Run-ahead per call (SYMHEAP_COLL_RUNAHEAD stays at its default 0). */
-static const sym_coll_opts_t ahead = { SYM_ALGO_AUTO, 0, SYM_RUNAHEAD_ON };
+static const sym_coll_opts_t ahead = {SYM_ALGO_AUTO, 0, SYM_RUNAHEAD_ON};
 
 static void mismatch_after_ahead_body(int me, int n, void *arg)
 {
@@ -61,8 +61,8 @@ static void mismatch_after_ahead_body(int me, int n, void *arg)
             PE_ASSERT(first[i] == 100 + i || (st != SYM_OK && first[i] == sent),
                       "first broadcast (%s), element %d: %d", sym_status_name(st), i, first[i]);
     }
-    PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH,
-              "first call, member %d: %s: %s", me, sym_status_name(st), sym_last_error());
+    PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "first call, member %d: %s: %s", me,
+              sym_status_name(st), sym_last_error());
     bool sender = false;
     switch (st == SYM_OK ? p->kind : -1) {
     case -1:
@@ -109,7 +109,7 @@ ParameterizedTestParameters(coll_faults, mismatch_after_run_ahead)
 {
     static struct ahead_param ps[6];
     for (int i = 0; i < 6; i++)
-        ps[i] = (struct ahead_param){ 2 + i / 3, i % 3 };
+        ps[i] = (struct ahead_param){2 + i / 3, i % 3};
     return cr_make_param_array(struct ahead_param, ps, 6);
 }
 
@@ -126,9 +126,9 @@ static void unconsumed_body(int me, int n, void *arg)
     (void)arg;
     (void)n;
     sym_team_t t = whole_split();
-    int32_t buf[4] = { 1, 2, 3, 4 };
+    int32_t buf[4] = {1, 2, 3, 4};
     if (me == 0) {
-        sym_coll_opts_t o = { SYM_ALGO_NAIVE, 1.0, SYM_RUNAHEAD_ON };
+        sym_coll_opts_t o = {SYM_ALGO_NAIVE, 1.0, SYM_RUNAHEAD_ON};
         PE_OK(sym_broadcast(t, buf, 4, SYM_INT32, 0, &o));
         PE_OK(sym_broadcast(t, buf, 2, SYM_INT32, 0, &o));
         sym_status_t st = sym_broadcast(t, buf, 3, SYM_INT32, 0, &o);
@@ -214,14 +214,14 @@ static void receiver_dies_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, receiver_dies_while_root_ahead)
 {
-    static struct dies_param ps[] = { { 2, 1 }, { 2, 0 }, { 3, 1 }, { 3, 0 } };
+    static struct dies_param ps[] = {{2, 1}, {2, 0}, {3, 1}, {3, 0}};
     return cr_make_param_array(struct dies_param, ps, sizeof(ps) / sizeof(ps[0]));
 }
 
 ParameterizedTest(struct dies_param *p, coll_faults, receiver_dies_while_root_ahead)
 {
     harness_skip_if_launcher_ends_job_on_kill();
-    struct pe_job job = { .npes = p->npes, .body = receiver_dies_body, .arg = p, .raw = true };
+    struct pe_job job = {.npes = p->npes, .body = receiver_dies_body, .arg = p, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     const int victim = p->npes - 1;
@@ -245,7 +245,7 @@ static void last_call_mismatch_body(int me, int n, void *arg)
     sym_team_t t = sym_team_world();
     if (!*at_finalize)
         PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
-    int32_t buf[4] = { 1, 2, 3, 4 };
+    int32_t buf[4] = {1, 2, 3, 4};
     sym_status_t st = sym_broadcast(t, buf, me == 0 ? 4 : 3, SYM_INT32, 0, &ahead);
     if (me == 0) {
         PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "root: %s: %s", sym_status_name(st),
@@ -279,14 +279,14 @@ static void last_call_mismatch_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_faults, last_call_mismatch_after_run_ahead)
 {
-    static int cases[] = { 0, 1 };
+    static int cases[] = {0, 1};
     return cr_make_param_array(int, cases, 2);
 }
 
 ParameterizedTest(int *at_finalize, coll_faults, last_call_mismatch_after_run_ahead)
 {
-    struct pe_job job = { .npes = 2, .body = last_call_mismatch_body, .arg = at_finalize,
-                          .raw = true };
+    struct pe_job job = {
+        .npes = 2, .body = last_call_mismatch_body, .arg = at_finalize, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

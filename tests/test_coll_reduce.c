@@ -15,13 +15,13 @@
 
 /* Reduce and allreduce share the set-up: mode OUT (separate dst), IN
  * (dst == src) or OVERLAP (dst one element after src). */
-void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatype_t dt,
-                     sym_op_t op, size_t count, int root, enum mode m)
+void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatype_t dt, sym_op_t op,
+                     size_t count, int root, enum mode m)
 {
     char d[256];
     describe(d, sizeof(d), rooted ? "reduce" : "allreduce", t, a, dt, op, count, root, m);
     const size_t es = dt_size(dt), bytes = count * es;
-    const struct red r = { dt, op, next_salt(t) };
+    const struct red r = {dt, op, next_salt(t)};
     const bool gets = !rooted || t->me == root;
     struct gbuf s, o_dst;
     gb_alloc(&s, bytes + es, SENTINEL);
@@ -32,7 +32,7 @@ void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatyp
     /* dst is ignored away from the root: sometimes NULL there */
     if (!gets && m == OUT && (root + (int)count) % 2)
         dst = NULL;
-    sym_coll_opts_t o = { a, 0, 0 };
+    sym_coll_opts_t o = {a, 0, 0};
     if (rooted)
         CALL_OK(sym_reduce(t->team, dst, s.p, count, dt, op, root, &o), d);
     else
@@ -53,13 +53,13 @@ void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatyp
 /* Modes: OUT, IN (dst == src, the first block), OWN (dst is this
  * member's own block of src) and OVERLAP (dst straddles the middle of src,
  * aligned to no block). */
-void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt,
-                          sym_op_t op, size_t count, enum mode m)
+void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, sym_op_t op,
+                          size_t count, enum mode m)
 {
     char d[256];
     describe(d, sizeof(d), "reduce_scatter", t, a, dt, op, count, -1, m);
     const size_t es = dt_size(dt), blk = count * es, total = blk * (size_t)t->n;
-    const struct red r = { dt, op, next_salt(t) };
+    const struct red r = {dt, op, next_salt(t)};
     struct gbuf s, o_dst;
     gb_alloc(&s, total, SENTINEL);
     gb_alloc(&o_dst, blk, SENTINEL);
@@ -69,7 +69,7 @@ void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt,
                    : m == IN  ? s.p
                    : m == OWN ? s.p + (size_t)t->me * blk
                               : s.p + (total - blk) / 2 / es * es;
-    sym_coll_opts_t o = { a, 0, 0 };
+    sym_coll_opts_t o = {a, 0, 0};
     CALL_OK(sym_reduce_scatter(t->team, dst, s.p, count, dt, op, &o), d);
     uint8_t *want = xmalloc(blk);
     red_ref(&r, want, t->n, (size_t)t->me * count, count);
@@ -95,9 +95,8 @@ static void reduce_matrix(struct tctx *t)
                     check_reduction(t, true, reduce_algos[a], matrix_dt(c + root + m, counts[c]),
                                     SYM_OP_SUM, counts[c], root, m);
             }
-        sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
-        CALL_OK(sym_reduce(t->team, NULL, NULL, 0, SYM_INT32, SYM_OP_SUM, 0, &o),
-                "count 0, NULL");
+        sym_coll_opts_t o = {reduce_algos[a], 0, 0};
+        CALL_OK(sym_reduce(t->team, NULL, NULL, 0, SYM_INT32, SYM_OP_SUM, 0, &o), "count 0, NULL");
     }
 }
 
@@ -110,9 +109,8 @@ static void allreduce_matrix(struct tctx *t)
             for (enum mode m = OUT; m <= OVERLAP; m++)
                 check_reduction(t, false, allreduce_algos[a], matrix_dt(c + m, counts[c]),
                                 SYM_OP_SUM, counts[c], -1, m);
-        sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
-        CALL_OK(sym_allreduce(t->team, NULL, NULL, 0, SYM_DOUBLE, SYM_OP_MAX, &o),
-                "count 0, NULL");
+        sym_coll_opts_t o = {allreduce_algos[a], 0, 0};
+        CALL_OK(sym_allreduce(t->team, NULL, NULL, 0, SYM_DOUBLE, SYM_OP_MAX, &o), "count 0, NULL");
     }
 }
 
@@ -128,7 +126,7 @@ static void reduce_scatter_matrix(struct tctx *t)
                 check_reduce_scatter(t, reduce_scatter_algos[a], matrix_dt(c + m, counts[c]),
                                      SYM_OP_SUM, count, m);
         }
-        sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
+        sym_coll_opts_t o = {reduce_scatter_algos[a], 0, 0};
         CALL_OK(sym_reduce_scatter(t->team, NULL, NULL, 0, SYM_INT16, SYM_OP_BXOR, &o),
                 "count 0, NULL");
     }

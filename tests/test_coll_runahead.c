@@ -21,10 +21,10 @@
 
 /* 1 KiB chunks: the large calls below take 5 chunks, more than the slots of
  * a link, so a sender both runs ahead and waits for credits in one loop. */
-static const char *const runahead_env[] = { "SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_COLL_RUNAHEAD=1",
-                                            NULL };
+static const char *const runahead_env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_COLL_RUNAHEAD=1",
+                                           NULL};
 /* the same, run-ahead asked for per call (2 slots per link, not up to 8) */
-static const char *const runahead_call_env[] = { "SYMHEAP_CHUNK_SIZE=1K", NULL };
+static const char *const runahead_call_env[] = {"SYMHEAP_CHUNK_SIZE=1K", NULL};
 
 struct ra_param {
     int npes;
@@ -46,28 +46,29 @@ static uint32_t ra_val(int call, int pe, size_t e)
 static void runahead_body(int me, int n, void *arg)
 {
     const struct ra_param *p = arg;
-    static const sym_algorithm_t algos[] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                             SYM_ALGO_TREE };
+    static const sym_algorithm_t algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
+                                            SYM_ALGO_TREE};
     uint32_t *buf = malloc(RA_LARGE * 4), *src = malloc(RA_LARGE * 4);
     uint32_t *dst = malloc(RA_LARGE * 4);
     PE_ASSERT(buf && src && dst, "malloc failed");
-    sym_team_t teams[2] = { sym_team_world(), SYM_TEAM_INVALID };
+    sym_team_t teams[2] = {sym_team_world(), SYM_TEAM_INVALID};
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &teams[1]));
     for (int call = 0; call < RA_CALLS; call++) {
         sym_team_t t = teams[call / 3 % 2];
         const int root = (call / 2 + call / 7) % n;
         const size_t count = call % 3 == 2 ? RA_LARGE - (size_t)call : 1 + (size_t)call % 5;
-        sym_coll_opts_t o = { algos[call / 2 % 4], 0,
-                              p->per_call ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT };
+        sym_coll_opts_t o = {algos[call / 2 % 4], 0,
+                             p->per_call ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT};
         if (call % 2 == 0) {
             for (size_t e = 0; e < RA_LARGE; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
             PE_OK(sym_broadcast(t, buf, count, SYM_UINT32, root, &o));
             for (size_t e = 0; e < RA_LARGE; e++) {
                 uint32_t want = e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
-                PE_ASSERT(buf[e] == want, "broadcast call %d (root %d, %zu elements, %s): "
-                          "element %zu is %08x, expected %08x", call, root, count,
-                          sym_algorithm_name(o.algorithm), e, buf[e], want);
+                PE_ASSERT(buf[e] == want,
+                          "broadcast call %d (root %d, %zu elements, %s): "
+                          "element %zu is %08x, expected %08x",
+                          call, root, count, sym_algorithm_name(o.algorithm), e, buf[e], want);
             }
         } else {
             for (size_t e = 0; e < RA_LARGE; e++) {
@@ -82,9 +83,10 @@ static void runahead_body(int me, int n, void *arg)
                     for (int r = 0; r < n; r++)
                         want += ra_val(call, r, e);
                 }
-                PE_ASSERT(dst[e] == want, "reduce call %d (root %d, %zu elements, %s): "
-                          "element %zu is %08x, expected %08x", call, root, count,
-                          sym_algorithm_name(o.algorithm), e, dst[e], want);
+                PE_ASSERT(dst[e] == want,
+                          "reduce call %d (root %d, %zu elements, %s): "
+                          "element %zu is %08x, expected %08x",
+                          call, root, count, sym_algorithm_name(o.algorithm), e, dst[e], want);
             }
         }
     }
@@ -103,8 +105,8 @@ static void runahead_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_runahead, back_to_back)
 {
-    static struct ra_param ps[] = { { 2, false }, { 3, false }, { 4, false }, { 5, false },
-                                    { 2, true },  { 4, true } };
+    static struct ra_param ps[] = {{2, false}, {3, false}, {4, false},
+                                   {5, false}, {2, true},  {4, true}};
     return cr_make_param_array(struct ra_param, ps, sizeof(ps) / sizeof(ps[0]));
 }
 
@@ -120,15 +122,15 @@ ParameterizedTest(struct ra_param *p, coll_runahead, back_to_back)
  * receivers lag (credits), mixed with calls of the ordinary slots (ring,
  * and a message too big to go inline) on the same links; on the world team
  * and on a split team, at 1..8 PEs, with every value checked. */
-#define TW_CALLS 420
-#define TW_AHEAD 48
+#define TW_CALLS     420
+#define TW_AHEAD     48
 #define TW_LAG_CALLS 400
 
 static void tiny_wrap_body(int me, int n, void *arg)
 {
     (void)arg;
-    static const sym_algorithm_t algos[] = { SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO };
-    sym_team_t teams[2] = { sym_team_world(), SYM_TEAM_INVALID };
+    static const sym_algorithm_t algos[] = {SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_AUTO};
+    sym_team_t teams[2] = {sym_team_world(), SYM_TEAM_INVALID};
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &teams[1]));
     uint64_t buf[8], src[8], dst[8];
     for (int call = 0; call < TW_CALLS; call++) {
@@ -136,17 +138,18 @@ static void tiny_wrap_body(int me, int n, void *arg)
         const int root = (call / 70) % n;
         const bool big = call % 37 == 36; /* 64 bytes: ordinary slots */
         const size_t count = big ? 8 : 1 + (size_t)call % 3;
-        sym_coll_opts_t o = { call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0,
-                              SYM_RUNAHEAD_DEFAULT };
+        sym_coll_opts_t o = {call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0,
+                             SYM_RUNAHEAD_DEFAULT};
         if (call % 2 == 0) {
             for (size_t e = 0; e < 8; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
             PE_OK(sym_broadcast(t, buf, count, SYM_UINT64, root, &o));
             for (size_t e = 0; e < 8; e++) {
                 uint64_t want = e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
-                PE_ASSERT(buf[e] == want, "broadcast call %d (root %d, %zu elements, %s): "
-                          "element %zu is %" PRIx64 ", expected %" PRIx64, call, root, count,
-                          sym_algorithm_name(o.algorithm), e, buf[e], want);
+                PE_ASSERT(buf[e] == want,
+                          "broadcast call %d (root %d, %zu elements, %s): "
+                          "element %zu is %" PRIx64 ", expected %" PRIx64,
+                          call, root, count, sym_algorithm_name(o.algorithm), e, buf[e], want);
             }
         } else {
             for (size_t e = 0; e < 8; e++) {
@@ -161,9 +164,10 @@ static void tiny_wrap_body(int me, int n, void *arg)
                     for (int r = 0; r < n; r++)
                         want ^= ra_val(call, r, e);
                 }
-                PE_ASSERT(dst[e] == want, "reduce call %d (root %d, %zu elements, %s): "
-                          "element %zu is %" PRIx64 ", expected %" PRIx64, call, root, count,
-                          sym_algorithm_name(o.algorithm), e, dst[e], want);
+                PE_ASSERT(dst[e] == want,
+                          "reduce call %d (root %d, %zu elements, %s): "
+                          "element %zu is %" PRIx64 ", expected %" PRIx64,
+                          call, root, count, sym_algorithm_name(o.algorithm), e, dst[e], want);
             }
         }
     }
@@ -193,7 +197,7 @@ static void tiny_wrap_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_runahead, tiny_ring_wraps)
 {
-    static int counts[] = { 1, 2, 3, 4, 5, 8 };
+    static int counts[] = {1, 2, 3, 4, 5, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -201,8 +205,8 @@ ParameterizedTest(int *npes, coll_runahead, tiny_ring_wraps)
 {
     /* the default mailbox: 64 tiny slots per link on the world up to 8 PEs,
      * 16..32 on a split team */
-    static const char *const env[] = { "SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=4M",
-                                        "SYMHEAP_HEAP_SIZE=32M", NULL };
+    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=4M",
+                                      "SYMHEAP_HEAP_SIZE=32M", NULL};
     run_pes_env(*npes, env, tiny_wrap_body, NULL);
 }
 
@@ -224,20 +228,20 @@ static void destroy_body(int me, int n, void *arg)
         PE_OK(sym_broadcast(t, buf, count, SYM_UINT32, root, NULL));
         PE_OK(sym_team_destroy(t));
         for (size_t e = 0; e < count; e++)
-            PE_ASSERT(buf[e] == ra_val(round, root, e), "round %d: element %zu is %08x", round,
-                      e, buf[e]);
+            PE_ASSERT(buf[e] == ra_val(round, root, e), "round %d: element %zu is %08x", round, e,
+                      buf[e]);
     }
 }
 
 ParameterizedTestParameters(coll_runahead, team_destroy)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, coll_runahead, team_destroy)
 {
-    static const char *const env[] = { "SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_SLOTS=1",
-                                        "SYMHEAP_COLL_RUNAHEAD=1", NULL };
+    static const char *const env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_SLOTS=1",
+                                      "SYMHEAP_COLL_RUNAHEAD=1", NULL};
     run_pes_env(*npes, env, destroy_body, NULL);
 }

@@ -18,44 +18,51 @@
 /* ------------------------------------------------------------------------ */
 
 enum kind {
-    K_BARRIER, K_BROADCAST, K_REDUCE, K_ALLREDUCE, K_REDUCE_SCATTER, K_ALL_GATHER,
-    K_ALL_GATHERV, K_ALL_TO_ALL, K_ALL_TO_ALLV, K_GATHER, K_SCATTER, K_COUNT
+    K_BARRIER,
+    K_BROADCAST,
+    K_REDUCE,
+    K_ALLREDUCE,
+    K_REDUCE_SCATTER,
+    K_ALL_GATHER,
+    K_ALL_GATHERV,
+    K_ALL_TO_ALL,
+    K_ALL_TO_ALLV,
+    K_GATHER,
+    K_SCATTER,
+    K_COUNT
 };
 
 static const struct kind_info {
-    const char *name;       /* as in the library's messages */
-    unsigned algos;         /* bit (1 << algorithm) for each documented one */
-    const char *env;        /* the variable that selects it */
+    const char *name; /* as in the library's messages */
+    unsigned algos;   /* bit (1 << algorithm) for each documented one */
+    const char *env;  /* the variable that selects it */
     sym_algorithm_t env_pick, call_pick;
 } kinds[K_COUNT] = {
-    [K_BARRIER] = { "barrier", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
-                    "SYMHEAP_BARRIER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE },
-    [K_BROADCAST] = { "broadcast", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
-                      "SYMHEAP_BROADCAST_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE },
-    [K_REDUCE] = { "reduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
-                   "SYMHEAP_REDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE },
-    [K_ALLREDUCE] = { "allreduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
-                      1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
-                      "SYMHEAP_ALLREDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE },
-    [K_REDUCE_SCATTER] = { "reduce_scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING,
-                           "SYMHEAP_REDUCE_SCATTER_ALGORITHM=ring", SYM_ALGO_RING,
-                           SYM_ALGO_NAIVE },
-    [K_ALL_GATHER] = { "all_gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
-                       1u << SYM_ALGO_RD, "SYMHEAP_ALL_GATHER_ALGORITHM=rd", SYM_ALGO_RD,
-                       SYM_ALGO_RING },
-    [K_ALL_GATHERV] = { "all_gatherv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING |
-                        1u << SYM_ALGO_RD, "SYMHEAP_ALL_GATHER_ALGORITHM=ring", SYM_ALGO_RING,
-                        SYM_ALGO_RD },
-    [K_ALL_TO_ALL] = { "all_to_all", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
-                       "SYMHEAP_ALL_TO_ALL_ALGORITHM=pairwise", SYM_ALGO_PAIRWISE,
-                       SYM_ALGO_NAIVE },
-    [K_ALL_TO_ALLV] = { "all_to_allv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
-                        "SYMHEAP_ALL_TO_ALL_ALGORITHM=naive", SYM_ALGO_NAIVE,
-                        SYM_ALGO_PAIRWISE },
-    [K_GATHER] = { "gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
-                   "SYMHEAP_GATHER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE },
-    [K_SCATTER] = { "scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
-                    "SYMHEAP_SCATTER_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_TREE },
+    [K_BARRIER] = {"barrier", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
+                   "SYMHEAP_BARRIER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE},
+    [K_BROADCAST] = {"broadcast", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+                     "SYMHEAP_BROADCAST_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE},
+    [K_REDUCE] = {"reduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+                  "SYMHEAP_REDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE},
+    [K_ALLREDUCE] = {"allreduce",
+                     1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE |
+                         1u << SYM_ALGO_RD,
+                     "SYMHEAP_ALLREDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE},
+    [K_REDUCE_SCATTER] = {"reduce_scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING,
+                          "SYMHEAP_REDUCE_SCATTER_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE},
+    [K_ALL_GATHER] = {"all_gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_RD,
+                      "SYMHEAP_ALL_GATHER_ALGORITHM=rd", SYM_ALGO_RD, SYM_ALGO_RING},
+    [K_ALL_GATHERV] = {"all_gatherv",
+                       1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_RD,
+                       "SYMHEAP_ALL_GATHER_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_RD},
+    [K_ALL_TO_ALL] = {"all_to_all", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+                      "SYMHEAP_ALL_TO_ALL_ALGORITHM=pairwise", SYM_ALGO_PAIRWISE, SYM_ALGO_NAIVE},
+    [K_ALL_TO_ALLV] = {"all_to_allv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+                       "SYMHEAP_ALL_TO_ALL_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE},
+    [K_GATHER] = {"gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                  "SYMHEAP_GATHER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE},
+    [K_SCATTER] = {"scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+                   "SYMHEAP_SCATTER_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_TREE},
 };
 
 /* A small valid call of collective k on the world (2 elements per block,
@@ -75,7 +82,9 @@ static sym_status_t call_kind(enum kind k, const sym_coll_opts_t *o)
     sym_status_t st = SYM_ERR_INTERNAL;
     bool ok = true;
     switch (k) {
-    case K_BARRIER: st = sym_barrier(w, o); break;
+    case K_BARRIER:
+        st = sym_barrier(w, o);
+        break;
     case K_BROADCAST:
         st = sym_broadcast(w, src, 2, SYM_INT32, 0, o);
         ok = src[1] == 1;
@@ -116,7 +125,8 @@ static sym_status_t call_kind(enum kind k, const sym_coll_opts_t *o)
         st = sym_scatter(w, dst, src, 2, SYM_INT32, n - 1, o);
         ok = dst[1] == 1000 * (n - 1) + 2 * me + 1;
         break;
-    default: break;
+    default:
+        break;
     }
     if (st == SYM_OK)
         PE_ASSERT(ok, "%s returned the wrong data", kinds[k].name);
@@ -146,8 +156,7 @@ static char *capture_stderr(enum kind k, const sym_coll_opts_t *o, sym_status_t 
     return text;
 }
 
-static void expect_logged(const char *log, const char *coll, sym_algorithm_t a,
-                          const char *source)
+static void expect_logged(const char *log, const char *coll, sym_algorithm_t a, const char *source)
 {
     char want[96];
     snprintf(want, sizeof(want), "algorithm %s (%s)", sym_algorithm_name(a), source);
@@ -165,19 +174,19 @@ static void env_selection_body(int me, int n, void *arg)
     const struct kind_info *ki = &kinds[k];
     sym_status_t st;
     char *log = capture_stderr(k, NULL, &st);
-    PE_ASSERT(st == SYM_OK, "sym_%s (no options) returned %s: %s", ki->name,
-              sym_status_name(st), sym_last_error());
+    PE_ASSERT(st == SYM_OK, "sym_%s (no options) returned %s: %s", ki->name, sym_status_name(st),
+              sym_last_error());
     expect_logged(log, ki->name, ki->env_pick, "environment");
     free(log);
-    sym_coll_opts_t o = { SYM_ALGO_AUTO, 0, 0 };
+    sym_coll_opts_t o = {SYM_ALGO_AUTO, 0, 0};
     log = capture_stderr(k, &o, &st);
     PE_ASSERT(st == SYM_OK, "sym_%s (AUTO) returned %s", ki->name, sym_status_name(st));
     expect_logged(log, ki->name, ki->env_pick, "environment");
     free(log);
     o.algorithm = ki->call_pick;
     log = capture_stderr(k, &o, &st);
-    PE_ASSERT(st == SYM_OK, "sym_%s (%s) returned %s", ki->name,
-              sym_algorithm_name(ki->call_pick), sym_status_name(st));
+    PE_ASSERT(st == SYM_OK, "sym_%s (%s) returned %s", ki->name, sym_algorithm_name(ki->call_pick),
+              sym_status_name(st));
     expect_logged(log, ki->name, ki->call_pick, "per call");
     free(log);
 }
@@ -209,15 +218,15 @@ static void invalid_algorithm_body(int me, int n, void *arg)
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE + 2; a++) {
             if (ki->algos & (1u << a))
                 continue;
-            sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
+            sym_coll_opts_t o = {(sym_algorithm_t)a, 0, 0};
             sym_status_t st = call_kind(k, &o);
             PE_ASSERT(st == SYM_ERR_INVALID_ARG, "sym_%s with algorithm %d (%s) returned %s: %s",
                       ki->name, a, sym_algorithm_name((sym_algorithm_t)a), sym_status_name(st),
                       sym_last_error());
         }
-        sym_coll_opts_t o = { (sym_algorithm_t)-1, 0, 0 };
+        sym_coll_opts_t o = {(sym_algorithm_t)-1, 0, 0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
-        o = (sym_coll_opts_t){ SYM_ALGO_AUTO, -1.0, 0 };
+        o = (sym_coll_opts_t){SYM_ALGO_AUTO, -1.0, 0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
         o.timeout_s = NAN;
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
@@ -225,7 +234,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
     for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++) {
         if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
             continue;
-        sym_coll_opts_t o = { (sym_algorithm_t)a, 0, 0 };
+        sym_coll_opts_t o = {(sym_algorithm_t)a, 0, 0};
         PE_OK(call_kind(k, &o));
     }
 }
@@ -238,23 +247,32 @@ static struct criterion_test_params kind_params(void)
     return cr_make_param_array(enum kind, ks, K_COUNT);
 }
 
-ParameterizedTestParameters(coll_select, environment) { return kind_params(); }
+ParameterizedTestParameters(coll_select, environment)
+{
+    return kind_params();
+}
 
 ParameterizedTest(enum kind *k, coll_select, environment)
 {
-    const char *env[] = { "SYMHEAP_DEBUG=1", kinds[*k].env, NULL };
+    const char *env[] = {"SYMHEAP_DEBUG=1", kinds[*k].env, NULL};
     run_pes_env(3, env, env_selection_body, k);
 }
 
-ParameterizedTestParameters(coll_select, automatic) { return kind_params(); }
+ParameterizedTestParameters(coll_select, automatic)
+{
+    return kind_params();
+}
 
 ParameterizedTest(enum kind *k, coll_select, automatic)
 {
-    static const char *const env[] = { "SYMHEAP_DEBUG=1", NULL };
+    static const char *const env[] = {"SYMHEAP_DEBUG=1", NULL};
     run_pes_env(2, env, auto_selection_body, k);
 }
 
-ParameterizedTestParameters(coll_select, invalid_algorithm) { return kind_params(); }
+ParameterizedTestParameters(coll_select, invalid_algorithm)
+{
+    return kind_params();
+}
 
 ParameterizedTest(enum kind *k, coll_select, invalid_algorithm)
 {
@@ -274,8 +292,8 @@ static void bad_env_body(int me, int n, void *arg)
 
 Test(coll_select, unlisted_algorithm_in_environment)
 {
-    static const char *const env[] = { "SYMHEAP_ALLREDUCE_ALGORITHM=pairwise", NULL };
-    struct pe_job job = { .npes = 1, .body = bad_env_body, .raw = true, .env = env };
+    static const char *const env[] = {"SYMHEAP_ALLREDUCE_ALGORITHM=pairwise", NULL};
+    struct pe_job job = {.npes = 1, .body = bad_env_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -288,21 +306,39 @@ Test(coll_select, unlisted_algorithm_in_environment)
 /* With 1 KiB chunks, 256 int32 fill one chunk exactly; the counts sit on,
  * just under and just over whole messages of 1 and 3 chunks, and (for the
  * algorithms that split the vector into n blocks) of blocks of n chunks. */
-static const char *const chunk_env[] = { "SYMHEAP_CHUNK_SIZE=1K", NULL };
+static const char *const chunk_env[] = {"SYMHEAP_CHUNK_SIZE=1K", NULL};
 
 static const sym_algorithm_t *kind_algos(enum kind k, size_t *na)
 {
     switch (k) {
-    case K_BARRIER: *na = NELEMS(barrier_algos); return barrier_algos;
-    case K_BROADCAST: *na = NELEMS(broadcast_algos); return broadcast_algos;
-    case K_REDUCE: *na = NELEMS(reduce_algos); return reduce_algos;
-    case K_ALLREDUCE: *na = NELEMS(allreduce_algos); return allreduce_algos;
-    case K_REDUCE_SCATTER: *na = NELEMS(reduce_scatter_algos); return reduce_scatter_algos;
-    case K_ALL_GATHER: *na = NELEMS(all_gather_algos); return all_gather_algos;
-    case K_ALL_GATHERV: *na = NELEMS(all_gatherv_algos); return all_gatherv_algos;
+    case K_BARRIER:
+        *na = NELEMS(barrier_algos);
+        return barrier_algos;
+    case K_BROADCAST:
+        *na = NELEMS(broadcast_algos);
+        return broadcast_algos;
+    case K_REDUCE:
+        *na = NELEMS(reduce_algos);
+        return reduce_algos;
+    case K_ALLREDUCE:
+        *na = NELEMS(allreduce_algos);
+        return allreduce_algos;
+    case K_REDUCE_SCATTER:
+        *na = NELEMS(reduce_scatter_algos);
+        return reduce_scatter_algos;
+    case K_ALL_GATHER:
+        *na = NELEMS(all_gather_algos);
+        return all_gather_algos;
+    case K_ALL_GATHERV:
+        *na = NELEMS(all_gatherv_algos);
+        return all_gatherv_algos;
     case K_ALL_TO_ALL:
-    case K_ALL_TO_ALLV: *na = NELEMS(all_to_all_algos); return all_to_all_algos;
-    default: *na = NELEMS(gather_algos); return gather_algos;
+    case K_ALL_TO_ALLV:
+        *na = NELEMS(all_to_all_algos);
+        return all_to_all_algos;
+    default:
+        *na = NELEMS(gather_algos);
+        return gather_algos;
     }
 }
 
@@ -315,7 +351,7 @@ static void chunk_body(int me, int n, void *arg)
     PE_ASSERT(t.scratch, "sym_calloc: %s", sym_last_error());
     size_t na, per[HARNESS_MAX_PES];
     const sym_algorithm_t *algos = kind_algos(k, &na);
-    const size_t base[] = { 256, 768, 256 * (size_t)n };
+    const size_t base[] = {256, 768, 256 * (size_t)n};
     for (size_t a = 0; a < na; a++)
         for (size_t b = 0; b < NELEMS(base); b++)
             for (size_t count = base[b] - 1; count <= base[b] + 1; count++) {
@@ -362,7 +398,10 @@ static void chunk_body(int me, int n, void *arg)
     sym_free(t.scratch);
 }
 
-ParameterizedTestParameters(coll_chunks, boundaries) { return kind_params(); }
+ParameterizedTestParameters(coll_chunks, boundaries)
+{
+    return kind_params();
+}
 
 ParameterizedTest(enum kind *k, coll_chunks, boundaries)
 {

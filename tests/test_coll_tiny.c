@@ -23,11 +23,11 @@
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-static const sym_datatype_t types[] = { SYM_INT8,   SYM_INT16,  SYM_INT32,  SYM_INT64,
-                                        SYM_UINT8,  SYM_UINT16, SYM_UINT32, SYM_UINT64,
-                                        SYM_FLOAT,  SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16 };
-static const sym_algorithm_t algos[] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                         SYM_ALGO_TREE, SYM_ALGO_RD };
+static const sym_datatype_t types[] = {SYM_INT8,  SYM_INT16,  SYM_INT32,   SYM_INT64,
+                                       SYM_UINT8, SYM_UINT16, SYM_UINT32,  SYM_UINT64,
+                                       SYM_FLOAT, SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16};
+static const sym_algorithm_t algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE,
+                                        SYM_ALGO_RD};
 
 static bool is_int(sym_datatype_t dt)
 {
@@ -58,18 +58,42 @@ static uint16_t bf16_bits(unsigned v)
 static void put_elem(void *buf, sym_datatype_t dt, size_t i, unsigned v)
 {
     switch (dt) {
-    case SYM_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
-    case SYM_UINT8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
-    case SYM_INT16: ((int16_t *)buf)[i] = (int16_t)v; break;
-    case SYM_UINT16: ((uint16_t *)buf)[i] = (uint16_t)v; break;
-    case SYM_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
-    case SYM_UINT32: ((uint32_t *)buf)[i] = v; break;
-    case SYM_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
-    case SYM_UINT64: ((uint64_t *)buf)[i] = v; break;
-    case SYM_FLOAT: ((float *)buf)[i] = (float)v; break;
-    case SYM_DOUBLE: ((double *)buf)[i] = (double)v; break;
-    case SYM_FLOAT16: ((uint16_t *)buf)[i] = f16_bits(v); break;
-    case SYM_BFLOAT16: ((uint16_t *)buf)[i] = bf16_bits(v); break;
+    case SYM_INT8:
+        ((int8_t *)buf)[i] = (int8_t)v;
+        break;
+    case SYM_UINT8:
+        ((uint8_t *)buf)[i] = (uint8_t)v;
+        break;
+    case SYM_INT16:
+        ((int16_t *)buf)[i] = (int16_t)v;
+        break;
+    case SYM_UINT16:
+        ((uint16_t *)buf)[i] = (uint16_t)v;
+        break;
+    case SYM_INT32:
+        ((int32_t *)buf)[i] = (int32_t)v;
+        break;
+    case SYM_UINT32:
+        ((uint32_t *)buf)[i] = v;
+        break;
+    case SYM_INT64:
+        ((int64_t *)buf)[i] = (int64_t)v;
+        break;
+    case SYM_UINT64:
+        ((uint64_t *)buf)[i] = v;
+        break;
+    case SYM_FLOAT:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case SYM_DOUBLE:
+        ((double *)buf)[i] = (double)v;
+        break;
+    case SYM_FLOAT16:
+        ((uint16_t *)buf)[i] = f16_bits(v);
+        break;
+    case SYM_BFLOAT16:
+        ((uint16_t *)buf)[i] = bf16_bits(v);
+        break;
     }
 }
 
@@ -82,8 +106,7 @@ static unsigned val(int p, size_t i, unsigned salt)
 }
 
 /* Expected results of sum (or, for integers, bxor) over n PEs, in dt. */
-static void reference(void *out, sym_datatype_t dt, sym_op_t op, size_t count, int n,
-                      unsigned salt)
+static void reference(void *out, sym_datatype_t dt, sym_op_t op, size_t count, int n, unsigned salt)
 {
     for (size_t i = 0; i < count; i++) {
         unsigned acc = 0;
@@ -123,13 +146,13 @@ static void sizes_body(int me, int n, void *arg)
                     if (in_place)
                         memcpy(dst, src, count * es);
                     reference(want, dt, op, count, n, salt);
-                    sym_coll_opts_t opts = { algos[a], 0, 0 };
-                    PE_OK(sym_allreduce(sym_team_world(), dst, in_place ? dst : src, count,
-                                        dt, op, &opts));
+                    sym_coll_opts_t opts = {algos[a], 0, 0};
+                    PE_OK(sym_allreduce(sym_team_world(), dst, in_place ? dst : src, count, dt, op,
+                                        &opts));
                     PE_ASSERT(!memcmp(dst, want, count * es),
                               "allreduce %s of %zu x type %d (%zu bytes), op %d, %s: wrong data",
-                              sym_algorithm_name(algos[a]), count, (int)dt, count * es,
-                              (int)op, in_place ? "in place" : "out of place");
+                              sym_algorithm_name(algos[a]), count, (int)dt, count * es, (int)op,
+                              in_place ? "in place" : "out of place");
                     for (size_t b = count * es; b < sizeof(dst); b++)
                         PE_ASSERT(dst[b] == 0xA5, "byte %zu past the result was written", b);
                     salt++;
@@ -141,11 +164,14 @@ static void sizes_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_tiny, sizes)
 {
-    static int npes[] = { 2, 3, 4 };
+    static int npes[] = {2, 3, 4};
     return cr_make_param_array(int, npes, NELEMS(npes));
 }
 
-ParameterizedTest(int *npes, coll_tiny, sizes) { run_pes(*npes, sizes_body, NULL); }
+ParameterizedTest(int *npes, coll_tiny, sizes)
+{
+    run_pes(*npes, sizes_body, NULL);
+}
 
 /* Many tiny calls back to back (every slot reused many times over), with
  * large ones (ordinary chunks in the same slots) and other collectives of
@@ -173,8 +199,7 @@ static void mixed_body(int me, int n, void *arg)
         if (it % 5 == 0) { /* a tiny broadcast and all_gather in between */
             int64_t b = me == (int)(it % (unsigned)n) ? (int64_t)it * 1000 + 7 : -1;
             PE_OK(sym_broadcast(t, &b, 1, SYM_INT64, (int)(it % (unsigned)n), NULL));
-            PE_ASSERT(b == (int64_t)it * 1000 + 7, "tiny broadcast %u got %lld", it,
-                      (long long)b);
+            PE_ASSERT(b == (int64_t)it * 1000 + 7, "tiny broadcast %u got %lld", it, (long long)b);
             int16_t g = (int16_t)(me + (int)it), gall[8];
             PE_OK(sym_all_gather(t, gall, &g, 1, SYM_INT16, NULL));
             for (int p = 0; p < n; p++)
@@ -199,11 +224,14 @@ static void mixed_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_tiny, mixed)
 {
-    static int npes[] = { 2, 3 };
+    static int npes[] = {2, 3};
     return cr_make_param_array(int, npes, NELEMS(npes));
 }
 
-ParameterizedTest(int *npes, coll_tiny, mixed) { run_pes(*npes, mixed_body, NULL); }
+ParameterizedTest(int *npes, coll_tiny, mixed)
+{
+    run_pes(*npes, mixed_body, NULL);
+}
 
 /* PE 0 calls a tiny allreduce (inline chunk), the others the same call
  * with another count, tiny or large (ordinary chunks): every PE reports
@@ -225,7 +253,7 @@ static void mismatch_body(int me, int n, void *arg)
     int32_t *dst = malloc((other > 2 ? other : 2) * sizeof(int32_t));
     PE_ASSERT(src && dst, "out of memory");
     memset(dst, 0x5A, (other > 2 ? other : 2) * sizeof(int32_t));
-    sym_coll_opts_t naive = { SYM_ALGO_NAIVE, 0, 0 };
+    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0, 0};
     PE_FAILS_WITH(sym_allreduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, &naive),
                   SYM_ERR_MISMATCH);
     char w0[32], w1[32];
@@ -252,8 +280,11 @@ static void mismatch_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_tiny, mismatch)
 {
-    static size_t other[] = { 3, 7, 8, 100000 }; /* 12, 28 (inline), 32, 400000 bytes */
+    static size_t other[] = {3, 7, 8, 100000}; /* 12, 28 (inline), 32, 400000 bytes */
     return cr_make_param_array(size_t, other, NELEMS(other));
 }
 
-ParameterizedTest(size_t *other, coll_tiny, mismatch) { run_pes(2, mismatch_body, other); }
+ParameterizedTest(size_t *other, coll_tiny, mismatch)
+{
+    run_pes(2, mismatch_body, other);
+}

@@ -18,7 +18,10 @@
 /* Every datatype x op, on the world team                                    */
 /* ------------------------------------------------------------------------ */
 
-#define TYPES_PE_COUNTS {1, 2, 3, 5, 8}
+#define TYPES_PE_COUNTS                                                                            \
+    {                                                                                              \
+        1, 2, 3, 5, 8                                                                              \
+    }
 
 /* Each (datatype, op) once with every algorithm, each at its own count. */
 static void types_allreduce_body(int me, int n, void *arg)
@@ -30,8 +33,11 @@ static void types_allreduce_body(int me, int n, void *arg)
     static const struct {
         sym_algorithm_t a;
         size_t count;
-    } runs[] = { { SYM_ALGO_TREE, 1 }, { SYM_ALGO_NAIVE, 5 }, { SYM_ALGO_RD, 13 },
-                 { SYM_ALGO_RING, 1031 }, { SYM_ALGO_AUTO, 17 } };
+    } runs[] = {{SYM_ALGO_TREE, 1},
+                {SYM_ALGO_NAIVE, 5},
+                {SYM_ALGO_RD, 13},
+                {SYM_ALGO_RING, 1031},
+                {SYM_ALGO_AUTO, 17}};
     for (size_t d = 0; d < NDTS; d++)
         for (size_t o = 0; o < NOPS; o++) {
             if (!op_valid(all_dts[d], all_ops[o]))
@@ -97,15 +103,15 @@ static void types_movers_body(int me, int n, void *arg)
     }
 }
 
-#define TYPES_TEST(name)                                                                \
-    ParameterizedTestParameters(coll_types, name)                                      \
-    {                                                                                  \
-        static int counts[] = TYPES_PE_COUNTS;                                         \
-        return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));   \
-    }                                                                                  \
-    ParameterizedTest(int *npes, coll_types, name)                                     \
-    {                                                                                  \
-        run_pes_env(*npes, matrix_env, types_##name##_body, NULL);                     \
+#define TYPES_TEST(name)                                                                           \
+    ParameterizedTestParameters(coll_types, name)                                                  \
+    {                                                                                              \
+        static int counts[] = TYPES_PE_COUNTS;                                                     \
+        return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));               \
+    }                                                                                              \
+    ParameterizedTest(int *npes, coll_types, name)                                                 \
+    {                                                                                              \
+        run_pes_env(*npes, matrix_env, types_##name##_body, NULL);                                 \
     }
 
 TYPES_TEST(allreduce)
@@ -132,36 +138,38 @@ static void half_accumulation_body(int me, int n, void *arg)
         uint16_t want = (uint16_t)(b ? bf16_bits(big + ulp_half * (n - 1))
                                      : f16_bits(big + ulp_half * (n - 1)));
         for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
+            sym_coll_opts_t o = {allreduce_algos[a], 0, 0};
             PE_OK(sym_allreduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
-                PE_ASSERT(dst[i] == want, "%s allreduce/%s over %d PEs: element %d is 0x%04x, "
-                          "expected 0x%04x (one rounding of the float sum)", sym_datatype_name(dt),
-                          sym_algorithm_name(o.algorithm), n, i, dst[i], want);
+                PE_ASSERT(dst[i] == want,
+                          "%s allreduce/%s over %d PEs: element %d is 0x%04x, "
+                          "expected 0x%04x (one rounding of the float sum)",
+                          sym_datatype_name(dt), sym_algorithm_name(o.algorithm), n, i, dst[i],
+                          want);
         }
         for (size_t a = 0; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
+            sym_coll_opts_t o = {reduce_algos[a], 0, 0};
             memset(dst, 0, sizeof(dst));
             PE_OK(sym_reduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, n - 1, &o));
             for (int i = 0; me == n - 1 && i < CNT; i++)
                 PE_ASSERT(dst[i] == want, "%s reduce/%s: element %d is 0x%04x, expected 0x%04x",
-                          sym_datatype_name(dt), sym_algorithm_name(o.algorithm), i, dst[i],
-                          want);
+                          sym_datatype_name(dt), sym_algorithm_name(o.algorithm), i, dst[i], want);
         }
         for (size_t a = 0; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
+            sym_coll_opts_t o = {reduce_scatter_algos[a], 0, 0};
             PE_OK(sym_reduce_scatter(sym_team_world(), dst, rs_src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
-                PE_ASSERT(dst[i] == want, "%s reduce_scatter/%s: element %d is 0x%04x, "
-                          "expected 0x%04x", sym_datatype_name(dt),
-                          sym_algorithm_name(o.algorithm), i, dst[i], want);
+                PE_ASSERT(dst[i] == want,
+                          "%s reduce_scatter/%s: element %d is 0x%04x, "
+                          "expected 0x%04x",
+                          sym_datatype_name(dt), sym_algorithm_name(o.algorithm), i, dst[i], want);
         }
     }
 }
 
 ParameterizedTestParameters(coll_types, half_accumulates_in_float)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -177,15 +185,15 @@ Test(coll_types, reference_converters)
     cr_assert_eq(f16_bits(1.0), 0x3c00);
     cr_assert_eq(f16_bits(-2.0), 0xc000);
     cr_assert_eq(f16_bits(65504.0), 0x7bff);
-    cr_assert_eq(f16_bits(65520.0), 0x7c00);          /* rounds to infinity */
-    cr_assert_eq(f16_bits(ldexp(1.0, -24)), 0x0001);  /* smallest subnormal */
-    cr_assert_eq(f16_bits(ldexp(1.0, -25)), 0x0000);  /* tie to even: 0 */
-    cr_assert_eq(f16_bits(1024.5), 0x6400);           /* tie to even: 1024 */
-    cr_assert_eq(f16_bits(1025.5), 0x6402);           /* tie to even: 1026 */
+    cr_assert_eq(f16_bits(65520.0), 0x7c00);                              /* rounds to infinity */
+    cr_assert_eq(f16_bits(ldexp(1.0, -24)), 0x0001);                      /* smallest subnormal */
+    cr_assert_eq(f16_bits(ldexp(1.0, -25)), 0x0000);                      /* tie to even: 0 */
+    cr_assert_eq(f16_bits(1024.5), 0x6400);                               /* tie to even: 1024 */
+    cr_assert_eq(f16_bits(1025.5), 0x6402);                               /* tie to even: 1026 */
     cr_assert_eq(f16_bits(ldexp(1023.0, -24) + ldexp(1.0, -25)), 0x0400); /* to normal */
     cr_assert_eq(bf16_bits(1.0), 0x3f80);
-    cr_assert_eq(bf16_bits(257.0), 0x4380);           /* tie to even: 256 */
-    cr_assert_eq(bf16_bits(259.0), 0x4382);           /* tie to even: 260 */
+    cr_assert_eq(bf16_bits(257.0), 0x4380); /* tie to even: 256 */
+    cr_assert_eq(bf16_bits(259.0), 0x4382); /* tie to even: 260 */
     for (unsigned b = 0; b < 0x10000u; b++) {
         if ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu))
             continue; /* nan payloads */
@@ -241,7 +249,7 @@ static void determinism_body(int me, int n, void *arg)
     uint64_t *slots = sym_calloc((size_t)n, sizeof(uint64_t));
     PE_ASSERT(slots, "sym_calloc: %s", sym_last_error());
     enum { CNT = 3001 };
-    const sym_datatype_t dts[2] = { SYM_FLOAT, SYM_DOUBLE };
+    const sym_datatype_t dts[2] = {SYM_FLOAT, SYM_DOUBLE};
     double *ref = xmalloc(CNT * (size_t)n * sizeof(double));
     double *bound = xmalloc(CNT * (size_t)n * sizeof(double));
     for (int k = 0; k < 2; k++) {
@@ -261,7 +269,7 @@ static void determinism_body(int me, int n, void *arg)
         const double eps = dt == SYM_FLOAT ? ldexp(1.0, -23) : ldexp(1.0, -52);
         char what[128];
         for (size_t a = 1; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = { allreduce_algos[a], 0, 0 };
+            sym_coll_opts_t o = {allreduce_algos[a], 0, 0};
             snprintf(what, sizeof(what), "allreduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_allreduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));
@@ -274,7 +282,7 @@ static void determinism_body(int me, int n, void *arg)
             all_same(slots, fnv(r1, CNT * es), what);
         }
         for (size_t a = 1; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = { reduce_algos[a], 0, 0 };
+            sym_coll_opts_t o = {reduce_algos[a], 0, 0};
             snprintf(what, sizeof(what), "reduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, 0, &o));
@@ -287,7 +295,7 @@ static void determinism_body(int me, int n, void *arg)
                       what);
         }
         for (size_t a = 1; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = { reduce_scatter_algos[a], 0, 0 };
+            sym_coll_opts_t o = {reduce_scatter_algos[a], 0, 0};
             snprintf(what, sizeof(what), "reduce_scatter/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce_scatter(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));
@@ -311,7 +319,7 @@ static void determinism_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(coll_determinism, inexact_floats)
 {
-    static int counts[] = { 2, 3, 5, 8 };
+    static int counts[] = {2, 3, 5, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 

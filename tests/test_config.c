@@ -18,10 +18,10 @@
 
 /* Every variable name of the table, in table order. */
 #define TABLE_NAME_(field, name, type, dflt, help) name,
-static const char *const table_names[] = { SYM_CONFIG_TABLE(TABLE_NAME_) };
+static const char *const table_names[] = {SYM_CONFIG_TABLE(TABLE_NAME_)};
 #undef TABLE_NAME_
 #define TABLE_DFLT_(field, name, type, dflt, help) dflt,
-static const char *const table_defaults[] = { SYM_CONFIG_TABLE(TABLE_DFLT_) };
+static const char *const table_defaults[] = {SYM_CONFIG_TABLE(TABLE_DFLT_)};
 #undef TABLE_DFLT_
 #define NVARS (sizeof(table_names) / sizeof(table_names[0]))
 
@@ -33,19 +33,19 @@ Test(config, parse_size_valid)
         const char *text;
         size_t bytes;
     } ok[] = {
-        { "0", 0 },
-        { "4096", 4096 },
-        { "64K", 65536 },
-        { "64k", 65536 },
-        { "1M", MiB },
-        { "2G", (size_t)2 << 30 },
-        { "1T", (size_t)1 << 40 },
-        { "1.5K", 1536 },
-        { "64KB", 65536 },
-        { "64KiB", 65536 },
-        { " 8M ", 8 * MiB },
-        { "1.5M", 3 * MiB / 2 },
-        { "16383T", (size_t)16383 << 40 },
+        {"0", 0},
+        {"4096", 4096},
+        {"64K", 65536},
+        {"64k", 65536},
+        {"1M", MiB},
+        {"2G", (size_t)2 << 30},
+        {"1T", (size_t)1 << 40},
+        {"1.5K", 1536},
+        {"64KB", 65536},
+        {"64KiB", 65536},
+        {" 8M ", 8 * MiB},
+        {"1.5M", 3 * MiB / 2},
+        {"16383T", (size_t)16383 << 40},
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         size_t v = 12345;
@@ -59,7 +59,7 @@ Test(config, parse_size_valid)
 Test(config, parse_size_invalid)
 {
     static const char *const bad[] = {
-        "", "abc", "-1", "12Q", "1.3", "K", "99999999999999999999T", "16777216T", "64KBB",
+        "",    "abc", "-1",  "12Q", "1.3", "K", "99999999999999999999T", "16777216T", "64KBB",
         "nan", "inf", "1iB", "   ", "1M2", "+",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -82,55 +82,55 @@ struct env_case {
 };
 
 static const struct env_case bad_env[] = {
-    { "SYMHEAP_HEAP_SIZE", "abc", SYM_ERR_CONFIG, "2M" },
-    { "SYMHEAP_HEAP_SIZE", "0", SYM_ERR_CONFIG, "2M" },
-    { "SYMHEAP_TIMEOUT", "-3", SYM_ERR_CONFIG, "30" },
-    { "SYMHEAP_TIMEOUT", "0", SYM_ERR_CONFIG, "30" },
-    { "SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30" },
-    { "SYMHEAP_INIT_TIMEOUT", "1.5", SYM_ERR_CONFIG, "30" },
-    { "SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K" },
-    { "SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1" },
-    { "SYMHEAP_COLL_RUNAHEAD", "ahead", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_OFI_EAGER_CONNECT", "sometimes", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_SHMEM_ONECOPY_MIN", "16 kibibytes", SYM_ERR_CONFIG, "16K" },
-    { "SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm" },
-    { "SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100" },
-    { "SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000" },
-    { "SYMHEAP_WAIT_POLL_US", "50us", SYM_ERR_CONFIG, "50" },
+    {"SYMHEAP_HEAP_SIZE", "abc", SYM_ERR_CONFIG, "2M"},
+    {"SYMHEAP_HEAP_SIZE", "0", SYM_ERR_CONFIG, "2M"},
+    {"SYMHEAP_TIMEOUT", "-3", SYM_ERR_CONFIG, "30"},
+    {"SYMHEAP_TIMEOUT", "0", SYM_ERR_CONFIG, "30"},
+    {"SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30"},
+    {"SYMHEAP_INIT_TIMEOUT", "1.5", SYM_ERR_CONFIG, "30"},
+    {"SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K"},
+    {"SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1"},
+    {"SYMHEAP_COLL_RUNAHEAD", "ahead", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_OFI_EAGER_CONNECT", "sometimes", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_SHMEM_ONECOPY_MIN", "16 kibibytes", SYM_ERR_CONFIG, "16K"},
+    {"SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm"},
+    {"SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100"},
+    {"SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000"},
+    {"SYMHEAP_WAIT_POLL_US", "50us", SYM_ERR_CONFIG, "50"},
 #ifndef SYM_HAVE_OFI /* with libfabric it works: test_ofi */
-    { "SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto" },
+    {"SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto"},
 #endif
-    { "SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
-      SYM_ERR_CONFIG, "tcp;ofi_rxm" },
-    { "SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16" },
-    { "SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16" },
-    { "SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K" },
-    { "SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K" },
-    { "SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd" },
-    { "SYMHEAP_BROADCAST_ALGORITHM", "rd", SYM_ERR_CONFIG, "tree" },
-    { "SYMHEAP_REDUCE_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring" },
-    { "SYMHEAP_ALLREDUCE_ALGORITHM", "fastest", SYM_ERR_CONFIG, "rd" },
-    { "SYMHEAP_REDUCE_SCATTER_ALGORITHM", "tree", SYM_ERR_CONFIG, "ring" },
-    { "SYMHEAP_ALL_GATHER_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring" },
-    { "SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise" },
-    { "SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree" },
-    { "SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive" },
-    { "SYMHEAP_GLOBALS", "share", SYM_ERR_CONFIG, "remap" },
-    { "SYMHEAP_FAULT", "explode:pe=0:op=put:count=1", SYM_ERR_CONFIG, "none" },
-    { "SYMHEAP_FAULT", "kill:pe=0:op=teleport:count=1", SYM_ERR_CONFIG, "kill:pe=0:op=recv:count=9" },
-    { "SYMHEAP_FAULT", "kill:pe=0:op=put:count=0", SYM_ERR_CONFIG, "stall:pe=0:op=scatter:count=1" },
-    { "SYMHEAP_FAULT", "kill:pe=0:op=put", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_FAULT", "kill:pe=-1:op=put:count=1", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_FAULT", "kill:pe=0:op=put:count=1:seconds=5", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_FAULT", "stall:pe=0:op=put:count=1:seconds=0", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_BOOTSTRAP", "mpi", SYM_ERR_CONFIG, "auto" },
-    { "SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, "" },
-    { "SYMHEAP_OFI_MR_FORCE", "local,virtual", SYM_ERR_CONFIG, "local,prov_key" },
-    { "SYMHEAP_OFI_EAGAIN_EVERY", "often", SYM_ERR_CONFIG, "0" },
-    { "SYMHEAP_OFI_IGNORE_ORDER", "unordered", SYM_ERR_CONFIG, "0" },
+    {"SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
+     SYM_ERR_CONFIG, "tcp;ofi_rxm"},
+    {"SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16"},
+    {"SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16"},
+    {"SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K"},
+    {"SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K"},
+    {"SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd"},
+    {"SYMHEAP_BROADCAST_ALGORITHM", "rd", SYM_ERR_CONFIG, "tree"},
+    {"SYMHEAP_REDUCE_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring"},
+    {"SYMHEAP_ALLREDUCE_ALGORITHM", "fastest", SYM_ERR_CONFIG, "rd"},
+    {"SYMHEAP_REDUCE_SCATTER_ALGORITHM", "tree", SYM_ERR_CONFIG, "ring"},
+    {"SYMHEAP_ALL_GATHER_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring"},
+    {"SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise"},
+    {"SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree"},
+    {"SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive"},
+    {"SYMHEAP_GLOBALS", "share", SYM_ERR_CONFIG, "remap"},
+    {"SYMHEAP_FAULT", "explode:pe=0:op=put:count=1", SYM_ERR_CONFIG, "none"},
+    {"SYMHEAP_FAULT", "kill:pe=0:op=teleport:count=1", SYM_ERR_CONFIG, "kill:pe=0:op=recv:count=9"},
+    {"SYMHEAP_FAULT", "kill:pe=0:op=put:count=0", SYM_ERR_CONFIG, "stall:pe=0:op=scatter:count=1"},
+    {"SYMHEAP_FAULT", "kill:pe=0:op=put", SYM_ERR_CONFIG, ""},
+    {"SYMHEAP_FAULT", "kill:pe=-1:op=put:count=1", SYM_ERR_CONFIG, ""},
+    {"SYMHEAP_FAULT", "kill:pe=0:op=put:count=1:seconds=5", SYM_ERR_CONFIG, ""},
+    {"SYMHEAP_FAULT", "stall:pe=0:op=put:count=1:seconds=0", SYM_ERR_CONFIG, ""},
+    {"SYMHEAP_BOOTSTRAP", "mpi", SYM_ERR_CONFIG, "auto"},
+    {"SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, ""},
+    {"SYMHEAP_OFI_MR_FORCE", "local,virtual", SYM_ERR_CONFIG, "local,prov_key"},
+    {"SYMHEAP_OFI_EAGAIN_EVERY", "often", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_OFI_IGNORE_ORDER", "unordered", SYM_ERR_CONFIG, "0"},
 };
 #define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
@@ -138,9 +138,9 @@ static const struct env_case bad_env[] = {
  * environment, so their malformed values are tried inside a PE
  * (launcher_env_malformed below). */
 static const struct env_case bad_launcher_env[] = {
-    { "SYMHEAP_SYMRUN_FD", "three", SYM_ERR_CONFIG, NULL },
-    { "SYMHEAP_SYMRUN_PE", "-1", SYM_ERR_CONFIG, NULL },
-    { "SYMHEAP_SYMRUN_NPES", "4x", SYM_ERR_CONFIG, NULL },
+    {"SYMHEAP_SYMRUN_FD", "three", SYM_ERR_CONFIG, NULL},
+    {"SYMHEAP_SYMRUN_PE", "-1", SYM_ERR_CONFIG, NULL},
+    {"SYMHEAP_SYMRUN_NPES", "4x", SYM_ERR_CONFIG, NULL},
 };
 #define NBAD_LAUNCHER (sizeof(bad_launcher_env) / sizeof(bad_launcher_env[0]))
 
@@ -152,8 +152,7 @@ Test(config, every_variable_has_a_malformed_case)
         for (size_t i = 0; i < NBAD_LAUNCHER; i++)
             found |= !strcmp(bad_launcher_env[i].var, table_names[v]);
         for (size_t i = 0; i < NBAD; i++)
-            found |= !strcmp(bad_env[i].var, table_names[v]) &&
-                     bad_env[i].expect == SYM_ERR_CONFIG;
+            found |= !strcmp(bad_env[i].var, table_names[v]) && bad_env[i].expect == SYM_ERR_CONFIG;
         cr_expect(found, "%s has no malformed-value case", table_names[v]);
     }
 }
@@ -170,9 +169,11 @@ static void bad_env_body(int me, int npes, void *arg)
               now ? now : "(unset)", c->value);
     for (int attempt = 0; attempt < 2; attempt++) {
         sym_status_t st = sym_init();
-        PE_ASSERT(st == c->expect, "sym_init with %s='%s' (attempt %d) returned %s (%s), "
-                  "expected %s", c->var, c->value, attempt, sym_status_name(st),
-                  sym_last_error(), sym_status_name(c->expect));
+        PE_ASSERT(st == c->expect,
+                  "sym_init with %s='%s' (attempt %d) returned %s (%s), "
+                  "expected %s",
+                  c->var, c->value, attempt, sym_status_name(st), sym_last_error(),
+                  sym_status_name(c->expect));
         const char *msg = sym_last_error();
         PE_ASSERT(strstr(msg, c->var) && strstr(msg, c->value),
                   "message '%s' does not name %s and '%s'", msg, c->var, c->value);
@@ -215,16 +216,20 @@ ParameterizedTestParameters(config, malformed_env_fails_init)
 ParameterizedTest(int *i, config, malformed_env_fails_init)
 {
     const struct env_case *c = &bad_env[*i];
-    static const char *const tcp_launcher_vars[] = { "SYMHEAP_BOOTSTRAP", "SYMHEAP_RANK",
-                                                     "SYMHEAP_SIZE", "SYMHEAP_ROOT_ADDR" };
+    static const char *const tcp_launcher_vars[] = {"SYMHEAP_BOOTSTRAP", "SYMHEAP_RANK",
+                                                    "SYMHEAP_SIZE", "SYMHEAP_ROOT_ADDR"};
     for (size_t k = 0; k < sizeof(tcp_launcher_vars) / sizeof(tcp_launcher_vars[0]); k++)
         if (!strcmp(c->var, tcp_launcher_vars[k]))
             harness_require_symrun("that launcher sets this variable itself, over the job's");
     char entry[128];
     snprintf(entry, sizeof(entry), "%s=%s", c->var, c->value);
-    const char *env[] = { entry, NULL };
-    struct pe_job job = { .npes = 1, .body = bad_env_body, .arg = (void *)c, .raw = true,
-                          .env = env, .job_timeout_s = 60 };
+    const char *env[] = {entry, NULL};
+    struct pe_job job = {.npes = 1,
+                         .body = bad_env_body,
+                         .arg = (void *)c,
+                         .raw = true,
+                         .env = env,
+                         .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -250,8 +255,7 @@ static void launcher_env_body(int me, int npes, void *arg)
         PE_ASSERT(st == c->expect, "sym_init with %s='%s' returned %s (%s)", c->var, c->value,
                   sym_status_name(st), sym_last_error());
         PE_ASSERT(strstr(sym_last_error(), c->var) && strstr(sym_last_error(), c->value),
-                  "message '%s' does not name %s and '%s'", sym_last_error(), c->var,
-                  c->value);
+                  "message '%s' does not name %s and '%s'", sym_last_error(), c->var, c->value);
         PE_ASSERT(!sym_initialized(), "initialized with %s='%s'", c->var, c->value);
         PE_ASSERT(setenv(c->var, saved[i], 1) == 0, "setenv");
     }
@@ -259,9 +263,8 @@ static void launcher_env_body(int me, int npes, void *arg)
     snprintf(big, sizeof(big), "%d", npes);
     PE_ASSERT(setenv("SYMHEAP_SYMRUN_PE", big, 1) == 0, "setenv");
     PE_FAILS_WITH(sym_init(), SYM_ERR_BOOTSTRAP);
-    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_SYMRUN_PE=") &&
-              strstr(sym_last_error(), big), "message '%s' does not name the PE number",
-              sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_SYMRUN_PE=") && strstr(sym_last_error(), big),
+              "message '%s' does not name the PE number", sym_last_error());
     PE_ASSERT(setenv("SYMHEAP_SYMRUN_PE", saved[1], 1) == 0, "setenv");
     PE_ASSERT(unsetenv("SYMHEAP_SYMRUN_NPES") == 0, "unsetenv");
     PE_ASSERT(setenv("SYMHEAP_BOOTSTRAP", "symrun", 1) == 0, "setenv");
@@ -277,8 +280,7 @@ static void launcher_env_body(int me, int npes, void *arg)
 Test(config, launcher_env_malformed)
 {
     harness_require_symrun("these are symrun's variables");
-    struct pe_job job = { .npes = 2, .body = launcher_env_body, .raw = true,
-                          .job_timeout_s = 60 };
+    struct pe_job job = {.npes = 2, .body = launcher_env_body, .raw = true, .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -288,11 +290,15 @@ Test(config, launcher_env_malformed)
  * sym_init (symheap-info accepts it). */
 Test(config, fault_names_pe_outside_job)
 {
-    static const struct env_case c = { "SYMHEAP_FAULT", "kill:pe=1:op=put:count=1",
-                                       SYM_ERR_CONFIG, "kill:pe=0:op=get:count=99" };
-    const char *env[] = { "SYMHEAP_FAULT=kill:pe=1:op=put:count=1", NULL };
-    struct pe_job job = { .npes = 1, .body = bad_env_body, .arg = (void *)&c, .raw = true,
-                          .env = env, .job_timeout_s = 60 };
+    static const struct env_case c = {"SYMHEAP_FAULT", "kill:pe=1:op=put:count=1", SYM_ERR_CONFIG,
+                                      "kill:pe=0:op=get:count=99"};
+    const char *env[] = {"SYMHEAP_FAULT=kill:pe=1:op=put:count=1", NULL};
+    struct pe_job job = {.npes = 1,
+                         .body = bad_env_body,
+                         .arg = (void *)&c,
+                         .raw = true,
+                         .env = env,
+                         .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -301,11 +307,10 @@ Test(config, fault_names_pe_outside_job)
 /* SYMHEAP_FAULT's parser: every op name, both actions, round trip. */
 Test(config, fault_spec_parser)
 {
-    static const char *const ops[] = { "put", "get", "atomic", "wait", "barrier", "send",
-                                       "recv", "broadcast", "reduce", "allreduce",
-                                       "reduce_scatter", "all_gather", "all_gatherv",
-                                       "all_to_all", "all_to_allv", "gather", "scatter",
-                                       "team_split" };
+    static const char *const ops[] = {
+        "put",         "get",        "atomic",      "wait",      "barrier",        "send",
+        "recv",        "broadcast",  "reduce",      "allreduce", "reduce_scatter", "all_gather",
+        "all_gatherv", "all_to_all", "all_to_allv", "gather",    "scatter",        "team_split"};
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         for (int a = 0; a < 2; a++) {
             char text[96], back[96];
@@ -314,7 +319,8 @@ Test(config, fault_spec_parser)
             struct sym_fault_spec s;
             cr_assert(sym_fault_parse(text, &s) == 0, "'%s' rejected", text);
             cr_expect(s.action == (a ? SYM_FAULT_STALL : SYM_FAULT_KILL) && s.pe == (int)i &&
-                      s.count == i + 1 && s.stall_s == (a ? 7 : 0), "'%s' parsed wrong", text);
+                          s.count == i + 1 && s.stall_s == (a ? 7 : 0),
+                      "'%s' parsed wrong", text);
             sym_fault_format(back, sizeof(back), &s);
             cr_expect_str_eq(back, text);
         }
@@ -322,11 +328,17 @@ Test(config, fault_spec_parser)
     struct sym_fault_spec s;
     cr_expect(sym_fault_parse("", &s) == 0 && s.action == SYM_FAULT_NONE, "empty is off");
     cr_expect(sym_fault_parse("none", &s) == 0 && s.action == SYM_FAULT_NONE, "none is off");
-    static const char *const bad[] = { "kill", "kill:", "kill:pe=0", "kill:pe=0:op=put:count=",
-                                       "kill:pe=0:op=put:count=1:", "kill:op=put:pe=0:count=1",
-                                       "kill:pe=0:op=put:count=1x", "kill:pe=0:op=putt:count=1",
-                                       "kill:pe=99999999999999999999:op=put:count=1",
-                                       "KILL:pe=0:op=put:count=1", " kill:pe=0:op=put:count=1" };
+    static const char *const bad[] = {"kill",
+                                      "kill:",
+                                      "kill:pe=0",
+                                      "kill:pe=0:op=put:count=",
+                                      "kill:pe=0:op=put:count=1:",
+                                      "kill:op=put:pe=0:count=1",
+                                      "kill:pe=0:op=put:count=1x",
+                                      "kill:pe=0:op=putt:count=1",
+                                      "kill:pe=99999999999999999999:op=put:count=1",
+                                      "KILL:pe=0:op=put:count=1",
+                                      " kill:pe=0:op=put:count=1"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         cr_expect(sym_fault_parse(bad[i], &s) == -1, "'%s' accepted", bad[i]);
 }
@@ -339,10 +351,10 @@ struct heap_case {
 };
 
 static const struct heap_case heap_cases[] = {
-    { "SYMHEAP_HEAP_SIZE=3M", 3 * MiB },
-    { "SYMHEAP_HEAP_SIZE=1.5M", 3 * MiB / 2 },
-    { "SYMHEAP_HEAP_SIZE=512KiB", 512 * 1024 },
-    { "SYMHEAP_HEAP_SIZE=1048576", MiB },
+    {"SYMHEAP_HEAP_SIZE=3M", 3 * MiB},
+    {"SYMHEAP_HEAP_SIZE=1.5M", 3 * MiB / 2},
+    {"SYMHEAP_HEAP_SIZE=512KiB", 512 * 1024},
+    {"SYMHEAP_HEAP_SIZE=1048576", MiB},
 };
 
 static void heap_size_body(int me, int npes, void *arg)
@@ -367,15 +379,15 @@ static void heap_size_body(int me, int npes, void *arg)
 
 ParameterizedTestParameters(config, heap_size_takes_effect)
 {
-    static int idx[] = { 0, 1, 2, 3 };
-    _Static_assert(sizeof(idx) / sizeof(idx[0]) ==
-                   sizeof(heap_cases) / sizeof(heap_cases[0]), "one index per case");
+    static int idx[] = {0, 1, 2, 3};
+    _Static_assert(sizeof(idx) / sizeof(idx[0]) == sizeof(heap_cases) / sizeof(heap_cases[0]),
+                   "one index per case");
     return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
 }
 
 ParameterizedTest(int *i, config, heap_size_takes_effect)
 {
-    const char *env[] = { heap_cases[*i].text, NULL };
+    const char *env[] = {heap_cases[*i].text, NULL};
     run_pes_env(1, env, heap_size_body, (void *)&heap_cases[*i]);
     run_pes_env(2, env, heap_size_body, (void *)&heap_cases[*i]);
 }
@@ -403,9 +415,9 @@ static void parsed_values_body(int me, int npes, void *arg)
 Test(config, valid_values_are_used)
 {
     static const char *const env[] = {
-        "SYMHEAP_HEAP_SIZE=3M",     "SYMHEAP_TIMEOUT=12.5",      "SYMHEAP_DEBUG=off",
-        "SYMHEAP_MAILBOX_SIZE=256K", "SYMHEAP_HEAP_PREALLOC=no", "SYMHEAP_TRANSPORT=shm",
-        "SYMHEAP_WAIT_SPIN=100",    "SYMHEAP_WAIT_YIELD_US=1000", NULL,
+        "SYMHEAP_HEAP_SIZE=3M",      "SYMHEAP_TIMEOUT=12.5",       "SYMHEAP_DEBUG=off",
+        "SYMHEAP_MAILBOX_SIZE=256K", "SYMHEAP_HEAP_PREALLOC=no",   "SYMHEAP_TRANSPORT=shm",
+        "SYMHEAP_WAIT_SPIN=100",     "SYMHEAP_WAIT_YIELD_US=1000", NULL,
     };
     run_pes_env(2, env, parsed_values_body, NULL);
 }
@@ -427,7 +439,7 @@ static void timeout_body(int me, int npes, void *arg)
 
 Test(config, timeout_takes_effect)
 {
-    static const char *const env[] = { "SYMHEAP_TIMEOUT=0.5", NULL };
+    static const char *const env[] = {"SYMHEAP_TIMEOUT=0.5", NULL};
     run_pes_env(1, env, timeout_body, NULL);
 }
 
@@ -464,8 +476,8 @@ static void debug_body(int me, int npes, void *arg)
 
 Test(config, debug_takes_effect)
 {
-    static const char *const on_env[] = { "SYMHEAP_DEBUG=1", NULL };
-    static const char *const off_env[] = { "SYMHEAP_DEBUG=0", NULL };
+    static const char *const on_env[] = {"SYMHEAP_DEBUG=1", NULL};
+    static const char *const off_env[] = {"SYMHEAP_DEBUG=0", NULL};
     bool on = true, off = false;
     run_pes_env(1, on_env, debug_body, &on);
     run_pes_env(1, off_env, debug_body, &off);
@@ -485,16 +497,17 @@ Test(config, accepted_spellings)
     clear_symheap_env();
     cr_assert(sym_config_load(&cfg) == SYM_OK, "defaults rejected: %s", sym_last_error());
     cr_expect(cfg.heap_size == 256 * MiB && cfg.timeout == 60 && !cfg.debug &&
-              cfg.mailbox_size == 4 * MiB && cfg.heap_prealloc &&
-              !strcmp(cfg.transport.s, "auto") && cfg.wait_spin == 2000 &&
-              cfg.wait_yield_us == 2000, "defaults differ from the table");
+                  cfg.mailbox_size == 4 * MiB && cfg.heap_prealloc &&
+                  !strcmp(cfg.transport.s, "auto") && cfg.wait_spin == 2000 &&
+                  cfg.wait_yield_us == 2000,
+              "defaults differ from the table");
 
     static const struct {
         const char *value;
         bool expect;
-    } bools[] = { { "1", true },   { "yes", true }, { "true", true },   { "on", true },
-                  { "YES", true }, { "On", true },  { "0", false },     { "no", false },
-                  { "false", false }, { "off", false }, { "FALSE", false } };
+    } bools[] = {{"1", true},      {"yes", true},  {"true", true},  {"on", true},
+                 {"YES", true},    {"On", true},   {"0", false},    {"no", false},
+                 {"false", false}, {"off", false}, {"FALSE", false}};
     for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
         setenv("SYMHEAP_DEBUG", bools[i].value, 1);
         sym_status_t st = sym_config_load(&cfg);
@@ -505,28 +518,28 @@ Test(config, accepted_spellings)
     static const struct {
         const char *value;
         double expect;
-    } secs[] = { { "0.25", 0.25 }, { "60", 60 }, { "3600", 3600 } };
+    } secs[] = {{"0.25", 0.25}, {"60", 60}, {"3600", 3600}};
     for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
         setenv("SYMHEAP_TIMEOUT", secs[i].value, 1);
         sym_status_t st = sym_config_load(&cfg);
         cr_expect(st == SYM_OK && cfg.timeout == secs[i].expect, "SYMHEAP_TIMEOUT='%s': %s, %g",
                   secs[i].value, sym_status_name(st), cfg.timeout);
     }
-    static const char *const bad_secs[] = { "inf", "nan", "-0", "1s", "" };
+    static const char *const bad_secs[] = {"inf", "nan", "-0", "1s", ""};
     for (size_t i = 0; i < sizeof(bad_secs) / sizeof(bad_secs[0]); i++) {
         setenv("SYMHEAP_TIMEOUT", bad_secs[i], 1);
         cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_TIMEOUT='%s' accepted",
                   bad_secs[i]);
     }
     clear_symheap_env();
-    static const char *const choices[] = { "auto", "shm", "ofi" };
+    static const char *const choices[] = {"auto", "shm", "ofi"};
     for (size_t i = 0; i < 3; i++) {
         setenv("SYMHEAP_TRANSPORT", choices[i], 1);
         sym_status_t st = sym_config_load(&cfg);
         cr_expect(st == SYM_OK && !strcmp(cfg.transport.s, choices[i]),
                   "SYMHEAP_TRANSPORT='%s': %s", choices[i], sym_status_name(st));
     }
-    static const char *const bad_choices[] = { "", "sh", "shmm", "auto|shm", "{auto" };
+    static const char *const bad_choices[] = {"", "sh", "shmm", "auto|shm", "{auto"};
     for (size_t i = 0; i < sizeof(bad_choices) / sizeof(bad_choices[0]); i++) {
         setenv("SYMHEAP_TRANSPORT", bad_choices[i], 1);
         cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_TRANSPORT='%s' accepted",
@@ -535,8 +548,8 @@ Test(config, accepted_spellings)
     clear_symheap_env();
     setenv("SYMHEAP_WAIT_SPIN", "0", 1);
     cr_expect(sym_config_load(&cfg) == SYM_OK && cfg.wait_spin == 0, "SYMHEAP_WAIT_SPIN=0");
-    static const char *const bad_uints[] = { "", "+5", " 5", "5x", "0x10", "1.0",
-                                             "99999999999999999999999" };
+    static const char *const bad_uints[] = {
+        "", "+5", " 5", "5x", "0x10", "1.0", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof(bad_uints) / sizeof(bad_uints[0]); i++) {
         setenv("SYMHEAP_WAIT_SPIN", bad_uints[i], 1);
         cr_expect(sym_config_load(&cfg) == SYM_ERR_CONFIG, "SYMHEAP_WAIT_SPIN='%s' accepted",
@@ -639,14 +652,14 @@ static const char *info_line(const char *out, const char *name, char *value, siz
 Test(config, symheap_info_lists_every_variable)
 {
     static struct tool_run r;
-    static const char *const env[] = { "SYMHEAP_HEAP_SIZE=3M", "SYMHEAP_WAIT_SPIN=77", NULL };
+    static const char *const env[] = {"SYMHEAP_HEAP_SIZE=3M", "SYMHEAP_WAIT_SPIN=77", NULL};
     run_info(env, &r);
     cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
     for (size_t v = 0; v < NVARS; v++) {
         char value[64], dflt[64];
         bool set;
-        const char *line = info_line(r.out, table_names[v], value, sizeof(value), dflt,
-                                     sizeof(dflt), &set);
+        const char *line =
+            info_line(r.out, table_names[v], value, sizeof(value), dflt, sizeof(dflt), &set);
         cr_assert(line, "symheap-info does not list %s:\n%s", table_names[v], r.out);
         cr_expect(!strcmp(dflt, table_defaults[v]), "%s: default shown as '%s', table says '%s'",
                   table_names[v], dflt, table_defaults[v]);
@@ -672,14 +685,14 @@ Test(config, symheap_info_rejects_malformed_values)
             continue;
         char entry[128];
         snprintf(entry, sizeof(entry), "%s=%s", bad_env[i].var, bad_env[i].value);
-        const char *env[] = { entry, NULL };
+        const char *env[] = {entry, NULL};
         run_info(env, &r);
         cr_expect(r.exit_code != 0, "symheap-info with %s exited 0", entry);
         cr_expect(strstr(r.err, bad_env[i].var) && strstr(r.err, bad_env[i].value),
                   "symheap-info with %s: stderr '%s' does not name it", entry, r.err);
     }
     /* a valid but unbuilt transport is a configuration the tool can show */
-    static const char *const ofi[] = { "SYMHEAP_TRANSPORT=ofi", NULL };
+    static const char *const ofi[] = {"SYMHEAP_TRANSPORT=ofi", NULL};
     run_info(ofi, &r);
     cr_expect(r.exit_code == 0, "symheap-info with SYMHEAP_TRANSPORT=ofi exited %d: %s",
               r.exit_code, r.err);
@@ -696,7 +709,7 @@ Test(config, symheap_info_lists_providers)
     cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
     const char *list = strstr(r.out, "RDM providers with RMA and atomics:");
     cr_assert(list, "no provider listing in:\n%s", r.out);
-    static const char *const rdma[] = { "verbs;ofi_rxm", "efa", "cxi", "psm3" };
+    static const char *const rdma[] = {"verbs;ofi_rxm", "efa", "cxi", "psm3"};
     int defaults = 0;
     bool tcp = false, shm = false, rdma_found = false;
     char dflt[64] = "";

@@ -16,7 +16,7 @@
 
 /* Error jobs use a short wait deadline: a wait that wrongly accepts a bad
  * argument then fails in seconds instead of hanging the file. */
-static const char *const err_env[] = { "SYMHEAP_TIMEOUT=5", NULL };
+static const char *const err_env[] = {"SYMHEAP_TIMEOUT=5", NULL};
 
 /* ---- expectation shared by the family runners ----------------------------- */
 
@@ -44,8 +44,7 @@ static void check_call(sym_status_t st, const char *op, const char *expr, int li
         pe_fail(__FILE__, line, expr, "message '%s' does not name %s", msg, op);
     for (int i = 0; i < 2; i++)
         if (g_needle[i][0] && !strstr(msg, g_needle[i]))
-            pe_fail(__FILE__, line, expr, "message '%s' does not mention '%s'", msg,
-                    g_needle[i]);
+            pe_fail(__FILE__, line, expr, "message '%s' does not mention '%s'", msg, g_needle[i]);
 }
 
 #define EXPECT(call, op) check_call((call), (op), #call, __LINE__)
@@ -96,29 +95,29 @@ static void all_pg(void *sym, int pe)
     EXPECT(sym_g32(&v32, sym, pe), "sym_g32");
     EXPECT(sym_g64(&v64, sym, pe), "sym_g64");
     if (g_expect != SYM_OK)
-        PE_ASSERT(v8 == 0x77 && v16 == 0x7777 && v32 == 0x77777777u &&
-                  v64 == 0x7777777777777777ull, "a failed sym_g wrote its output");
+        PE_ASSERT(v8 == 0x77 && v16 == 0x7777 && v32 == 0x77777777u && v64 == 0x7777777777777777ull,
+                  "a failed sym_g wrote its output");
 }
 
-#define AMO_ALL_(bits, dest, pe)                                                              \
-    do {                                                                                      \
-        uint##bits##_t old = 0;                                                               \
-        uint##bits##_t *d_ = (uint##bits##_t *)(dest);                                        \
-        EXPECT(sym_atomic_fetch##bits(&old, d_, pe), "sym_atomic_fetch" #bits);               \
-        EXPECT(sym_atomic_set##bits(d_, 1, pe), "sym_atomic_set" #bits);                      \
-        EXPECT(sym_atomic_swap##bits(d_, 1, &old, pe), "sym_atomic_swap" #bits);              \
-        EXPECT(sym_atomic_compare_swap##bits(d_, 0, 1, &old, pe),                             \
-               "sym_atomic_compare_swap" #bits);                                              \
-        EXPECT(sym_atomic_add##bits(d_, 1, pe), "sym_atomic_add" #bits);                      \
-        EXPECT(sym_atomic_fetch_add##bits(d_, 1, &old, pe), "sym_atomic_fetch_add" #bits);    \
-        EXPECT(sym_atomic_inc##bits(d_, pe), "sym_atomic_inc" #bits);                         \
-        EXPECT(sym_atomic_fetch_inc##bits(d_, &old, pe), "sym_atomic_fetch_inc" #bits);       \
-        EXPECT(sym_atomic_and##bits(d_, 1, pe), "sym_atomic_and" #bits);                      \
-        EXPECT(sym_atomic_or##bits(d_, 1, pe), "sym_atomic_or" #bits);                        \
-        EXPECT(sym_atomic_xor##bits(d_, 1, pe), "sym_atomic_xor" #bits);                      \
-        EXPECT(sym_atomic_fetch_and##bits(d_, 1, &old, pe), "sym_atomic_fetch_and" #bits);    \
-        EXPECT(sym_atomic_fetch_or##bits(d_, 1, &old, pe), "sym_atomic_fetch_or" #bits);      \
-        EXPECT(sym_atomic_fetch_xor##bits(d_, 1, &old, pe), "sym_atomic_fetch_xor" #bits);    \
+#define AMO_ALL_(bits, dest, pe)                                                                   \
+    do {                                                                                           \
+        uint##bits##_t old = 0;                                                                    \
+        uint##bits##_t *d_ = (uint##bits##_t *)(dest);                                             \
+        EXPECT(sym_atomic_fetch##bits(&old, d_, pe), "sym_atomic_fetch" #bits);                    \
+        EXPECT(sym_atomic_set##bits(d_, 1, pe), "sym_atomic_set" #bits);                           \
+        EXPECT(sym_atomic_swap##bits(d_, 1, &old, pe), "sym_atomic_swap" #bits);                   \
+        EXPECT(sym_atomic_compare_swap##bits(d_, 0, 1, &old, pe),                                  \
+               "sym_atomic_compare_swap" #bits);                                                   \
+        EXPECT(sym_atomic_add##bits(d_, 1, pe), "sym_atomic_add" #bits);                           \
+        EXPECT(sym_atomic_fetch_add##bits(d_, 1, &old, pe), "sym_atomic_fetch_add" #bits);         \
+        EXPECT(sym_atomic_inc##bits(d_, pe), "sym_atomic_inc" #bits);                              \
+        EXPECT(sym_atomic_fetch_inc##bits(d_, &old, pe), "sym_atomic_fetch_inc" #bits);            \
+        EXPECT(sym_atomic_and##bits(d_, 1, pe), "sym_atomic_and" #bits);                           \
+        EXPECT(sym_atomic_or##bits(d_, 1, pe), "sym_atomic_or" #bits);                             \
+        EXPECT(sym_atomic_xor##bits(d_, 1, pe), "sym_atomic_xor" #bits);                           \
+        EXPECT(sym_atomic_fetch_and##bits(d_, 1, &old, pe), "sym_atomic_fetch_and" #bits);         \
+        EXPECT(sym_atomic_fetch_or##bits(d_, 1, &old, pe), "sym_atomic_fetch_or" #bits);           \
+        EXPECT(sym_atomic_fetch_xor##bits(d_, 1, &old, pe), "sym_atomic_fetch_xor" #bits);         \
     } while (0)
 
 static void all_amo(void *sym, int pe)
@@ -136,23 +135,22 @@ static void all_signal(void *dest, void *sig, size_t nbytes, int pe)
 }
 
 /* Every wait and test on this PE's word(s) at `addr`, for one type. */
-#define LOCAL_ALL_(name, T, addr, cmp)                                                        \
-    do {                                                                                      \
-        T *w_ = (T *)(addr);                                                                  \
-        int sat = 0;                                                                          \
-        size_t idx = 0, cnt = 0, indices[2];                                                  \
-        EXPECT(sym_wait_until_##name(w_, cmp, 12345), "sym_wait_until_" #name);               \
-        EXPECT(sym_test_##name(w_, cmp, 12345, &sat), "sym_test_" #name);                     \
-        EXPECT(sym_wait_until_all_##name(w_, 2, NULL, cmp, 12345),                            \
-               "sym_wait_until_all_" #name);                                                  \
-        EXPECT(sym_wait_until_any_##name(w_, 2, NULL, cmp, 12345, &idx),                      \
-               "sym_wait_until_any_" #name);                                                  \
-        EXPECT(sym_wait_until_some_##name(w_, 2, NULL, cmp, 12345, indices, &cnt),            \
-               "sym_wait_until_some_" #name);                                                 \
-        EXPECT(sym_test_all_##name(w_, 2, NULL, cmp, 12345, &sat), "sym_test_all_" #name);    \
-        EXPECT(sym_test_any_##name(w_, 2, NULL, cmp, 12345, &idx), "sym_test_any_" #name);    \
-        EXPECT(sym_test_some_##name(w_, 2, NULL, cmp, 12345, indices, &cnt),                  \
-               "sym_test_some_" #name);                                                       \
+#define LOCAL_ALL_(name, T, addr, cmp)                                                             \
+    do {                                                                                           \
+        T *w_ = (T *)(addr);                                                                       \
+        int sat = 0;                                                                               \
+        size_t idx = 0, cnt = 0, indices[2];                                                       \
+        EXPECT(sym_wait_until_##name(w_, cmp, 12345), "sym_wait_until_" #name);                    \
+        EXPECT(sym_test_##name(w_, cmp, 12345, &sat), "sym_test_" #name);                          \
+        EXPECT(sym_wait_until_all_##name(w_, 2, NULL, cmp, 12345), "sym_wait_until_all_" #name);   \
+        EXPECT(sym_wait_until_any_##name(w_, 2, NULL, cmp, 12345, &idx),                           \
+               "sym_wait_until_any_" #name);                                                       \
+        EXPECT(sym_wait_until_some_##name(w_, 2, NULL, cmp, 12345, indices, &cnt),                 \
+               "sym_wait_until_some_" #name);                                                      \
+        EXPECT(sym_test_all_##name(w_, 2, NULL, cmp, 12345, &sat), "sym_test_all_" #name);         \
+        EXPECT(sym_test_any_##name(w_, 2, NULL, cmp, 12345, &idx), "sym_test_any_" #name);         \
+        EXPECT(sym_test_some_##name(w_, 2, NULL, cmp, 12345, indices, &cnt),                       \
+               "sym_test_some_" #name);                                                            \
     } while (0)
 
 /* sym_signal_fetch takes no comparison, so it is left out when the
@@ -193,13 +191,13 @@ static void final_round(int me, int npes)
     sym_free(box);
 }
 
-static int pe_counts_12[] = { 1, 2 };
+static int pe_counts_12[] = {1, 2};
 
 /* ---- before sym_init and after sym_finalize --------------------------------- */
 
 static void check_not_initialized(const char *phase)
 {
-    uint64_t word[4] = { 0 };
+    uint64_t word[4] = {0};
     size_t f = 0;
     expect_status(SYM_ERR_NOT_INITIALIZED, NULL, NULL);
     all_rma(word, 8, 0);
@@ -224,8 +222,8 @@ static void check_not_initialized(const char *phase)
               sym_my_pe(), sym_n_pes());
     PE_ASSERT(!sym_initialized(), "%s: sym_initialized() is 1", phase);
     PE_ASSERT(sym_ptr(word, 0) == NULL, "%s: sym_ptr returned a pointer", phase);
-    PE_ASSERT(!sym_addr_accessible(word, 0) && !sym_pe_accessible(0),
-              "%s: something is accessible", phase);
+    PE_ASSERT(!sym_addr_accessible(word, 0) && !sym_pe_accessible(0), "%s: something is accessible",
+              phase);
 }
 
 static void not_initialized_body(int me, int npes, void *arg)
@@ -247,8 +245,11 @@ ParameterizedTestParameters(errors, not_initialized)
 
 ParameterizedTest(int *npes, errors, not_initialized)
 {
-    struct pe_job job = { .npes = *npes, .body = not_initialized_body, .raw = true,
-                          .env = err_env, .job_timeout_s = 60 };
+    struct pe_job job = {.npes = *npes,
+                         .body = not_initialized_body,
+                         .raw = true,
+                         .env = err_env,
+                         .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -285,7 +286,7 @@ static void invalid_pe_body(int me, int npes, void *arg)
     uint8_t *obj = sym_calloc(1, 256);
     uint64_t *sig = sym_calloc(1, sizeof(uint64_t));
     PE_ASSERT(obj && sig, "sym_calloc: %s", sym_last_error());
-    const int bad[] = { -1, npes, npes + 1, INT_MAX, INT_MIN };
+    const int bad[] = {-1, npes, npes + 1, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char pe_text[32], size_text[32];
         snprintf(pe_text, sizeof(pe_text), "PE %d", bad[i]);
@@ -359,12 +360,12 @@ static void not_symmetric_body(int me, int npes, void *arg)
         void *addr;
         const char *what;
     } outside[] = {
-        { on_stack, "a stack address" },
-        { on_malloc, "a malloc address" },
-        { NULL, "NULL" },
-        { lo - 64, "64 bytes before the heap" },
-        { hi, "the end of the heap" },
-        { hi + 4096, "beyond the heap" },
+        {on_stack, "a stack address"},
+        {on_malloc, "a malloc address"},
+        {NULL, "NULL"},
+        {lo - 64, "64 bytes before the heap"},
+        {hi, "the end of the heap"},
+        {hi + 4096, "beyond the heap"},
     };
     expect_status(SYM_ERR_NOT_SYMMETRIC, NULL, NULL);
     for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
@@ -372,7 +373,7 @@ static void not_symmetric_body(int me, int npes, void *arg)
         all_rma(a, 64, right);
         all_pg(a, right);
         all_amo(a, right);
-        all_signal(a, sig, 64, right); /* bad dest, good signal */
+        all_signal(a, sig, 64, right);  /* bad dest, good signal */
         all_signal(last, a, 64, right); /* good dest, bad signal */
         all_local(a, SYM_CMP_EQ);
         /* the heap's end is checked in ptr_outside_heap */
@@ -390,12 +391,8 @@ static void not_symmetric_body(int me, int npes, void *arg)
         uint8_t *addr;
         size_t nbytes;
     } crossing[] = {
-        { last, 4097 },
-        { last + 4000, 200 },
-        { last + 4095, 2 },
-        { last, SIZE_MAX },
-        { last + 64, SIZE_MAX - 32 },
-        { filler, largest + 1 },
+        {last, 4097},     {last + 4000, 200},         {last + 4095, 2},
+        {last, SIZE_MAX}, {last + 64, SIZE_MAX - 32}, {filler, largest + 1},
     };
     for (size_t i = 0; i < sizeof(crossing) / sizeof(crossing[0]); i++) {
         char size_text[32];
@@ -406,8 +403,9 @@ static void not_symmetric_body(int me, int npes, void *arg)
         EXPECT(sym_get(dst_buf, crossing[i].addr, crossing[i].nbytes, right), "sym_get");
         EXPECT(sym_put_nbi(crossing[i].addr, src_buf, crossing[i].nbytes, right), "sym_put_nbi");
         EXPECT(sym_get_nbi(dst_buf, crossing[i].addr, crossing[i].nbytes, right), "sym_get_nbi");
-        EXPECT(sym_put_signal(crossing[i].addr, src_buf, crossing[i].nbytes, sig, 1,
-                              SYM_SIGNAL_SET, right), "sym_put_signal");
+        EXPECT(sym_put_signal(crossing[i].addr, src_buf, crossing[i].nbytes, sig, 1, SYM_SIGNAL_SET,
+                              right),
+               "sym_put_signal");
         check_local_untouched("a get crossing the heap end");
     }
     /* strided: 300 elements at stride 2 span 4792 bytes from `last` */
@@ -452,8 +450,7 @@ static void ptr_outside_body(int me, int npes, void *arg)
                   "sym_ptr(heap end, %d) returned %p: one past the heap is not an object", pe,
                   sym_ptr(hi, pe));
         PE_ASSERT(!sym_addr_accessible(hi, pe),
-                  "sym_addr_accessible(heap end, %d) is 1: one past the heap is not symmetric",
-                  pe);
+                  "sym_addr_accessible(heap end, %d) is 1: one past the heap is not symmetric", pe);
     }
     final_round(me, npes);
 }
@@ -499,8 +496,7 @@ static void invalid_args_body(int me, int npes, void *arg)
     EXPECT(sym_iput(obj, NULL, 1, 1, 8, 2, right), "sym_iput");
     EXPECT(sym_iget(NULL, obj, 1, 1, 8, 2, right), "sym_iget");
     EXPECT(sym_put_signal(obj, NULL, 16, sig, 1, SYM_SIGNAL_SET, right), "sym_put_signal");
-    EXPECT(sym_put_signal_nbi(obj, NULL, 16, sig, 1, SYM_SIGNAL_SET, right),
-           "sym_put_signal_nbi");
+    EXPECT(sym_put_signal_nbi(obj, NULL, 16, sig, 1, SYM_SIGNAL_SET, right), "sym_put_signal_nbi");
     EXPECT(sym_g8(NULL, obj, right), "sym_g8");
     EXPECT(sym_g64(NULL, (uint64_t *)obj, right), "sym_g64");
     EXPECT(sym_atomic_fetch32(NULL, (uint32_t *)obj, right), "sym_atomic_fetch32");
@@ -515,8 +511,7 @@ static void invalid_args_body(int me, int npes, void *arg)
     EXPECT(sym_test_all_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL), "sym_test_all_uint64");
     EXPECT(sym_test_any_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL), "sym_test_any_uint64");
     size_t count;
-    EXPECT(sym_test_some_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL, &count),
-           "sym_test_some_uint64");
+    EXPECT(sym_test_some_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL, &count), "sym_test_some_uint64");
     EXPECT(sym_wait_until_any_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL),
            "sym_wait_until_any_uint64");
     EXPECT(sym_wait_until_some_uint64(sig, 1, NULL, SYM_CMP_EQ, 0, NULL, NULL),
@@ -544,7 +539,7 @@ static void invalid_args_body(int me, int npes, void *arg)
 
     /* element sizes and strides */
     expect_status(SYM_ERR_INVALID_ARG, NULL, NULL);
-    static const size_t bad_elem[] = { 0, 3, 5, 6, 7, 12, 32 };
+    static const size_t bad_elem[] = {0, 3, 5, 6, 7, 12, 32};
     for (size_t i = 0; i < sizeof(bad_elem) / sizeof(bad_elem[0]); i++) {
         char t[32];
         snprintf(t, sizeof(t), "%zu", bad_elem[i]);
@@ -553,8 +548,7 @@ static void invalid_args_body(int me, int npes, void *arg)
         EXPECT(sym_iget(dst_buf, obj, 1, 1, bad_elem[i], 4, right), "sym_iget");
     }
     expect_status(SYM_ERR_INVALID_ARG, NULL, NULL);
-    static const ptrdiff_t strides[][2] = { { 0, 1 }, { 1, 0 }, { -1, 1 }, { 1, -1 },
-                                            { PTRDIFF_MIN, 1 } };
+    static const ptrdiff_t strides[][2] = {{0, 1}, {1, 0}, {-1, 1}, {1, -1}, {PTRDIFF_MIN, 1}};
     for (size_t i = 0; i < sizeof(strides) / sizeof(strides[0]); i++) {
         EXPECT(sym_iput(obj, src_buf, strides[i][0], strides[i][1], 4, 4, right), "sym_iput");
         EXPECT(sym_iget(dst_buf, obj, strides[i][1], strides[i][0], 4, 4, right), "sym_iget");
@@ -578,7 +572,7 @@ static void invalid_args_body(int me, int npes, void *arg)
     AMO_ALL_(64, obj + 12, right);
 
     /* signal ops and signal alignment */
-    static const int bad_ops[] = { 0, 3, 99, -1 };
+    static const int bad_ops[] = {0, 3, 99, -1};
     for (size_t i = 0; i < sizeof(bad_ops) / sizeof(bad_ops[0]); i++) {
         EXPECT(sym_put_signal(obj, src_buf, 64, sig, 1, (sym_signal_op_t)bad_ops[i], right),
                "sym_put_signal");
@@ -587,11 +581,11 @@ static void invalid_args_body(int me, int npes, void *arg)
     }
     EXPECT(sym_put_signal(obj, src_buf, 64, (uint64_t *)(obj + 4), 1, SYM_SIGNAL_SET, right),
            "sym_put_signal");
-    EXPECT(sym_put_signal_nbi(obj, src_buf, 64, (uint64_t *)(obj + 1), 1, SYM_SIGNAL_ADD,
-                              right), "sym_put_signal_nbi");
+    EXPECT(sym_put_signal_nbi(obj, src_buf, 64, (uint64_t *)(obj + 1), 1, SYM_SIGNAL_ADD, right),
+           "sym_put_signal_nbi");
 
     /* comparisons and alignment of waited words: rejected at once */
-    static const int bad_cmp[] = { 0, 7, -1, 1000 };
+    static const int bad_cmp[] = {0, 7, -1, 1000};
     for (size_t i = 0; i < sizeof(bad_cmp) / sizeof(bad_cmp[0]); i++)
         all_local(obj, (sym_cmp_t)bad_cmp[i]);
     EXPECT(sym_signal_fetch((uint64_t *)(obj + 4), &v64), "sym_signal_fetch");
@@ -635,7 +629,7 @@ Test(errors, status_strings)
         sym_status_t code;
         const char *name;
     } codes[] = {
-#define CODE_(name, value, text) { name, #name },
+#define CODE_(name, value, text) {name, #name},
         SYM_STATUS_LIST(CODE_)
 #undef CODE_
     };
@@ -650,11 +644,11 @@ Test(errors, status_strings)
         for (size_t j = 0; j < i; j++) {
             cr_expect(strcmp(s, sym_strerror(codes[j].code)) != 0,
                       "%s and %s share the description '%s'", codes[i].name, codes[j].name, s);
-            cr_expect(codes[i].code != codes[j].code, "%s and %s share a value",
-                      codes[i].name, codes[j].name);
+            cr_expect(codes[i].code != codes[j].code, "%s and %s share a value", codes[i].name,
+                      codes[j].name);
         }
     }
-    static const int unknown[] = { 1, 5, -18, -100, INT_MIN, INT_MAX };
+    static const int unknown[] = {1, 5, -18, -100, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         const char *s = sym_strerror((sym_status_t)unknown[i]);
         const char *nm = sym_status_name((sym_status_t)unknown[i]);
@@ -663,8 +657,8 @@ Test(errors, status_strings)
         for (size_t j = 0; s && nm && j < n; j++) {
             cr_expect(strcmp(s, sym_strerror(codes[j].code)) != 0,
                       "unknown code %d is described as %s", unknown[i], codes[j].name);
-            cr_expect(strcmp(nm, codes[j].name) != 0, "unknown code %d is named %s",
-                      unknown[i], codes[j].name);
+            cr_expect(strcmp(nm, codes[j].name) != 0, "unknown code %d is named %s", unknown[i],
+                      codes[j].name);
         }
     }
 }
@@ -711,7 +705,7 @@ static void *error_thread(void *arg)
 static void per_thread_body(int me, int npes, void *arg)
 {
     (void)arg;
-    struct thread_ctx c = { .ok = false };
+    struct thread_ctx c = {.ok = false};
     PE_ASSERT(sem_init(&c.go_thread, 0, 0) == 0 && sem_init(&c.go_main, 0, 0) == 0, "sem_init");
     pthread_t t;
     PE_ASSERT(pthread_create(&t, NULL, error_thread, &c) == 0, "pthread_create");
@@ -728,8 +722,7 @@ static void per_thread_body(int me, int npes, void *arg)
     sem_wait(&c.go_main);
     PE_ASSERT(pthread_join(t, NULL) == 0, "pthread_join");
     PE_ASSERT(c.ok, "%s", c.why);
-    PE_ASSERT(c.seen_initial[0] == '\0', "a new thread starts with message '%s'",
-              c.seen_initial);
+    PE_ASSERT(c.seen_initial[0] == '\0', "a new thread starts with message '%s'", c.seen_initial);
     PE_ASSERT(strstr(sym_last_error(), "3000"), "main's message '%s'", sym_last_error());
     sem_destroy(&c.go_thread);
     sem_destroy(&c.go_main);

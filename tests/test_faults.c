@@ -15,15 +15,15 @@
 
 static void sleep_ms(int ms)
 {
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
 static void assert_contains(const char *haystack, const char *needle)
 {
     if (!strstr(haystack, needle))
-        pe_fail(__FILE__, __LINE__, "strstr", "message \"%s\" does not mention \"%s\"",
-                haystack, needle);
+        pe_fail(__FILE__, __LINE__, "strstr", "message \"%s\" does not mention \"%s\"", haystack,
+                needle);
 }
 
 /* The last PE is SIGKILLed while every other PE waits in a barrier for it;
@@ -55,13 +55,13 @@ static void killed_in_barrier_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(faults, killed_in_barrier)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, faults, killed_in_barrier)
 {
-    struct pe_job job = { .npes = *npes, .body = killed_in_barrier_body, .raw = true };
+    struct pe_job job = {.npes = *npes, .body = killed_in_barrier_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     int victim = *npes - 1;
@@ -126,14 +126,14 @@ static void never_arrives_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(faults, never_arrives)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, faults, never_arrives)
 {
-    const char *const env[] = { harness_timeout_env(1), NULL };
-    struct pe_job job = { .npes = *npes, .body = never_arrives_body, .raw = true, .env = env };
+    const char *const env[] = {harness_timeout_env(1), NULL};
+    struct pe_job job = {.npes = *npes, .body = never_arrives_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     for (int pe = 0; pe < *npes; pe++)
@@ -163,7 +163,7 @@ static void global_exit_body(int me, int n, void *arg)
 
 Test(faults, global_exit)
 {
-    struct pe_job job = { .npes = 3, .body = global_exit_body, .raw = true };
+    struct pe_job job = {.npes = 3, .body = global_exit_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert_eq(out.exit_code[2], 7, "the exiting PE ended with %d", out.exit_code[2]);
@@ -189,7 +189,7 @@ static void exit_without_finalize_body(int me, int n, void *arg)
 
 Test(faults, exit_without_finalize)
 {
-    struct pe_job job = { .npes = 2, .body = exit_without_finalize_body, .raw = true };
+    struct pe_job job = {.npes = 2, .body = exit_without_finalize_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert_eq(out.exit_code[0], 0, "PE 0 failed (code %d)", out.exit_code[0]);
@@ -207,7 +207,8 @@ static void dies_before_init_body(int me, int n, void *arg)
     sym_status_t st = sym_init();
     PE_ASSERT(st == SYM_ERR_PEER_LOST, "sym_init returned %s: %s", sym_status_name(st),
               sym_last_error());
-    PE_ASSERT(harness_now() - t0 < harness_seconds(2.0), "init took %.2f s to notice", harness_now() - t0);
+    PE_ASSERT(harness_now() - t0 < harness_seconds(2.0), "init took %.2f s to notice",
+              harness_now() - t0);
     PE_ASSERT(!sym_initialized(), "initialized after a failed init");
     _exit(0);
 }
@@ -216,7 +217,7 @@ Test(faults, dies_before_init)
 {
     harness_require_symrun("a PE that dies before it connects to the rendezvous is known to "
                            "nobody but the launcher: its peers wait for the init timeout");
-    struct pe_job job = { .npes = 4, .body = dies_before_init_body, .raw = true };
+    struct pe_job job = {.npes = 4, .body = dies_before_init_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     for (int pe = 0; pe < 3; pe++)
@@ -367,20 +368,23 @@ static void inject_body(int me, int n, void *arg)
 static void inject_run(struct inject_case *c)
 {
     const bool is_kill = !strcmp(c->action, "kill");
-    struct inject_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct inject_shared *sh =
+        mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert(sh != MAP_FAILED, "mmap");
     memset(sh, 0, sizeof(*sh));
     c->shared = sh;
     char fault[128];
-    snprintf(fault, sizeof(fault), "SYMHEAP_FAULT=%s:pe=%d:op=%s:count=%d%s", c->action,
-             c->victim, c->op, INJECT_COUNT, is_kill ? "" : ":seconds=");
+    snprintf(fault, sizeof(fault), "SYMHEAP_FAULT=%s:pe=%d:op=%s:count=%d%s", c->action, c->victim,
+             c->op, INJECT_COUNT, is_kill ? "" : ":seconds=");
     if (!is_kill) /* a stall outlasts the timeout */
-        snprintf(fault + strlen(fault), sizeof(fault) - strlen(fault), "%g",
-                 harness_seconds(3));
-    const char *env[] = { fault, harness_timeout_env(is_kill ? 30 : 1), NULL };
-    struct pe_job job = { .npes = c->npes, .body = inject_body, .arg = c, .raw = true,
-                          .env = env, .job_timeout_s = 60 };
+        snprintf(fault + strlen(fault), sizeof(fault) - strlen(fault), "%g", harness_seconds(3));
+    const char *env[] = {fault, harness_timeout_env(is_kill ? 30 : 1), NULL};
+    struct pe_job job = {.npes = c->npes,
+                         .body = inject_body,
+                         .arg = c,
+                         .raw = true,
+                         .env = env,
+                         .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
 
@@ -388,19 +392,19 @@ static void inject_run(struct inject_case *c)
     for (int pe = 0; pe < c->npes; pe++) {
         if (pe == c->victim)
             continue;
-        cr_expect_eq(out.exit_code[pe], 0, "%s in %s: survivor PE %d failed (code %d)",
-                     c->action, c->op, pe, out.exit_code[pe]);
+        cr_expect_eq(out.exit_code[pe], 0, "%s in %s: survivor PE %d failed (code %d)", c->action,
+                     c->op, pe, out.exit_code[pe]);
         double dt = sh->t_err[pe] - sh->t_fault;
         if (dt > worst)
             worst = dt;
         /* the issue's bound: 2 s after a death (scaled in slow builds);
          * a stall ends at the 1 s timeout, 5 s allows for a loaded host */
         cr_expect(sh->t_fault > 0 && sh->t_err[pe] > 0 && dt < harness_seconds(is_kill ? 2.0 : 5.0),
-                  "%s in %s: PE %d saw the error %.3f s after the fault", c->action, c->op, pe,
-                  dt);
+                  "%s in %s: PE %d saw the error %.3f s after the fault", c->action, c->op, pe, dt);
         if (!is_kill)
-            cr_expect(dt >= harness_seconds(0.9), "stall in %s: PE %d gave up after %.3f s (timeout %g s)",
-                      c->op, pe, dt, harness_seconds(1));
+            cr_expect(dt >= harness_seconds(0.9),
+                      "stall in %s: PE %d gave up after %.3f s (timeout %g s)", c->op, pe, dt,
+                      harness_seconds(1));
     }
     if (is_kill)
         cr_expect_eq(out.term_signal[c->victim], SIGKILL, "the victim ended with code %d",
@@ -414,27 +418,28 @@ static void inject_run(struct inject_case *c)
     for (int pe = 0; pe < c->npes; pe++)
         cr_expect(sh->pid[pe] > 0 && kill(sh->pid[pe], 0) != 0 && errno == ESRCH,
                   "PE %d (pid %d) is still there after the job", pe, sh->pid[pe]);
-    fprintf(stderr, "fault %s:op=%s npes=%d victim=%d: survivors' error after %.1f ms "
-            "(worst), job exit %d, %.2f s\n", c->action, c->op, c->npes, c->victim,
-            worst * 1e3, out.job_exit_code, out.seconds);
+    fprintf(stderr,
+            "fault %s:op=%s npes=%d victim=%d: survivors' error after %.1f ms "
+            "(worst), job exit %d, %.2f s\n",
+            c->action, c->op, c->npes, c->victim, worst * 1e3, out.job_exit_code, out.seconds);
     munmap(sh, sizeof(*sh));
 }
 
 ParameterizedTestParameters(faults, injected_kill)
 {
     static struct inject_case cases[] = {
-        { "kill", "put", 3, 2, NULL },           { "kill", "get", 3, 1, NULL },
-        { "kill", "atomic", 3, 0, NULL },        { "kill", "wait", 3, 2, NULL },
-        { "kill", "barrier", 3, 1, NULL },       { "kill", "send", 3, 2, NULL },
-        { "kill", "recv", 3, 1, NULL },          { "kill", "broadcast", 3, 0, NULL },
-        { "kill", "broadcast", 4, 3, NULL },     { "kill", "reduce", 3, 2, NULL },
-        { "kill", "reduce", 3, 0, NULL },        { "kill", "allreduce", 4, 1, NULL },
-        { "kill", "allreduce", 2, 1, NULL },     { "kill", "reduce_scatter", 3, 2, NULL },
-        { "kill", "all_gather", 3, 1, NULL },    { "kill", "all_gatherv", 3, 2, NULL },
-        { "kill", "all_to_all", 4, 2, NULL },    { "kill", "all_to_allv", 3, 0, NULL },
-        { "kill", "gather", 3, 2, NULL },        { "kill", "gather", 3, 0, NULL },
-        { "kill", "scatter", 3, 1, NULL },       { "kill", "scatter", 3, 0, NULL },
-        { "kill", "team_split", 3, 2, NULL },
+        {"kill", "put", 3, 2, NULL},        {"kill", "get", 3, 1, NULL},
+        {"kill", "atomic", 3, 0, NULL},     {"kill", "wait", 3, 2, NULL},
+        {"kill", "barrier", 3, 1, NULL},    {"kill", "send", 3, 2, NULL},
+        {"kill", "recv", 3, 1, NULL},       {"kill", "broadcast", 3, 0, NULL},
+        {"kill", "broadcast", 4, 3, NULL},  {"kill", "reduce", 3, 2, NULL},
+        {"kill", "reduce", 3, 0, NULL},     {"kill", "allreduce", 4, 1, NULL},
+        {"kill", "allreduce", 2, 1, NULL},  {"kill", "reduce_scatter", 3, 2, NULL},
+        {"kill", "all_gather", 3, 1, NULL}, {"kill", "all_gatherv", 3, 2, NULL},
+        {"kill", "all_to_all", 4, 2, NULL}, {"kill", "all_to_allv", 3, 0, NULL},
+        {"kill", "gather", 3, 2, NULL},     {"kill", "gather", 3, 0, NULL},
+        {"kill", "scatter", 3, 1, NULL},    {"kill", "scatter", 3, 0, NULL},
+        {"kill", "team_split", 3, 2, NULL},
     };
     return cr_make_param_array(struct inject_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -447,9 +452,9 @@ ParameterizedTest(struct inject_case *c, faults, injected_kill)
 ParameterizedTestParameters(faults, injected_stall)
 {
     static struct inject_case cases[] = {
-        { "stall", "barrier", 3, 2, NULL },
-        { "stall", "allreduce", 3, 1, NULL },
-        { "stall", "put", 2, 1, NULL },
+        {"stall", "barrier", 3, 2, NULL},
+        {"stall", "allreduce", 3, 1, NULL},
+        {"stall", "put", 2, 1, NULL},
     };
     return cr_make_param_array(struct inject_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -474,7 +479,7 @@ static void dies_by_sigterm_body(int me, int n, void *arg)
 
 Test(faults, sigterm_is_not_caught)
 {
-    struct pe_job job = { .npes = 2, .body = dies_by_sigterm_body, .raw = true };
+    struct pe_job job = {.npes = 2, .body = dies_by_sigterm_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
@@ -488,9 +493,9 @@ Test(faults, sigterm_is_not_caught_over_ofi)
 #ifndef SYM_HAVE_OFI
     cr_skip_test("SKIPPED: built without libfabric");
 #endif
-    static const char *const env[] = { "SYMHEAP_TRANSPORT=ofi",
-                                       "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", NULL };
-    struct pe_job job = { .npes = 2, .body = dies_by_sigterm_body, .raw = true, .env = env };
+    static const char *const env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                                      NULL};
+    struct pe_job job = {.npes = 2, .body = dies_by_sigterm_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert_eq(out.term_signal[0], SIGTERM, "PE 0 ended with exit code %d, signal %d",
@@ -539,13 +544,12 @@ Test(faults, killed_pe_leaves_no_provider_region)
 #ifndef SYM_HAVE_OFI
     cr_skip_test("SKIPPED: built without libfabric");
 #endif
-    static const char *const env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm",
-                                       NULL };
+    static const char *const env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=shm", NULL};
     char path[64];
     snprintf(path, sizeof path, "/tmp/symheap-faults-region-%ld", (long)getpid());
     unlink(path);
-    struct pe_job job = { .npes = 2, .body = killed_over_shm_provider_body, .arg = path,
-                          .raw = true, .env = env };
+    struct pe_job job = {
+        .npes = 2, .body = killed_over_shm_provider_body, .arg = path, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     long pid = 0;

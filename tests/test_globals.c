@@ -17,8 +17,8 @@
 #define N 1000
 
 /* .data (non-zero initialisers) and .bss, static and external linkage. */
-static int64_t s_data[N] = { 7, 11, 13 };
-static const int64_t s_data_init[3] = { 7, 11, 13 };
+static int64_t s_data[N] = {7, 11, 13};
+static const int64_t s_data_init[3] = {7, 11, 13};
 int64_t g_bss[N];
 static uint8_t s_bytes[4099];
 uint64_t g_counter;
@@ -45,8 +45,10 @@ static void globals_body(int me, int n, void *arg)
     (void)arg;
     int right = (me + 1) % n, left = (me - 1 + n) % n;
     /* The remap preserved what .data held and stdio still works. */
-    PE_ASSERT(s_initialized_int == 424242 && s_small == 0x1234, "initialised globals changed "
-              "by sym_init: %d %x", s_initialized_int, s_small);
+    PE_ASSERT(s_initialized_int == 424242 && s_small == 0x1234,
+              "initialised globals changed "
+              "by sym_init: %d %x",
+              s_initialized_int, s_small);
     PE_ASSERT(memcmp(s_data, s_data_init, sizeof(s_data_init)) == 0, "s_data lost its initialiser");
     fprintf(stderr, "%s", ""); /* stdio state lives in .data/.bss too */
 
@@ -105,7 +107,7 @@ static void globals_body(int me, int n, void *arg)
     for (size_t i = 0; i < 3 * 64; i++)
         PE_ASSERT(s_strided[i] == (i % 3 == 0 ? (uint64_t)val(left, i / 3) : 0),
                   "iput s_strided[%zu] wrong", i);
-    uint64_t lgot[128] = { 0 };
+    uint64_t lgot[128] = {0};
     PE_OK(sym_iget(lgot, s_strided, 2, 3, 8, 64, right)); /* right's holds mine */
     for (size_t i = 0; i < 128; i++)
         PE_ASSERT(lgot[i] == (i % 2 == 0 ? (uint64_t)val(me, i / 2) : 0), "iget lgot[%zu]", i);
@@ -216,8 +218,10 @@ static void fork_body(int me, int n, void *arg)
     PE_OK(sym_barrier_all());
     PE_ASSERT(g_bss[1] == 55 + (me - 1 + n) % n, "put after fork: %lld", (long long)g_bss[1]);
     sym_free(g_bss);
-    PE_ASSERT(strstr(sym_last_error(), "global or static variable") != NULL, "sym_free of a "
-              "global: %s", sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), "global or static variable") != NULL,
+              "sym_free of a "
+              "global: %s",
+              sym_last_error());
 }
 
 Test(globals, fork_child_is_private)
@@ -289,8 +293,10 @@ static void fork_threads_body(int me, int n, void *arg)
         PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
         PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "round %d: child ended with %#x", round,
                   ws);
-        PE_ASSERT(g_bss[2] == 1000 * me + round, "round %d: the child's store reached the "
-                  "parent: %lld", round, (long long)g_bss[2]);
+        PE_ASSERT(g_bss[2] == 1000 * me + round,
+                  "round %d: the child's store reached the "
+                  "parent: %lld",
+                  round, (long long)g_bss[2]);
         /* the parent's variables are still the job's */
         PE_OK(sym_p64((uint64_t *)&g_bss[3], (uint64_t)(10 * me + round), right));
         PE_OK(sym_barrier_all());
@@ -351,7 +357,7 @@ static void fork_nomem_body(int me, int n, void *arg)
     unsigned long pages = 0;
     PE_ASSERT(f && fscanf(f, "%lu", &pages) == 1, "statm");
     fclose(f);
-    struct rlimit tight = { (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE), old.rlim_max };
+    struct rlimit tight = {(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE), old.rlim_max};
     PE_ASSERT(setrlimit(RLIMIT_AS, &tight) == 0, "setrlimit");
     pid_t pid = fork();
     if (pid == 0) {
@@ -375,7 +381,8 @@ static void fork_nomem_body(int me, int n, void *arg)
     PE_ASSERT(waitpid(pid, &ws, 0) == pid, "waitpid");
     PE_ASSERT(WIFEXITED(ws) && WEXITSTATUS(ws) == 127,
               "a child without a private copy of the globals went on (status 0x%x); it said "
-              "'%s'", ws, text);
+              "'%s'",
+              ws, text);
     PE_ASSERT(strstr(text, "cannot get a private copy") && strstr(text, "ENOMEM"),
               "the child's message does not say why: '%s'", text);
     PE_ASSERT(g_bss[0] == 200 + me, "the child wrote into the parent's variables");
@@ -426,7 +433,7 @@ static int shm_mappings(int me)
  * after the first init the segment is a shared mapping whose untouched
  * pages are not present, yet hold data. */
 #define FAR_WORDS (3 * 65536 / sizeof(uint64_t))
-#define FAR_AT (FAR_WORDS / 2)
+#define FAR_AT    (FAR_WORDS / 2)
 static uint64_t s_far_page[FAR_WORDS]; /* the middle window is the array's alone */
 
 static void finalize_body(int me, int n, void *arg)
@@ -438,7 +445,7 @@ static void finalize_body(int me, int n, void *arg)
         PE_OK(sym_init());
         PE_ASSERT(s_initialized_int == 1000 + me + cycle, "a pre-init value was lost");
         int right = (me + 1) % n, left = (me - 1 + n) % n;
-        int64_t v[4] = { me, cycle, -me, 99 };
+        int64_t v[4] = {me, cycle, -me, 99};
         PE_OK(sym_put(&g_bss[10], v, sizeof(v), right));
         PE_OK(sym_atomic_add64(&g_counter, 1, 0));
         PE_OK(sym_barrier_all());
@@ -446,8 +453,8 @@ static void finalize_body(int me, int n, void *arg)
         PE_OK(sym_finalize());
         PE_ASSERT(shm_mappings(me) == 0, "%d /dev/shm mappings remain after sym_finalize",
                   shm_mappings(me));
-        PE_ASSERT(g_bss[10] == left && g_bss[11] == cycle && g_bss[12] == -left &&
-                  g_bss[13] == 99, "globals lost their values at sym_finalize");
+        PE_ASSERT(g_bss[10] == left && g_bss[11] == cycle && g_bss[12] == -left && g_bss[13] == 99,
+                  "globals lost their values at sym_finalize");
         if (me == 0)
             PE_ASSERT(g_counter == (uint64_t)n * (cycle + 1), "g_counter = %llu after cycle %d",
                       (unsigned long long)g_counter, cycle);
@@ -463,13 +470,13 @@ static void finalize_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(globals, finalize_keeps_values)
 {
-    static int counts[] = { 1, 2, 4 };
+    static int counts[] = {1, 2, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, globals, finalize_keeps_values)
 {
-    struct pe_job job = { .npes = *npes, .body = finalize_body, .raw = true };
+    struct pe_job job = {.npes = *npes, .body = finalize_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -493,13 +500,13 @@ static void cma_body(int me, int n, void *arg)
     for (size_t i = 0; i < N; i++)
         PE_ASSERT(got[i] == val(me, i), "cma get: [%zu] wrong", i);
     PE_OK(sym_p16(&s_small, (uint16_t)me, right));
-    uint64_t lsrc[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    uint64_t lsrc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     PE_OK(sym_iput(s_strided, lsrc, 2, 1, 8, 8, right));
     PE_OK(sym_barrier_all());
     PE_ASSERT(s_small == (uint16_t)left, "cma p16");
     for (size_t i = 0; i < 8; i++)
         PE_ASSERT(s_strided[2 * i] == lsrc[i], "cma iput [%zu]", i);
-    uint64_t lg[8] = { 0 };
+    uint64_t lg[8] = {0};
     PE_OK(sym_iget(lg, s_strided, 1, 2, 8, 8, left));
     for (size_t i = 0; i < 8; i++)
         PE_ASSERT(lg[i] == lsrc[i], "cma iget [%zu]", i);
@@ -537,13 +544,13 @@ static void cma_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(globals, cma_fallback)
 {
-    static int counts[] = { 1, 2, 4 };
+    static int counts[] = {1, 2, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, globals, cma_fallback)
 {
-    static const char *const env[] = { "SYMHEAP_GLOBALS=cma", NULL };
+    static const char *const env[] = {"SYMHEAP_GLOBALS=cma", NULL};
     run_pes_env(*npes, env, cma_body, NULL);
 }
 
@@ -555,13 +562,12 @@ static void mismatch_body(int me, int n, void *arg)
     (void)arg;
     setenv("SYMHEAP_GLOBALS", me == 0 ? "off" : "auto", 1);
     PE_FAILS_WITH(sym_init(), SYM_ERR_BOOTSTRAP);
-    PE_ASSERT(strstr(sym_last_error(), "same executable") != NULL, "message: %s",
-              sym_last_error());
+    PE_ASSERT(strstr(sym_last_error(), "same executable") != NULL, "message: %s", sym_last_error());
 }
 
 Test(globals, different_segments_refused)
 {
-    struct pe_job job = { .npes = 2, .body = mismatch_body, .raw = true };
+    struct pe_job job = {.npes = 2, .body = mismatch_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

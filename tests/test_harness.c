@@ -38,8 +38,8 @@ static void skip_unless_listed(void)
 static void assert_env(const char *name, bool set)
 {
     const char *v = getenv(name);
-    PE_ASSERT((v != NULL) == set, "%s is %s%s%s", name, v ? "set to '" : "unset",
-              v ? v : "", v ? "'" : "");
+    PE_ASSERT((v != NULL) == set, "%s is %s%s%s", name, v ? "set to '" : "unset", v ? v : "",
+              v ? "'" : "");
 }
 
 /* A PE checks that it joined through the bootstrap `arg` names, and that
@@ -75,11 +75,11 @@ Test(launcher, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
  * PEs join symrun's segment (or another rendezvous) by accident. */
 Test(launcher_tcp, in_effect, .timeout = HARNESS_CR_TIMEOUT(60))
 {
-    const char *const env[] = { "SYMHEAP_BOOTSTRAP=symrun", "SYMHEAP_SYMRUN_FD=99",
-                                "SYMHEAP_ROOT_ADDR=127.0.0.1:9", NULL };
+    const char *const env[] = {"SYMHEAP_BOOTSTRAP=symrun", "SYMHEAP_SYMRUN_FD=99",
+                               "SYMHEAP_ROOT_ADDR=127.0.0.1:9", NULL};
     skip_unless_listed();
-    struct pe_job job = { .npes = NPES, .body = in_effect_body, .arg = "tcp", .env = env,
-                          .launcher = "tcp" };
+    struct pe_job job = {
+        .npes = NPES, .body = in_effect_body, .arg = "tcp", .env = env, .launcher = "tcp"};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -107,7 +107,7 @@ static void leak_body(int me, int npes, void *arg)
 static void leftover_counted(const char *launcher)
 {
     skip_unless_listed();
-    struct pe_job job = { .npes = NPES, .body = leak_body, .launcher = launcher };
+    struct pe_job job = {.npes = NPES, .body = leak_body, .launcher = launcher};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     for (int i = 0; i < NPES; i++)
@@ -148,8 +148,8 @@ Test(launcher_tcp, leftover_counted, .timeout = HARNESS_CR_TIMEOUT(60))
  * test process and leaves only once both have: a survivor that left
  * first would be the death the other one reports. */
 struct fail_report {
-    int done;              /* survivors that recorded their result */
-    int status[2];         /* sym_status_t of the barrier after the failure */
+    int done;      /* survivors that recorded their result */
+    int status[2]; /* sym_status_t of the barrier after the failure */
     char message[2][256];
 };
 
@@ -165,7 +165,7 @@ static void one_fails_body(int me, int npes, void *arg)
     const double deadline = harness_now() + harness_seconds(20);
     while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) < npes - 1) {
         PE_ASSERT(harness_now() < deadline, "the other survivor never reported");
-        struct timespec ts = { 0, 1000000 };
+        struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
     _exit(0);
@@ -174,19 +174,16 @@ static void one_fails_body(int me, int npes, void *arg)
 Test(launcher_tcp, failing_pe_named, .timeout = HARNESS_CR_TIMEOUT(60))
 {
     skip_unless_listed();
-    struct fail_report *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
-                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct fail_report *r =
+        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert(r != MAP_FAILED, "mmap: %s", strerror(errno));
-    struct pe_job job = { .npes = NPES, .body = one_fails_body, .arg = r,
-                          .launcher = "tcp" };
+    struct pe_job job = {.npes = NPES, .body = one_fails_body, .arg = r, .launcher = "tcp"};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(!out.timed_out, "the job timed out");
-    cr_assert_eq(out.exit_code[2], 1, "PE 2 ended with %d, not its failure (1)",
-                 out.exit_code[2]);
+    cr_assert_eq(out.exit_code[2], 1, "PE 2 ended with %d, not its failure (1)", out.exit_code[2]);
     for (int i = 0; i < 2; i++) {
-        cr_assert_eq(out.exit_code[i], 0, "PE %d ended with %d (see above)", i,
-                     out.exit_code[i]);
+        cr_assert_eq(out.exit_code[i], 0, "PE %d ended with %d (see above)", i, out.exit_code[i]);
         cr_assert(r->status[i] == SYM_ERR_PEER_LOST && strstr(r->message[i], "PE 2 "),
                   "PE %d's barrier after PE 2 failed returned %s: %s", i,
                   sym_status_name(r->status[i]), r->message[i]);
@@ -209,8 +206,8 @@ Test(launcher_tcp, hang_killed_at_job_timeout, .timeout = HARNESS_CR_TIMEOUT(60)
 {
     const double limit = 2;
     skip_unless_listed();
-    struct pe_job job = { .npes = NPES, .body = hang_body, .job_timeout_s = limit,
-                          .launcher = "tcp" };
+    struct pe_job job = {
+        .npes = NPES, .body = hang_body, .job_timeout_s = limit, .launcher = "tcp"};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     cr_assert(out.timed_out, "the job did not time out");

@@ -137,8 +137,10 @@ static void start_guardian(int id)
         cr_skip_test("SKIPPED: pipe for the namespace guardian: %s", strerror(errno));
     char script[512];
     snprintf(script, sizeof(script),
-             "cat >/dev/null; for n in $(ip netns list | sed -n 's/^\\(symheap-%d-[0-9a-z]*\\).*/\\1/p'); "
-             "do ip netns del \"$n\"; done", id);
+             "cat >/dev/null; for n in $(ip netns list | sed -n "
+             "'s/^\\(symheap-%d-[0-9a-z]*\\).*/\\1/p'); "
+             "do ip netns del \"$n\"; done",
+             id);
     pid_t pid = fork();
     if (pid < 0)
         cr_skip_test("SKIPPED: fork for the namespace guardian: %s", strerror(errno));
@@ -169,11 +171,13 @@ static bool link_running(const char *ns, const char *dev)
     for (int k = 0; k < 1000; k++) { /* 20 s */
         if (sh("ip -n %s -o link show dev %s | grep -q 'state UP'", ns, dev) == 0)
             return true;
-        struct timespec ts = { 0, 20000000 };
+        struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
-    snprintf(setup_error, sizeof(setup_error), "link %s in namespace %s is not running 20 s "
-             "after it was set up", dev, ns);
+    snprintf(setup_error, sizeof(setup_error),
+             "link %s in namespace %s is not running 20 s "
+             "after it was set up",
+             dev, ns);
     return false;
 }
 
@@ -182,8 +186,7 @@ static void net_setup(int n)
 {
     setup_error[0] = '\0';
     if (geteuid() != 0)
-        cr_skip_test("SKIPPED: network namespaces need root (running as uid %d)",
-                     (int)geteuid());
+        cr_skip_test("SKIPPED: network namespaces need root (running as uid %d)", (int)geteuid());
     if (sh("ip -V") != 0)
         cr_skip_test("SKIPPED: the ip command (iproute2) is not available: %s", setup_error);
     int id = (int)getpid();
@@ -238,7 +241,7 @@ static void start_in(struct bjob *j, int r, int spoke, const char *groups, int p
     static char root[BJOB_MAX][64], grp[BJOB_MAX][128];
     snprintf(root[r], sizeof(root[r]), "SYMHEAP_ROOT_ADDR=10.77.1.2:%d", port);
     snprintf(grp[r], sizeof(grp[r]), "BOOT_PE_GROUPS=%s", groups);
-    const char *prefix[] = { "ip", "netns", "exec", ns_spoke[spoke - 1], NULL };
+    const char *prefix[] = {"ip", "netns", "exec", ns_spoke[spoke - 1], NULL};
     /* FI_TCP_IFACE: the spoke's link, as one would name the cluster
      * network on a real host with several interfaces. */
     /* 200 contended ticket rounds instead of 2000: every round of every
@@ -247,11 +250,11 @@ static void start_in(struct bjob *j, int r, int spoke, const char *groups, int p
      * for the PE that finished first and waited in the next barrier
      * (seen at load 30); 200 rounds of 4
      * PEs on one word still interleave. */
-    const char *env[] = { root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30",
-                          "BOOT_PE_CONTEND_ROUNDS=200",
-                          /* connections between hosts set up inside sym_init,
-                           * while every PE is there to accept them */
-                          "SYMHEAP_OFI_EAGER_CONNECT=1", NULL };
+    const char *env[] = {root[r], grp[r], "FI_TCP_IFACE=eth0", "SYMHEAP_TIMEOUT=30",
+                         "BOOT_PE_CONTEND_ROUNDS=200",
+                         /* connections between hosts set up inside sym_init,
+                          * while every PE is there to accept them */
+                         "SYMHEAP_OFI_EAGER_CONNECT=1", NULL};
     bjob_start_tcp(j, r, prefix, env, args);
 }
 
@@ -272,11 +275,11 @@ Test(netns, three_hosts, .fini = fini, .timeout = 240)
     net_setup(3);
     struct bjob job;
     bjob_init(&job, 4);
-    static const int spoke_of[] = { 1, 1, 2, 3 };
+    static const int spoke_of[] = {1, 1, 2, 3};
     for (int r = 0; r < 4; r++)
-        start_in(&job, r, spoke_of[r], "1,1,2,3", 5301, (const char *[]){ "check", NULL });
+        start_in(&job, r, spoke_of[r], "1,1,2,3", 5301, (const char *[]){"check", NULL});
     bjob_wait(&job, 180);
-    static const char *const shm[] = { "shm:0,1 ", "shm:0,1 ", "shm:2 ", "shm:3 " };
+    static const char *const shm[] = {"shm:0,1 ", "shm:0,1 ", "shm:2 ", "shm:3 "};
     for (int r = 0; r < 4; r++) {
         bjob_assert_exit(&job, r, 0);
         char want[64];
@@ -295,9 +298,9 @@ Test(netns, host_pe_killed, .fini = fini, .timeout = 240)
     net_setup(3);
     struct bjob job;
     bjob_init(&job, 4);
-    static const int spoke_of[] = { 1, 1, 2, 3 };
+    static const int spoke_of[] = {1, 1, 2, 3};
     for (int r = 0; r < 4; r++)
-        start_in(&job, r, spoke_of[r], "1,1,2,3", 5302, (const char *[]){ "die", "2", NULL });
+        start_in(&job, r, spoke_of[r], "1,1,2,3", 5302, (const char *[]){"die", "2", NULL});
     bjob_wait(&job, 180);
     bjob_assert_signal(&job, 2, SIGKILL);
     for (int r = 0; r < 4; r++) {
@@ -317,11 +320,11 @@ Test(netns, mixed_two_by_two, .fini = fini, .timeout = 240)
     net_setup(2);
     struct bjob job;
     bjob_init(&job, 4);
-    static const int spoke_of[] = { 1, 1, 2, 2 };
+    static const int spoke_of[] = {1, 1, 2, 2};
     for (int r = 0; r < 4; r++)
-        start_in(&job, r, spoke_of[r], "1,1,2,2", 5303, (const char *[]){ "check", NULL });
+        start_in(&job, r, spoke_of[r], "1,1,2,2", 5303, (const char *[]){"check", NULL});
     bjob_wait(&job, 180);
-    static const char *const shm[] = { "shm:0,1 ", "shm:0,1 ", "shm:2,3 ", "shm:2,3 " };
+    static const char *const shm[] = {"shm:0,1 ", "shm:0,1 ", "shm:2,3 ", "shm:2,3 "};
     for (int r = 0; r < 4; r++) {
         bjob_assert_exit(&job, r, 0);
         char want[64];
@@ -333,9 +336,9 @@ Test(netns, mixed_two_by_two, .fini = fini, .timeout = 240)
     bjob_init(&ref, 4);
     char addr[64];
     snprintf(addr, sizeof(addr), "SYMHEAP_ROOT_ADDR=127.0.0.1:%d", bjob_free_port());
-    const char *env[] = { addr, NULL };
+    const char *env[] = {addr, NULL};
     for (int r = 0; r < 4; r++)
-        bjob_start_tcp(&ref, r, NULL, env, (const char *[]){ "check", NULL });
+        bjob_start_tcp(&ref, r, NULL, env, (const char *[]){"check", NULL});
     bjob_wait(&ref, 120);
     char a[32], b[32];
     for (int r = 0; r < 4; r++) {
@@ -368,18 +371,20 @@ Test(netns, loopback_address_refused, .fini = fini, .timeout = 240)
               "cannot add the interface that stays down: %s", setup_error);
     struct bjob job;
     bjob_init(&job, 2);
-    static const char *const iface[] = { "FI_TCP_IFACE=eth0", "FI_TCP_IFACE=nic1" };
+    static const char *const iface[] = {"FI_TCP_IFACE=eth0", "FI_TCP_IFACE=nic1"};
     for (int r = 0; r < 2; r++) {
-        const char *prefix[] = { "ip", "netns", "exec", ns_spoke[r], NULL };
-        const char *env[] = { "SYMHEAP_ROOT_ADDR=10.77.1.2:5304", iface[r], NULL };
-        bjob_start_tcp(&job, r, prefix, env, (const char *[]){ "init-fails", "SYM_ERR_UNAVAILABLE", NULL });
+        const char *prefix[] = {"ip", "netns", "exec", ns_spoke[r], NULL};
+        const char *env[] = {"SYMHEAP_ROOT_ADDR=10.77.1.2:5304", iface[r], NULL};
+        bjob_start_tcp(&job, r, prefix, env,
+                       (const char *[]){"init-fails", "SYM_ERR_UNAVAILABLE", NULL});
     }
     bjob_wait(&job, 120);
     for (int r = 0; r < 2; r++) {
         bjob_assert_exit(&job, r, 0);
-        bjob_assert_output(&job, r, "PE 1's libfabric address on provider tcp;ofi_rxm is the "
-                                    "loopback address 127.0.0.1, which PE 0 on another host "
-                                    "cannot reach");
+        bjob_assert_output(&job, r,
+                           "PE 1's libfabric address on provider tcp;ofi_rxm is the "
+                           "loopback address 127.0.0.1, which PE 0 on another host "
+                           "cannot reach");
     }
     bjob_fini(&job);
 }

@@ -23,15 +23,16 @@
 #include "ofi/ofi.h"
 #include "ofi/ofi_private.h"
 
-static struct ofi_param params2[] = { { 0, 2 }, { 1, 2 } };
-static struct ofi_param params3[] = { { 0, 3 }, { 1, 3 } };
+static struct ofi_param params2[] = {{0, 2}, {1, 2}};
+static struct ofi_param params3[] = {{0, 3}, {1, 3}};
 
 /* ---- provider choice ------------------------------------------------------ */
 
 static void chosen_body(int me, int npes, void *arg)
 {
     const struct ofi_param *p = arg;
-    PE_ASSERT(sym_transport_named("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    PE_ASSERT(sym_transport_named("ofi") != NULL,
+              "no ofi transport although SYMHEAP_TRANSPORT=ofi");
     const char *prov = ofi_transport_provider(sym_transport_named("ofi"));
     PE_ASSERT(strcmp(prov, ofi_providers[p->provider]) == 0, "provider %s, asked for %s", prov,
               ofi_providers[p->provider]);
@@ -61,16 +62,14 @@ static void missing_body(int me, int npes, void *arg)
     (void)arg;
     PE_FAILS_WITH(sym_init(), SYM_ERR_UNAVAILABLE);
     const char *msg = sym_last_error();
-    PE_ASSERT(strstr(msg, "SYMHEAP_OFI_PROVIDER=no-such-provider") &&
-                  strstr(msg, "tcp;ofi_rxm"),
+    PE_ASSERT(strstr(msg, "SYMHEAP_OFI_PROVIDER=no-such-provider") && strstr(msg, "tcp;ofi_rxm"),
               "message does not name the variable and what exists: %s", msg);
 }
 
 Test(ofi, missing_provider_is_a_clear_init_error)
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=no-such-provider",
-                          NULL };
-    struct pe_job job = { .npes = 2, .body = missing_body, .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=no-such-provider", NULL};
+    struct pe_job job = {.npes = 2, .body = missing_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -89,14 +88,13 @@ static void lacking_body(int me, int npes, void *arg)
     PE_ASSERT(strstr(msg, "libfabric provider net cannot execute the fetching atomic "
                           "FI_ATOMIC_READ on FI_UINT32") &&
                   strstr(msg, "SYMHEAP_OFI_PROVIDER"),
-              "message does not name the provider, the missing atomic and the way out: %s",
-              msg);
+              "message does not name the provider, the missing atomic and the way out: %s", msg);
 }
 
 Test(ofi, missing_atomic_is_a_clear_init_error)
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=net", NULL };
-    struct pe_job job = { .npes = 2, .body = lacking_body, .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=net", NULL};
+    struct pe_job job = {.npes = 2, .body = lacking_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -109,10 +107,21 @@ static uint8_t pattern(size_t i, int from, size_t size)
     return (uint8_t)(i * 131u + (unsigned)from * 17u + size * 7u + 1u);
 }
 
-static const size_t sizes[] = { 1, 7, 8, 63, 64, 65, 4095, 4096, 4097, 65536 + 3,
-                                256 * 1024, 256 * 1024 + 1, 3 * 1024 * 1024 + 5 };
+static const size_t sizes[] = {1,
+                               7,
+                               8,
+                               63,
+                               64,
+                               65,
+                               4095,
+                               4096,
+                               4097,
+                               65536 + 3,
+                               256 * 1024,
+                               256 * 1024 + 1,
+                               3 * 1024 * 1024 + 5};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-#define MAXSZ (3 * 1024 * 1024 + 5)
+#define MAXSZ  (3 * 1024 * 1024 + 5)
 
 /* Every PE writes to the next one, from the heap and from malloc'd memory,
  * blocking and non-blocking, and reads back from the previous one. */
@@ -143,8 +152,8 @@ static void sizes_body(int me, int npes, void *arg)
             PE_OK(sym_barrier_all());
             for (size_t i = 0; i < n; i++)
                 PE_ASSERT(dst[i] == pattern(i, prev, n + (size_t)variant),
-                          "%s%s put of %zu bytes from PE %d: byte %zu is 0x%02x",
-                          nbi ? "nbi " : "", heap_src ? "heap" : "malloc", n, prev, i, dst[i]);
+                          "%s%s put of %zu bytes from PE %d: byte %zu is 0x%02x", nbi ? "nbi " : "",
+                          heap_src ? "heap" : "malloc", n, prev, i, dst[i]);
             for (size_t i = n; i < n + 64; i++)
                 PE_ASSERT(dst[i] == 0xEE, "put of %zu bytes wrote past its end at %zu", n, i);
             /* Read the previous PE's destination: it holds what I wrote. */
@@ -238,8 +247,8 @@ static void atomics_body(int me, int npes, void *arg)
     (void)prev;
     uint64_t expect64 = 0xFEDCBA9876543210ull;
     PE_ASSERT(*w64 == expect64, "my 64-bit word is %llx", (unsigned long long)*w64);
-    PE_ASSERT(w32[0] == 0x87654321u && w32[1] == 0xA5A5A5A5u, "my 32-bit words are %x %x",
-              w32[0], w32[1]);
+    PE_ASSERT(w32[0] == 0x87654321u && w32[1] == 0xA5A5A5A5u, "my 32-bit words are %x %x", w32[0],
+              w32[1]);
     PE_ASSERT(ref == expect64, "reference drifted");
     PE_OK(sym_barrier_all());
     sym_free(w32);
@@ -284,9 +293,8 @@ static void signal_body(int me, int npes, void *arg)
             uint64_t want = 10 * r;
             uint64_t seen = 0;
             PE_OK(sym_signal_wait_until(sig, SYM_CMP_GE, want, &seen));
-            PE_ASSERT(seen == want, "round %llu: signal %llu, expected %llu",
-                      (unsigned long long)r, (unsigned long long)seen,
-                      (unsigned long long)want);
+            PE_ASSERT(seen == want, "round %llu: signal %llu, expected %llu", (unsigned long long)r,
+                      (unsigned long long)seen, (unsigned long long)want);
             for (size_t i = 0; i < n; i++)
                 PE_ASSERT(buf[i] == pattern(i, (int)r, n),
                           "round %llu: byte %zu of %zu not there when the signal was",
@@ -305,7 +313,8 @@ ParameterizedTestParameters(ofi, put_signal_data_first)
     return cr_make_param_array(struct ofi_param, params2, 2);
 }
 
-ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first, .timeout = HARNESS_CR_TIMEOUT(300))
+ParameterizedTest(struct ofi_param *p, ofi, put_signal_data_first,
+                  .timeout = HARNESS_CR_TIMEOUT(300))
 {
     run_ofi(p, signal_body);
 }
@@ -332,8 +341,8 @@ static void fenced_body(int me, int npes, void *arg)
 
 Test(ofi, fenced_signal_over_sockets, .timeout = HARNESS_CR_TIMEOUT(120))
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
-                          "SYMHEAP_OFI_IGNORE_ORDER=1", "SYMHEAP_TIMEOUT=60", NULL };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
+                         "SYMHEAP_OFI_IGNORE_ORDER=1", "SYMHEAP_TIMEOUT=60", NULL};
     run_pes_env(2, env, fenced_body, NULL);
 }
 
@@ -372,9 +381,10 @@ static void own_word_body(int me, int npes, void *arg)
             expect ^= v;
         }
         PE_OK(sym_signal_fetch(w, &seen));
-        PE_ASSERT(seen == expect, "round %llu: own word %#llx right after the atomic, expected "
-                  "%#llx", (unsigned long long)r, (unsigned long long)seen,
-                  (unsigned long long)expect);
+        PE_ASSERT(seen == expect,
+                  "round %llu: own word %#llx right after the atomic, expected "
+                  "%#llx",
+                  (unsigned long long)r, (unsigned long long)seen, (unsigned long long)expect);
         PE_OK(sym_atomic_add32(h, (uint32_t)r, me));
         expect32 += (uint32_t)r;
         PE_ASSERT(__atomic_load_n(h, __ATOMIC_ACQUIRE) == expect32,
@@ -388,8 +398,8 @@ static void own_word_body(int me, int npes, void *arg)
 
 Test(ofi, own_word_atomic_visible_on_return, .timeout = HARNESS_CR_TIMEOUT(120))
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
-                          "SYMHEAP_TIMEOUT=60", NULL };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=sockets",
+                         "SYMHEAP_TIMEOUT=60", NULL};
     run_pes_env(2, env, own_word_body, NULL);
 }
 
@@ -425,11 +435,12 @@ static void order_body(int me, int npes, void *arg)
         if (me == 1) {
             PE_ASSERT(words[1] == 10 * r + 1,
                       "round %llu: word %llu after a signal then a put to it, expected the "
-                      "put's %llu", (unsigned long long)r, (unsigned long long)words[1],
+                      "put's %llu",
+                      (unsigned long long)r, (unsigned long long)words[1],
                       (unsigned long long)(10 * r + 1));
-            PE_ASSERT(words[2] == 10 * r + 2 && *data == r,
-                      "round %llu: neighbour %llu data %llu", (unsigned long long)r,
-                      (unsigned long long)words[2], (unsigned long long)*data);
+            PE_ASSERT(words[2] == 10 * r + 2 && *data == r, "round %llu: neighbour %llu data %llu",
+                      (unsigned long long)r, (unsigned long long)words[2],
+                      (unsigned long long)*data);
             words[1] = 0; /* the adding rounds start from 0 */
         }
         PE_OK(sym_barrier_all());

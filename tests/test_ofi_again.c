@@ -19,14 +19,14 @@
 #include "core/internal.h"
 #include "ofi/ofi_private.h"
 
-static const char *const providers[] = { "tcp;ofi_rxm", "shm" };
+static const char *const providers[] = {"tcp;ofi_rxm", "shm"};
 
 struct again_param {
     int provider; /* index into providers */
     int every;    /* SYMHEAP_OFI_EAGAIN_EVERY */
 };
 
-static struct again_param params[] = { { 0, 2 }, { 0, 5 }, { 1, 2 }, { 1, 5 } };
+static struct again_param params[] = {{0, 2}, {0, 5}, {1, 2}, {1, 5}};
 
 ParameterizedTestParameters(ofi_again, retried_ops_deliver)
 {
@@ -40,9 +40,9 @@ static uint8_t pattern(size_t i, int from, size_t tag)
 
 /* On both sides of the 64-byte inject size and slots and of the 256 KiB
  * bounce buffer. */
-static const size_t sizes[] = { 1, 8, 64, 65, 4096, 256 * 1024 + 1, 300 * 1024 + 3 };
+static const size_t sizes[] = {1, 8, 64, 65, 4096, 256 * 1024 + 1, 300 * 1024 + 3};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-#define MAXSZ (300 * 1024 + 3)
+#define MAXSZ  (300 * 1024 + 3)
 
 static void rma_part(int me, int npes)
 {
@@ -67,8 +67,10 @@ static void rma_part(int me, int npes)
             }
             PE_OK(sym_barrier_all());
             for (size_t i = 0; i < n; i++)
-                PE_ASSERT(dst[i] == pattern(i, prev, tag), "put variant %d of %zu bytes from "
-                          "PE %d: byte %zu is 0x%02x", variant, n, prev, i, dst[i]);
+                PE_ASSERT(dst[i] == pattern(i, prev, tag),
+                          "put variant %d of %zu bytes from "
+                          "PE %d: byte %zu is 0x%02x",
+                          variant, n, prev, i, dst[i]);
             for (size_t i = n; i < MAXSZ; i += 997)
                 PE_ASSERT(dst[i] == 0xEE, "put of %zu bytes wrote byte %zu", n, i);
             memset(back, 0xCC, n);
@@ -78,8 +80,10 @@ static void rma_part(int me, int npes)
             } else {
                 PE_OK(sym_get(back, dst, n, next));
             }
-            PE_ASSERT(memcmp(back, s, n) == 0, "get variant %d of %zu bytes from PE %d "
-                      "differs from what I put there", variant, n, next);
+            PE_ASSERT(memcmp(back, s, n) == 0,
+                      "get variant %d of %zu bytes from PE %d "
+                      "differs from what I put there",
+                      variant, n, next);
             PE_OK(sym_barrier_all());
         }
     free(src);
@@ -141,10 +145,19 @@ static void amo_part(int me, int npes)
     for (uint64_t k = 1; k <= 40; k++) {
         const uint64_t v = k * 0x9E3779B97F4A7C15ull ^ (uint64_t)prev;
         switch (k % 5) {
-        case 0: case 1: mine += v; break;
-        case 2: mine = v; break;
-        case 3: mine ^= v; break;
-        default: mine32 += (uint32_t)v; break;
+        case 0:
+        case 1:
+            mine += v;
+            break;
+        case 2:
+            mine = v;
+            break;
+        case 3:
+            mine ^= v;
+            break;
+        default:
+            mine32 += (uint32_t)v;
+            break;
         }
     }
     PE_ASSERT(*w64 == mine && *w32 == mine32, "my words are 0x%llx 0x%x, expected 0x%llx 0x%x",
@@ -170,15 +183,17 @@ static void signal_part(int me, int npes)
         const size_t len = round % 2 ? 40 : n;
         for (size_t i = 0; i < len; i++)
             src[i] = pattern(i, me, (size_t)round + 100);
-        PE_OK(sym_put_signal(dst, src, len, sig, round, round % 3 ? SYM_SIGNAL_SET :
-                             SYM_SIGNAL_ADD, next));
+        PE_OK(sym_put_signal(dst, src, len, sig, round, round % 3 ? SYM_SIGNAL_SET : SYM_SIGNAL_ADD,
+                             next));
         uint64_t seen = 0;
         /* SET writes round; ADD (round 3, 6) adds it to round - 1 */
         const uint64_t want = round % 3 ? round : round - 1 + round;
         PE_OK(sym_signal_wait_until(sig, SYM_CMP_EQ, want, &seen));
         for (size_t i = 0; i < len; i++)
-            PE_ASSERT(dst[i] == pattern(i, prev, (size_t)round + 100), "round %llu: signal "
-                      "seen before byte %zu of %zu landed", (unsigned long long)round, i, len);
+            PE_ASSERT(dst[i] == pattern(i, prev, (size_t)round + 100),
+                      "round %llu: signal "
+                      "seen before byte %zu of %zu landed",
+                      (unsigned long long)round, i, len);
         PE_OK(sym_barrier_all());
     }
     free(src);
@@ -189,18 +204,21 @@ static void signal_part(int me, int npes)
 static void retried_body(int me, int npes, void *arg)
 {
     const struct again_param *p = arg;
-    PE_ASSERT(sym_transport_named("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    PE_ASSERT(sym_transport_named("ofi") != NULL,
+              "no ofi transport although SYMHEAP_TRANSPORT=ofi");
     struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
-    PE_ASSERT(t->eagain_every == (unsigned long)p->every, "SYMHEAP_OFI_EAGAIN_EVERY=%d read as "
-              "%lu", p->every, t->eagain_every);
+    PE_ASSERT(t->eagain_every == (unsigned long)p->every,
+              "SYMHEAP_OFI_EAGAIN_EVERY=%d read as "
+              "%lu",
+              p->every, t->eagain_every);
     rma_part(me, npes);
     amo_part(me, npes);
     signal_part(me, npes);
     /* every N-th attempt answered; each answer costs one more attempt */
     const uint64_t faked = t->fake_again;
     PE_ASSERT(faked >= 20 && faked == t->post_attempts / (unsigned long)p->every,
-              "%llu fake -FI_EAGAIN answers in %lu attempts (every %d)",
-              (unsigned long long)faked, t->post_attempts, p->every);
+              "%llu fake -FI_EAGAIN answers in %lu attempts (every %d)", (unsigned long long)faked,
+              t->post_attempts, p->every);
 }
 
 ParameterizedTest(struct again_param *p, ofi_again, retried_ops_deliver, .timeout = 300)
@@ -208,7 +226,7 @@ ParameterizedTest(struct again_param *p, ofi_again, retried_ops_deliver, .timeou
     char prov[96], every[64];
     snprintf(prov, sizeof(prov), "SYMHEAP_OFI_PROVIDER=%s", providers[p->provider]);
     snprintf(every, sizeof(every), "SYMHEAP_OFI_EAGAIN_EVERY=%d", p->every);
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", prov, every, "SYMHEAP_TIMEOUT=120", NULL };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", prov, every, "SYMHEAP_TIMEOUT=120", NULL};
     run_pes_env(2, env, retried_body, p);
 }
 
@@ -246,13 +264,13 @@ static void stuck_body(int me, int npes, void *arg)
                   strstr(msg, "SYMHEAP_OFI_EAGAIN_EVERY") &&
                   strstr(msg, harness_timeout_text(SHORT_TIMEOUT)),
               "message does not name the call, the provider %s, the answer and the timeout "
-              "(%s): %s", prov, harness_timeout_text(SHORT_TIMEOUT), msg);
+              "(%s): %s",
+              prov, harness_timeout_text(SHORT_TIMEOUT), msg);
     PE_ASSERT(took >= limit && took < limit + harness_seconds(5),
               "sym_put gave up after %.2f s, the timeout is %.1f s", took, limit);
     struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
     PE_ASSERT(t->fake_again == t->post_attempts && t->fake_again > 1,
-              "%llu of %lu attempts answered", (unsigned long long)t->fake_again,
-              t->post_attempts);
+              "%llu of %lu attempts answered", (unsigned long long)t->fake_again, t->post_attempts);
     /* finalize's barrier goes through the same hook: it fails too, and
      * leaves the library uninitialised */
     (void)sym_finalize();
@@ -264,7 +282,7 @@ struct stuck_param {
 
 ParameterizedTestParameters(ofi_again, every_attempt_times_out)
 {
-    static struct stuck_param sp[] = { { 0 }, { 1 } };
+    static struct stuck_param sp[] = {{0}, {1}};
     return cr_make_param_array(struct stuck_param, sp, 2);
 }
 
@@ -272,10 +290,13 @@ ParameterizedTest(struct stuck_param *p, ofi_again, every_attempt_times_out, .ti
 {
     char prov[96];
     snprintf(prov, sizeof(prov), "SYMHEAP_OFI_PROVIDER=%s", providers[p->provider]);
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", prov, "SYMHEAP_OFI_EAGAIN_EVERY=1",
-                          harness_timeout_env(SHORT_TIMEOUT), NULL };
-    struct pe_job job = { .npes = 2, .body = stuck_body, .arg = (void *)providers[p->provider],
-                          .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", prov, "SYMHEAP_OFI_EAGAIN_EVERY=1",
+                         harness_timeout_env(SHORT_TIMEOUT), NULL};
+    struct pe_job job = {.npes = 2,
+                         .body = stuck_body,
+                         .arg = (void *)providers[p->provider],
+                         .raw = true,
+                         .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

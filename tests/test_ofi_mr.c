@@ -24,16 +24,23 @@
 #include "ofi/ofi_fabric.h"
 #include "ofi/ofi.h"
 
-static const char *const providers[] = { "tcp;ofi_rxm", "shm" };
+static const char *const providers[] = {"tcp;ofi_rxm", "shm"};
 /* virt_addr only over shm, the one provider here offering FI_MR_VIRT_ADDR
  * (its entry that answers the ordering query does not list it, so without
  * the word peers are addressed by offsets there too) */
-static const char *const modes[] = { "local", "prov_key", "endpoint", "allocated", "all",
-                                     "virt_addr", "local,virt_addr", "prov_key,virt_addr",
-                                     "endpoint,virt_addr", "allocated,virt_addr",
-                                     "all,virt_addr" };
+static const char *const modes[] = {"local",
+                                    "prov_key",
+                                    "endpoint",
+                                    "allocated",
+                                    "all",
+                                    "virt_addr",
+                                    "local,virt_addr",
+                                    "prov_key,virt_addr",
+                                    "endpoint,virt_addr",
+                                    "allocated,virt_addr",
+                                    "all,virt_addr"};
 #define NMODES_ANY 5 /* the first five run on both providers */
-#define NMODES (sizeof(modes) / sizeof(modes[0]))
+#define NMODES     (sizeof(modes) / sizeof(modes[0]))
 
 struct mr_param {
     int provider; /* index into providers */
@@ -43,10 +50,9 @@ struct mr_param {
 
 static uint64_t mode_bits(int mode)
 {
-    static const uint64_t bits[] = { FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT,
-                                     FI_MR_ALLOCATED,
-                                     FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT |
-                                         FI_MR_ALLOCATED };
+    static const uint64_t bits[] = {FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT, FI_MR_ALLOCATED,
+                                    FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT |
+                                        FI_MR_ALLOCATED};
     if (mode < NMODES_ANY)
         return bits[mode];
     /* virt_addr alone, then with each of the above */
@@ -58,7 +64,7 @@ static void run_mr(const struct mr_param *p, pe_body_fn body)
     char prov[96], force[96];
     snprintf(prov, sizeof(prov), "SYMHEAP_OFI_PROVIDER=%s", providers[p->provider]);
     snprintf(force, sizeof(force), "SYMHEAP_OFI_MR_FORCE=%s", modes[p->mode]);
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", prov, force, "SYMHEAP_TIMEOUT=120", NULL };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", prov, force, "SYMHEAP_TIMEOUT=120", NULL};
     run_pes_env(p->npes, env, body, (void *)p);
 }
 
@@ -72,12 +78,12 @@ ParameterizedTestParameters(ofi_mr, forced)
     int n = 0;
     for (int prov = 0; prov < 2; prov++) {
         for (int m = 0; m < NMODES_ANY; m++)
-            params[n++] = (struct mr_param){ prov, m, 2 };
-        params[n++] = (struct mr_param){ prov, 4, 3 };
+            params[n++] = (struct mr_param){prov, m, 2};
+        params[n++] = (struct mr_param){prov, 4, 3};
     }
     for (int m = NMODES_ANY; m < (int)NMODES; m++)
-        params[n++] = (struct mr_param){ 1, m, 2 };
-    params[n++] = (struct mr_param){ 1, (int)NMODES - 1, 3 };
+        params[n++] = (struct mr_param){1, m, 2};
+    params[n++] = (struct mr_param){1, (int)NMODES - 1, 3};
     return cr_make_param_array(struct mr_param, params, NPARAMS);
 }
 
@@ -88,16 +94,26 @@ static uint8_t pattern(size_t i, int from, size_t size)
 
 /* Bounce buffer: 256 KiB (OFI_BOUNCE_BYTES); sizes on both sides of it and
  * of the 64-byte inject size and slots. */
-static const size_t sizes[] = { 1, 8, 63, 64, 65, 4096, 256 * 1024 - 1, 256 * 1024,
-                                256 * 1024 + 1, 600 * 1024 + 3, 1024 * 1024 + 7 };
-#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-#define MAXSZ (1024 * 1024 + 7)
+static const size_t sizes[] = {1,
+                               8,
+                               63,
+                               64,
+                               65,
+                               4096,
+                               256 * 1024 - 1,
+                               256 * 1024,
+                               256 * 1024 + 1,
+                               600 * 1024 + 3,
+                               1024 * 1024 + 7};
+#define NSIZES  (sizeof(sizes) / sizeof(sizes[0]))
+#define MAXSZ   (1024 * 1024 + 7)
 #define STACKSZ 2048
 
 /* The mode is the one asked for, and does what it says. */
 static void check_mode(const struct mr_param *p, int me, int npes)
 {
-    PE_ASSERT(sym_transport_named("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    PE_ASSERT(sym_transport_named("ofi") != NULL,
+              "no ofi transport although SYMHEAP_TRANSPORT=ofi");
     struct ofi_mr_state s;
     ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
     const uint64_t want = mode_bits(p->mode);
@@ -116,16 +132,17 @@ static void check_mode(const struct mr_param *p, int me, int npes)
         struct ofi_mr_state q;
         ofi_transport_mr_state(sym_transport_named("ofi"), pe, &q);
         if (!virt) {
-            PE_ASSERT(q.base_of_pe == 0 && q.data_base_of_pe == 0, "no FI_MR_VIRT_ADDR, yet "
-                      "PE %d's heap is at 0x%llx, its globals at 0x%llx", pe,
-                      (unsigned long long)q.base_of_pe, (unsigned long long)q.data_base_of_pe);
+            PE_ASSERT(q.base_of_pe == 0 && q.data_base_of_pe == 0,
+                      "no FI_MR_VIRT_ADDR, yet "
+                      "PE %d's heap is at 0x%llx, its globals at 0x%llx",
+                      pe, (unsigned long long)q.base_of_pe, (unsigned long long)q.data_base_of_pe);
             continue;
         }
         PE_ASSERT(q.base_of_pe != 0 && (pe != me || q.base_of_pe == q.heap_addr),
                   "FI_MR_VIRT_ADDR: PE %d's heap base is 0x%llx (mine is at 0x%llx)", pe,
                   (unsigned long long)q.base_of_pe, (unsigned long long)q.heap_addr);
-        PE_ASSERT(q.data_addr == 0 || (q.data_base_of_pe != 0 &&
-                                       (pe != me || q.data_base_of_pe == q.data_addr)),
+        PE_ASSERT(q.data_addr == 0 ||
+                      (q.data_base_of_pe != 0 && (pe != me || q.data_base_of_pe == q.data_addr)),
                   "FI_MR_VIRT_ADDR: PE %d's globals base is 0x%llx (mine are at 0x%llx)", pe,
                   (unsigned long long)q.data_base_of_pe, (unsigned long long)q.data_addr);
     }
@@ -185,14 +202,15 @@ static void rma_part(const struct mr_param *p, int me, int npes)
             const uint64_t staged = staged_now(me) - before;
             PE_ASSERT(local ? staged >= (n + 256 * 1024 - 1) / (256 * 1024) : staged == 0,
                       "put of %zu unregistered bytes went %llu times through the bounce "
-                      "buffer (FI_MR_LOCAL %s)", n, (unsigned long long)staged,
-                      local ? "forced" : "not forced");
+                      "buffer (FI_MR_LOCAL %s)",
+                      n, (unsigned long long)staged, local ? "forced" : "not forced");
             memset(s, 0, n); /* the transport must not read it after return */
             PE_OK(sym_barrier_all());
             for (size_t i = 0; i < n; i++)
-                PE_ASSERT(dst[i] == pattern(i, prev, tag), "%s put of %zu bytes from PE %d: "
-                          "byte %zu is 0x%02x", variant == 2 ? "stack" : "malloc", n, prev, i,
-                          dst[i]);
+                PE_ASSERT(dst[i] == pattern(i, prev, tag),
+                          "%s put of %zu bytes from PE %d: "
+                          "byte %zu is 0x%02x",
+                          variant == 2 ? "stack" : "malloc", n, prev, i, dst[i]);
             for (size_t i = n; i < n + 64; i++)
                 PE_ASSERT(dst[i] == 0xEE, "put of %zu bytes wrote past its end at %zu", n, i);
             /* read the next PE's copy (written by me) into unregistered memory */
@@ -204,8 +222,10 @@ static void rma_part(const struct mr_param *p, int me, int npes)
                 PE_OK(sym_get(b, dst, n, next));
             }
             for (size_t i = 0; i < n; i++)
-                PE_ASSERT(b[i] == pattern(i, me, tag), "%s get of %zu bytes from PE %d: byte "
-                          "%zu is 0x%02x", variant == 2 ? "stack" : "malloc", n, next, i, b[i]);
+                PE_ASSERT(b[i] == pattern(i, me, tag),
+                          "%s get of %zu bytes from PE %d: byte "
+                          "%zu is 0x%02x",
+                          variant == 2 ? "stack" : "malloc", n, next, i, b[i]);
             for (size_t i = n; i < n + 64; i++)
                 PE_ASSERT(b[i] == 0xCC, "get of %zu bytes wrote past its end at %zu", n, i);
             PE_OK(sym_barrier_all());
@@ -246,8 +266,7 @@ static void amo_part(int me, int npes)
     PE_ASSERT(old == ref, "swap64");
     ref += 11;
     PE_OK(sym_atomic_fetch64(&old, w64, next));
-    PE_ASSERT(old == ref, "fetch64 %llx != %llx", (unsigned long long)old,
-              (unsigned long long)ref);
+    PE_ASSERT(old == ref, "fetch64 %llx != %llx", (unsigned long long)old, (unsigned long long)ref);
 
     uint32_t ref32 = 0, old32 = 1, op32 = 0x9E3779B9u + (uint32_t)me;
     PE_OK(sym_atomic_fetch_add32(w32, op32, &old32, next));
@@ -265,8 +284,8 @@ static void amo_part(int me, int npes)
     const int prev = (me + npes - 1) % npes;
     const uint64_t pop = 0x0123456789ABCDEFull ^ (uint64_t)prev;
     PE_ASSERT(*w64 == pop * 3 + 11, "my 64-bit word is %llx", (unsigned long long)*w64);
-    PE_ASSERT(w32[0] == 0x12345678u && w32[1] == 0xA5A5A5A5u, "my 32-bit words are %x %x",
-              w32[0], w32[1]);
+    PE_ASSERT(w32[0] == 0x12345678u && w32[1] == 0xA5A5A5A5u, "my 32-bit words are %x %x", w32[0],
+              w32[1]);
     PE_OK(sym_barrier_all());
     sym_free(w32);
     sym_free(w64);
@@ -293,9 +312,10 @@ static void signal_part(int me, int npes)
         uint64_t seen = 0;
         PE_OK(sym_signal_wait_until(sig, SYM_CMP_GE, round, &seen));
         for (size_t i = 0; i < n; i++)
-            PE_ASSERT(dst[i] == pattern(i, prev, (size_t)round), "round %llu: signal seen "
-                      "before byte %zu of %zu landed (0x%02x)", (unsigned long long)round, i, n,
-                      dst[i]);
+            PE_ASSERT(dst[i] == pattern(i, prev, (size_t)round),
+                      "round %llu: signal seen "
+                      "before byte %zu of %zu landed (0x%02x)",
+                      (unsigned long long)round, i, n, dst[i]);
         PE_OK(sym_barrier_all());
     }
     free(src);
@@ -347,8 +367,7 @@ static void globals_part(int me, int npes)
     PE_OK(sym_barrier_all());
     for (size_t i = 0; i < 63; i++)
         PE_ASSERT(g_words[i] == 0x9E3779B97F4A7C15ull * (i + 1) + (uint64_t)prev,
-                  "global word %zu from PE %d is 0x%llx", i, prev,
-                  (unsigned long long)g_words[i]);
+                  "global word %zu from PE %d is 0x%llx", i, prev, (unsigned long long)g_words[i]);
     PE_ASSERT(g_words[63] == (uint64_t)prev + 100, "global counter is %llu",
               (unsigned long long)g_words[63]);
     uint64_t back[63];
@@ -396,7 +415,7 @@ static void unforced_body(int me, int npes, void *arg)
 
 Test(ofi_mr, nothing_forced_by_default)
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", NULL };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", NULL};
     run_pes_env(2, env, unforced_body, NULL);
 }
 
@@ -413,8 +432,8 @@ static void bad_word_body(int me, int npes, void *arg)
 
 Test(ofi_mr, unknown_word_is_a_clear_init_error)
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_MR_FORCE=local,virt", NULL };
-    struct pe_job job = { .npes = 2, .body = bad_word_body, .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_MR_FORCE=local,virt", NULL};
+    struct pe_job job = {.npes = 2, .body = bad_word_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -436,9 +455,9 @@ static void no_virt_body(int me, int npes, void *arg)
 
 Test(ofi_mr, virt_addr_where_not_offered_is_a_clear_init_error)
 {
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
-                          "SYMHEAP_OFI_MR_FORCE=virt_addr", NULL };
-    struct pe_job job = { .npes = 2, .body = no_virt_body, .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                         "SYMHEAP_OFI_MR_FORCE=virt_addr", NULL};
+    struct pe_job job = {.npes = 2, .body = no_virt_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

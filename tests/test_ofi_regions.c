@@ -20,19 +20,19 @@
 #include "ofi/ofi_private.h"
 #include "ofi_check.h"
 
-static struct ofi_param params2[] = { { 0, 2 }, { 1, 2 } };
+static struct ofi_param params2[] = {{0, 2}, {1, 2}};
 
 /* ---- global and static variables: the second registered region ---------- */
 
 #define G_N 5000 /* 40000 bytes: several pages, past inject size and slots */
 
-static uint64_t g_arr[G_N];          /* .bss */
-static uint64_t g_init[4] = { 3, 1, 4, 1 }; /* .data */
+static uint64_t g_arr[G_N];               /* .bss */
+static uint64_t g_init[4] = {3, 1, 4, 1}; /* .data */
 static uint32_t g_count32;
 static uint64_t g_count64;
 static uint64_t g_sigbuf[512];
 static uint64_t g_sig;
-static uint64_t g_src[G_N];           /* a local source that is a global */
+static uint64_t g_src[G_N]; /* a local source that is a global */
 
 static uint64_t gval(int pe, size_t i, unsigned round)
 {
@@ -49,7 +49,7 @@ static void globals_body(int me, int npes, void *arg)
     PE_ASSERT(sym_ptr(g_arr, me) != NULL, "sym_ptr to my own global is NULL");
 
     /* puts of several sizes (inject, slot, registered, staged) and gets */
-    static const size_t counts[] = { 1, 7, 8, 9, 64, 1000, G_N };
+    static const size_t counts[] = {1, 7, 8, 9, 64, 1000, G_N};
     for (unsigned r = 0; r < sizeof(counts) / sizeof(counts[0]); r++) {
         size_t n = counts[r];
         uint64_t *src = malloc(G_N * 8);
@@ -150,8 +150,8 @@ static void globals_body(int me, int npes, void *arg)
         PE_OK(sym_put_signal(g_sigbuf, msg, n * 8, &g_sig, 1, SYM_SIGNAL_ADD, right));
         PE_OK(sym_signal_wait_until(&g_sig, SYM_CMP_GE, round, NULL));
         for (size_t i = 0; i < n; i++)
-            PE_ASSERT(g_sigbuf[i] == gval(left, i, round), "round %u: g_sigbuf[%zu] wrong",
-                      round, i);
+            PE_ASSERT(g_sigbuf[i] == gval(left, i, round), "round %u: g_sigbuf[%zu] wrong", round,
+                      i);
         PE_OK(sym_barrier_all()); /* read before the next round overwrites */
     }
     PE_ASSERT(g_sig == 6, "g_sig = %llu", (unsigned long long)g_sig);
@@ -160,11 +160,12 @@ static void globals_body(int me, int npes, void *arg)
 
 ParameterizedTestParameters(ofi, globals_rma_amo_signal)
 {
-    static struct ofi_param params[] = { { 0, 2 }, { 1, 2 }, { 0, 3 }, { 1, 3 } };
+    static struct ofi_param params[] = {{0, 2}, {1, 2}, {0, 3}, {1, 3}};
     return cr_make_param_array(struct ofi_param, params, 4);
 }
 
-ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal, .timeout = HARNESS_CR_TIMEOUT(300))
+ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal,
+                  .timeout = HARNESS_CR_TIMEOUT(300))
 {
     run_ofi(p, globals_body);
 }
@@ -194,9 +195,9 @@ static void bounds_body(int me, int npes, void *arg)
     PE_FAILS_WITH(tp->ops->atomic(tp, right, end, SYM_AMO_ADD, 8, 1, 0, NULL, &dl),
                   SYM_ERR_INVALID_ARG);
     /* a bad signal word: nothing is written, not even the data */
-    PE_FAILS_WITH(tp->ops->put_signal(tp, right, sym_rt.heap_total, &word, 8, end, 1,
-                                      SYM_SIGNAL_SET, &dl),
-                  SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(
+        tp->ops->put_signal(tp, right, sym_rt.heap_total, &word, 8, end, 1, SYM_SIGNAL_SET, &dl),
+        SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(tp->ops->put(tp, npes, 0, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     PE_OK(sym_barrier_all());
 }
@@ -246,7 +247,7 @@ static void late_read_body(int me, int npes, void *arg)
         fclose(idle);
         const double deadline = harness_now() + harness_seconds(60);
         while (access(late_read_flag, F_OK) != 0) {
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             PE_ASSERT(harness_now() < deadline, "PE 0 never reported its get's timeout");
         }
@@ -260,7 +261,7 @@ static void late_read_body(int me, int npes, void *arg)
             uint64_t ignored;
             PE_OK(sym_signal_fetch(word, &ignored)); /* drives progress */
             PE_ASSERT(harness_now() < idle_by, "PE 1 never left the barrier");
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
         struct sym_deadline soon = sym_deadline_in("sym_get", 1.0);
@@ -291,7 +292,7 @@ Test(ofi, failed_get_never_lands_later, .timeout = HARNESS_CR_TIMEOUT(120))
     snprintf(late_idle_flag, sizeof(late_idle_flag), "%s-idle", late_read_flag);
     unlink(late_read_flag);
     unlink(late_idle_flag);
-    struct ofi_param p = { 0, 2 }; /* tcp;ofi_rxm: reads need the target's progress */
+    struct ofi_param p = {0, 2}; /* tcp;ofi_rxm: reads need the target's progress */
     run_ofi(&p, late_read_body);
     unlink(late_read_flag);
     unlink(late_idle_flag);
@@ -322,7 +323,7 @@ static void provider_error_body(int me, int npes, void *arg)
         const double deadline = harness_now() + harness_seconds(60);
         while (access(provider_error_flag, F_OK) != 0) {
             PE_OK(sym_transport_named("ofi")->ops->progress(sym_transport_named("ofi")));
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             PE_ASSERT(harness_now() < deadline, "PE 0 never reported its failed put");
         }
@@ -361,9 +362,9 @@ Test(ofi, provider_error_is_a_transport_error, .timeout = HARNESS_CR_TIMEOUT(120
     snprintf(provider_error_flag, sizeof(provider_error_flag),
              "/tmp/symheap-test-provider-error-%d", (int)getpid());
     unlink(provider_error_flag);
-    const char *env[] = { "SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
-                          "SYMHEAP_INIT_TIMEOUT=60", harness_timeout_env(5), NULL };
-    struct pe_job job = { .npes = 2, .body = provider_error_body, .raw = true, .env = env };
+    const char *env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                         "SYMHEAP_INIT_TIMEOUT=60", harness_timeout_env(5), NULL};
+    struct pe_job job = {.npes = 2, .body = provider_error_body, .raw = true, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     unlink(provider_error_flag);

@@ -14,7 +14,7 @@ static uint8_t pattern(int from, int to, size_t i, int tag)
 
 /* Sizes: empty, tiny, a few chunks, and larger than the whole mailbox
  * (SYMHEAP_MAILBOX_SIZE=1M gives 256 KiB of point-to-point area). */
-static const size_t sizes[] = { 0, 1, 100, 70000, 1000003 };
+static const size_t sizes[] = {0, 1, 100, 70000, 1000003};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 /* Every PE sends to its right neighbour and receives from its left with
@@ -62,13 +62,13 @@ static void ring_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(p2p, ring)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, p2p, ring)
 {
-    static const char *const env[] = { "SYMHEAP_MAILBOX_SIZE=1M", NULL };
+    static const char *const env[] = {"SYMHEAP_MAILBOX_SIZE=1M", NULL};
     run_pes_env(*npes, env, ring_body, NULL);
 }
 
@@ -152,7 +152,7 @@ static void recv_timeout_body(int me, int n, void *arg)
 Test(p2p, recv_timeout)
 {
     /* init (libfabric's setup under load) keeps its own, longer deadline */
-    const char *const env[] = { harness_timeout_env(1), "SYMHEAP_INIT_TIMEOUT=120", NULL };
+    const char *const env[] = {harness_timeout_env(1), "SYMHEAP_INIT_TIMEOUT=120", NULL};
     run_pes_env(2, env, recv_timeout_body, NULL);
 }
 
@@ -174,14 +174,14 @@ static void nonblocking_body(int me, int n, void *arg)
     for (int round = 0; round < 6; round++) {
         for (int i = 0; i < COUNT; i++)
             a[i] = me + i + round;
-        int64_t v[3] = { hme, round, -hme };
+        int64_t v[3] = {hme, round, -hme};
         sym_request_t r1, r2, r3;
         PE_OK(sym_iallreduce(world, b, a, COUNT, SYM_DOUBLE, SYM_OP_SUM, NULL, &r1));
         PE_OK(sym_iall_gather(mine, g, v, 3, SYM_INT64, NULL, &r2));
         PE_OK(sym_ibarrier(mine, NULL, &r3));
         PE_ASSERT(!strcmp(sym_request_op(r1), "allreduce") &&
-                  !strcmp(sym_request_op(r2), "all_gather"), "request names %s, %s",
-                  sym_request_op(r1), sym_request_op(r2));
+                      !strcmp(sym_request_op(r2), "all_gather"),
+                  "request names %s, %s", sym_request_op(r1), sym_request_op(r2));
         if ((me + round) % 2) { /* complete in another order on some PEs */
             PE_OK(sym_wait(&r3));
             PE_OK(sym_wait(&r2));
@@ -214,7 +214,7 @@ static void nonblocking_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(nonblocking, overlapping_teams)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 

@@ -6,7 +6,7 @@
 
 #include "harness.h"
 
-static const size_t sizes[] = { 0, 1, 7, 8, 4095, 4096, (1u << 20) + 1 };
+static const size_t sizes[] = {0, 1, 7, 8, 4095, 4096, (1u << 20) + 1};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static uint8_t byte_of(int pe, size_t i)
@@ -42,8 +42,10 @@ static void put_get_body(int me, int n, void *arg)
             PE_ASSERT(sym[i] == 0xEE && sym[32 + len + i] == 0xEE,
                       "put of %zu bytes wrote outside its range at guard byte %zu", len, i);
         for (size_t i = 0; i < len; i++)
-            PE_ASSERT(sym[32 + i] == byte_of(left, i + s), "put of %zu bytes: byte %zu is %u, "
-                      "expected %u", len, i, sym[32 + i], byte_of(left, i + s));
+            PE_ASSERT(sym[32 + i] == byte_of(left, i + s),
+                      "put of %zu bytes: byte %zu is %u, "
+                      "expected %u",
+                      len, i, sym[32 + i], byte_of(left, i + s));
         memset(local, 0xEE, max + 64);
         if (nbi) {
             PE_OK(sym_get_nbi(local + 32, src, len, left));
@@ -90,7 +92,7 @@ ParameterizedTest(int *npes, rma, put_get_nbi)
 static void strided_body(int me, int n, void *arg)
 {
     (void)arg;
-    static const size_t elems[] = { 1, 2, 4, 8, 16 };
+    static const size_t elems[] = {1, 2, 4, 8, 16};
     enum { NEL = 37, DST = 3, SRC = 2 };
     uint8_t *sym = sym_malloc(16 * NEL * DST + 64);
     uint8_t *src = malloc(16 * NEL * SRC);
@@ -109,8 +111,10 @@ static void strided_body(int me, int n, void *arg)
             bool hit = i % DST == 0;
             for (size_t b = 0; b < es; b++) {
                 uint8_t want = hit ? byte_of(left, (i / DST) * SRC * es + b + es) : 0xEE;
-                PE_ASSERT(sym[i * es + b] == want, "iput elem size %zu: slot %zu byte %zu is %u, "
-                          "expected %u", es, i, b, sym[i * es + b], want);
+                PE_ASSERT(sym[i * es + b] == want,
+                          "iput elem size %zu: slot %zu byte %zu is %u, "
+                          "expected %u",
+                          es, i, b, sym[i * es + b], want);
             }
         }
         /* get it back from the left neighbour, strided the other way */
@@ -160,8 +164,8 @@ static void single_body(int me, int n, void *arg)
     PE_OK(sym_barrier_all());
     for (int pe = 0; pe < n; pe++) {
         PE_ASSERT(s->b[pe] == (uint8_t)(0xA0 + pe) && s->h[pe] == (uint16_t)(0xBEE0 + pe) &&
-                  s->w[pe] == 0xC0FFEE00u + (uint32_t)pe &&
-                  s->d[pe] == 0xDEADBEEF00000000ull + (uint64_t)pe,
+                      s->w[pe] == 0xC0FFEE00u + (uint32_t)pe &&
+                      s->d[pe] == 0xDEADBEEF00000000ull + (uint64_t)pe,
                   "single-element puts from PE %d wrong", pe);
         uint8_t b;
         uint16_t h;
@@ -172,7 +176,7 @@ static void single_body(int me, int n, void *arg)
         PE_OK(sym_g32(&w, &s->w[me], pe));
         PE_OK(sym_g64(&d, &s->d[me], pe));
         PE_ASSERT(b == (uint8_t)(0xA0 + me) && h == (uint16_t)(0xBEE0 + me) &&
-                  w == 0xC0FFEE00u + (uint32_t)me && d == 0xDEADBEEF00000000ull + (uint64_t)me,
+                      w == 0xC0FFEE00u + (uint32_t)me && d == 0xDEADBEEF00000000ull + (uint64_t)me,
                   "single-element gets from PE %d wrong", pe);
     }
     PE_OK(sym_barrier_all());

@@ -142,13 +142,13 @@ static void private_objects_body(int me, int npes, void *arg)
         char key[SYM_JOB_KEY_LEN + 1], owner[SYM_OWNER_LEN], name[160];
         job_identity(key, owner);
         PE_ASSERT(strlen(key) == SYM_JOB_KEY_LEN &&
-                  strspn(key, "0123456789abcdef") == SYM_JOB_KEY_LEN,
+                      strspn(key, "0123456789abcdef") == SYM_JOB_KEY_LEN,
                   "job key '%s' is not %d hex digits", key, SYM_JOB_KEY_LEN);
         shm_object_name(name, sizeof(name), key, owner, 0);
         double t0 = harness_now();
         while (!shm_exists(name)) {
             PE_ASSERT(harness_now() - t0 < 20, "PE 0's heap %s never appeared", name);
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
         char path[PATH_MAX];
@@ -163,8 +163,10 @@ static void private_objects_body(int me, int npes, void *arg)
         PE_ASSERT(!shm_exists(ctrl), "the control segment %s is still named", ctrl);
         if (getuid() == 0) {
             int bad = as_other_user(try_open_as_other, name);
-            PE_ASSERT(bad == 0, "uid %d could do something to %s (mask %d: 1 read, 2 write, "
-                      "4 create/truncate, 8 unlink)", OTHER_UID, name, bad);
+            PE_ASSERT(bad == 0,
+                      "uid %d could do something to %s (mask %d: 1 read, 2 write, "
+                      "4 create/truncate, 8 unlink)",
+                      OTHER_UID, name, bad);
             PE_ASSERT(shm_exists(name), "%s is gone after the other user's attempts", name);
         }
         /* a live job's objects survive the sweep, in-process and by the tool */
@@ -192,11 +194,11 @@ static void private_objects_body(int me, int npes, void *arg)
 
 Test(security, heap_objects_private_and_survive_sweep)
 {
-    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
+    harness_require_symrun(
+        "the PEs predict heap names from the key in symrun's job control segment");
     if (getuid() != 0)
         cr_log_warn("not root: the other-user checks are skipped");
-    struct pe_job job = { .npes = 2, .body = private_objects_body, .raw = true,
-                          .job_timeout_s = 60 };
+    struct pe_job job = {.npes = 2, .body = private_objects_body, .raw = true, .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -270,8 +272,9 @@ static void squatted_body(int me, int npes, void *arg)
 
 Test(security, squatted_heap_name_refused)
 {
-    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
-    struct pe_job job = { .npes = 2, .body = squatted_body, .raw = true, .job_timeout_s = 60 };
+    harness_require_symrun(
+        "the PEs predict heap names from the key in symrun's job control segment");
+    struct pe_job job = {.npes = 2, .body = squatted_body, .raw = true, .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -286,29 +289,35 @@ static sym_status_t fake_barrier(struct sym_boot *b, const char *step)
     return SYM_OK;
 }
 
-static const struct sym_boot_ops fake_ops = { .name = "fake", .barrier = fake_barrier };
+static const struct sym_boot_ops fake_ops = {.name = "fake", .barrier = fake_barrier};
 
 enum peer_variant {
-    PV_GOOD,        /* control: accepted */
-    PV_OTHER_UID,   /* created by another user */
-    PV_MODE,        /* mode 0644 */
-    PV_SIZE,        /* a different size */
-    PV_NO_HEADER,   /* zero-filled */
-    PV_VERSION,     /* another layout version */
-    PV_WRONG_PE,    /* header names PE 0 */
-    PV_OTHER_JOB,   /* header names another job key */
-    PV_ABSENT,      /* only another job's object exists */
+    PV_GOOD,      /* control: accepted */
+    PV_OTHER_UID, /* created by another user */
+    PV_MODE,      /* mode 0644 */
+    PV_SIZE,      /* a different size */
+    PV_NO_HEADER, /* zero-filled */
+    PV_VERSION,   /* another layout version */
+    PV_WRONG_PE,  /* header names PE 0 */
+    PV_OTHER_JOB, /* header names another job key */
+    PV_ABSENT,    /* only another job's object exists */
     PV_COUNT
 };
 
 static const char *const pv_names[PV_COUNT] = {
-    "good", "other uid", "mode 0644", "size", "no header", "layout version", "wrong PE",
-    "other job", "absent",
+    "good",           "other uid", "mode 0644", "size",   "no header",
+    "layout version", "wrong PE",  "other job", "absent",
 };
 
 static const char *const pv_needles[PV_COUNT] = {
-    "", "wrong owner, mode or size", "wrong owner, mode or size", "wrong owner, mode or size",
-    "no symheap heap header", "another heap layout version", "another PE", "another job",
+    "",
+    "wrong owner, mode or size",
+    "wrong owner, mode or size",
+    "wrong owner, mode or size",
+    "no symheap heap header",
+    "another heap layout version",
+    "another PE",
+    "another job",
     "cannot open",
 };
 
@@ -355,7 +364,7 @@ Test(security, peer_heap_verified_before_use)
     for (int v = 0; v < PV_COUNT; v++) {
         if (v == PV_OTHER_UID && getuid() != 0)
             continue;
-        struct sym_boot boot = { .ops = &fake_ops, .rank = 0, .size = 2 };
+        struct sym_boot boot = {.ops = &fake_ops, .rank = 0, .size = 2};
         cr_assert(sym_boot_random_key(boot.key) == 0);
         sym_owner_tag(getpid(), boot.owner);
         struct sym_transport *tp = NULL;
@@ -363,7 +372,7 @@ Test(security, peer_heap_verified_before_use)
         cr_assert(shm_transport_create(boot.key, boot.owner, 0, 2, len, 0, false, &tp, &base) ==
                       SYM_OK,
                   "shm_transport_create: %s", sym_last_error());
-        struct peer_obj o = { .len = len, .variant = v };
+        struct peer_obj o = {.len = len, .variant = v};
         memcpy(o.key, boot.key, sizeof(o.key));
         if (v == PV_ABSENT) {
             /* the same PE of another job (another key): not reachable */
@@ -375,7 +384,7 @@ Test(security, peer_heap_verified_before_use)
         }
         int rc = v == PV_OTHER_UID ? as_other_user(make_peer_object, &o) : make_peer_object(&o);
         cr_assert(rc == 0, "%s: could not create the peer object (%d)", pv_names[v], rc);
-        uint8_t *peer_base[2] = { NULL, NULL };
+        uint8_t *peer_base[2] = {NULL, NULL};
         sym_status_t st = shm_transport_connect(tp, &boot, NULL, NULL, peer_base);
         char msg[512];
         snprintf(msg, sizeof(msg), "%s", sym_last_error());
@@ -424,7 +433,7 @@ static void foreign_ctrl_body(int me, int npes, void *arg)
     PE_ASSERT(pwrite(fds[2], copy, len, 0) == (ssize_t)len, "pwrite");
     free(copy);
     char num[32];
-    const int bad_fds[] = { fds[0], fds[1], fds[2], 999, 1 };
+    const int bad_fds[] = {fds[0], fds[1], fds[2], 999, 1};
     for (size_t i = 0; i < sizeof(bad_fds) / sizeof(bad_fds[0]); i++) {
         snprintf(num, sizeof(num), "%d", bad_fds[i]);
         setenv(SYM_ENV_SYMRUN_FD, num, 1);
@@ -443,9 +452,9 @@ static void foreign_ctrl_body(int me, int npes, void *arg)
 
 Test(security, foreign_control_segment_refused)
 {
-    harness_require_symrun("the PEs predict heap names from the key in symrun's job control segment");
-    struct pe_job job = { .npes = 2, .body = foreign_ctrl_body, .raw = true,
-                          .job_timeout_s = 60 };
+    harness_require_symrun(
+        "the PEs predict heap names from the key in symrun's job control segment");
+    struct pe_job job = {.npes = 2, .body = foreign_ctrl_body, .raw = true, .job_timeout_s = 60};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -529,12 +538,12 @@ static int make_sweep_set(struct sweep_obj *o)
     cr_assert(sym_owner_parse(live, strlen(live), &mypid, &mystart) == 0 && mystart != 0);
     unsigned uid = (unsigned)getuid();
     int n = 0;
-#define OBJ(stale_, other_, ...)                                                               \
-    do {                                                                                        \
-        snprintf(o[n].name, sizeof(o[n].name), __VA_ARGS__);                                  \
-        o[n].stale = (stale_);                                                                  \
-        o[n].as_other = (other_);                                                               \
-        n++;                                                                                    \
+#define OBJ(stale_, other_, ...)                                                                   \
+    do {                                                                                           \
+        snprintf(o[n].name, sizeof(o[n].name), __VA_ARGS__);                                       \
+        o[n].stale = (stale_);                                                                     \
+        o[n].as_other = (other_);                                                                  \
+        n++;                                                                                       \
     } while (0)
     OBJ(true, false, SYM_SHM_NAME_FMT, uid, key, dead, "0");
     OBJ(true, false, SYM_SHM_NAME_FMT, uid, key, dead, "ctrl");
@@ -548,7 +557,7 @@ static int make_sweep_set(struct sweep_obj *o)
     char live_nostart[SYM_OWNER_LEN];
     snprintf(live_nostart, sizeof(live_nostart), "%ld.0", (long)mypid);
     OBJ(false, false, SYM_SHM_NAME_FMT, uid, key, live_nostart, "3");
-    OBJ(false, false, "/" SYM_SHM_PREFIX "%u-%s-0", uid, key); /* unreadable (old) name */
+    OBJ(false, false, "/" SYM_SHM_PREFIX "%u-%s-0", uid, key);        /* unreadable (old) name */
     OBJ(false, false, "/" SYM_SHM_PREFIX "%u-%s-%s", uid, key, dead); /* no <what> */
     if (getuid() == 0) {
         OBJ(false, true, SYM_SHM_NAME_FMT, (unsigned)OTHER_UID, key, dead, "0");
@@ -557,8 +566,7 @@ static int make_sweep_set(struct sweep_obj *o)
     }
 #undef OBJ
     for (int i = 0; i < n; i++) {
-        int rc = o[i].as_other ? as_other_user(create_plain, o[i].name)
-                               : create_plain(o[i].name);
+        int rc = o[i].as_other ? as_other_user(create_plain, o[i].name) : create_plain(o[i].name);
         cr_assert(rc == 0, "could not create %s", o[i].name);
     }
     return n;
@@ -570,8 +578,7 @@ static void check_swept(const struct sweep_obj *o, int n, const char *how)
         if (o[i].stale)
             cr_expect(!shm_exists(o[i].name), "%s left the stale %s", how, o[i].name);
         else
-            cr_expect(shm_exists(o[i].name), "%s removed %s, which is not stale", how,
-                      o[i].name);
+            cr_expect(shm_exists(o[i].name), "%s removed %s, which is not stale", how, o[i].name);
     }
 }
 
@@ -600,8 +607,7 @@ Test(security, stale_sweep)
         /* a symrun starting meanwhile (another test) may sweep a stale one
          * first; nothing may ever take a live one */
         if (o[i].stale)
-            cr_expect(listed || !shm_exists(o[i].name), "--dry-run does not list %s",
-                      o[i].name);
+            cr_expect(listed || !shm_exists(o[i].name), "--dry-run does not list %s", o[i].name);
         else
             cr_expect(!listed && shm_exists(o[i].name), "--dry-run %s %s",
                       listed ? "lists" : "removed", o[i].name);
@@ -664,23 +670,22 @@ Test(security, provider_region_sweep)
     unsigned uid = (unsigned)getuid();
     struct region r[8];
     int n = 0;
-#define REGION(stale_, other_, ...)                                                            \
-    do {                                                                                        \
-        snprintf(r[n].name, sizeof(r[n].name), __VA_ARGS__);                                  \
-        r[n].stale = (stale_);                                                                  \
-        r[n].as_other = (other_);                                                               \
-        n++;                                                                                    \
+#define REGION(stale_, other_, ...)                                                                \
+    do {                                                                                           \
+        snprintf(r[n].name, sizeof(r[n].name), __VA_ARGS__);                                       \
+        r[n].stale = (stale_);                                                                     \
+        r[n].as_other = (other_);                                                                  \
+        n++;                                                                                       \
     } while (0)
     REGION(true, false, "/%ld:%u:7001", dead, uid);
-    REGION(false, false, "/%ld:%u:7001", me, uid);     /* live pid */
-    REGION(false, false, "/%ld:%u", dead, uid);        /* not <pid>:<n>:<n> */
-    REGION(false, false, "/%ld:%u:7001x", dead, uid);  /* not <pid>:<n>:<n> */
+    REGION(false, false, "/%ld:%u:7001", me, uid);    /* live pid */
+    REGION(false, false, "/%ld:%u", dead, uid);       /* not <pid>:<n>:<n> */
+    REGION(false, false, "/%ld:%u:7001x", dead, uid); /* not <pid>:<n>:<n> */
     if (getuid() == 0)
         REGION(false, true, "/%ld:%u:7001", other_dead, (unsigned)OTHER_UID);
 #undef REGION
     for (int i = 0; i < n; i++) {
-        int rc = r[i].as_other ? as_other_user(create_plain, r[i].name)
-                               : create_plain(r[i].name);
+        int rc = r[i].as_other ? as_other_user(create_plain, r[i].name) : create_plain(r[i].name);
         cr_assert(rc == 0, "could not create %s", r[i].name);
     }
 
@@ -692,9 +697,8 @@ Test(security, provider_region_sweep)
         bool listed = strstr(out, line) != NULL;
         /* on the shared /dev/shm another user of the tool may be quicker */
         if (r[i].stale)
-            cr_expect(listed && (shm_exists(r[i].name) || !private),
-                      "--dry-run %s %s:\n%s", listed ? "removed" : "does not list", r[i].name,
-                      out);
+            cr_expect(listed && (shm_exists(r[i].name) || !private), "--dry-run %s %s:\n%s",
+                      listed ? "removed" : "does not list", r[i].name, out);
         else
             cr_expect(!listed && shm_exists(r[i].name), "--dry-run %s %s:\n%s",
                       listed ? "lists" : "removed", r[i].name, out);

@@ -30,7 +30,7 @@ static void random_key(char key[SYM_JOB_KEY_LEN + 1])
 
 ParameterizedTestParameters(symrun, sweeps_dead_pe_objects)
 {
-    static int counts[] = { 1, 3 };
+    static int counts[] = {1, 3};
     return cr_make_param_array(int, counts, 2);
 }
 
@@ -49,7 +49,7 @@ ParameterizedTest(int *npes, symrun, sweeps_dead_pe_objects)
     char n[16], v[16];
     snprintf(n, sizeof(n), "%d", *npes);
     snprintf(v, sizeof(v), "%d", victim);
-    const char *args[] = { "--grace", "20", "-n", n, "@PE", "leak-then-die", v, NULL };
+    const char *args[] = {"--grace", "20", "-n", n, "@PE", "leak-then-die", v, NULL};
     struct run r;
     run_start(&r, args, NULL);
     run_pump(&r, NULL, NULL);
@@ -87,7 +87,7 @@ ParameterizedTest(int *npes, symrun, sweeps_dead_pe_objects)
  * until the last is gone, or fails the test after `limit` seconds. */
 static double reap_orphans(const struct pid_list *pids, double since, double limit)
 {
-    bool gone[HARNESS_MAX_PES] = { false };
+    bool gone[HARNESS_MAX_PES] = {false};
     int left = pids->n;
     double last = since;
     while (left > 0) {
@@ -99,12 +99,10 @@ static double reap_orphans(const struct pid_list *pids, double since, double lim
             if (r == 0)
                 continue;
             /* ECHILD: reaped by someone else before it came to us */
-            cr_assert(r > 0 || errno == ECHILD, "waitpid(%ld): %s", pids->pid[i],
-                      strerror(errno));
+            cr_assert(r > 0 || errno == ECHILD, "waitpid(%ld): %s", pids->pid[i], strerror(errno));
             if (r > 0)
                 cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
-                          "PE process %ld ended with status 0x%x, not SIGKILL", pids->pid[i],
-                          st);
+                          "PE process %ld ended with status 0x%x, not SIGKILL", pids->pid[i], st);
             gone[i] = true;
             left--;
             last = harness_now();
@@ -115,7 +113,7 @@ static double reap_orphans(const struct pid_list *pids, double since, double lim
                     kill((pid_t)pids->pid[i], SIGKILL);
             cr_assert_fail("%d PE(s) still alive %.1f s after symrun was killed", left, limit);
         }
-        struct timespec ts = { 0, 1000000 };
+        struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
     return last - since;
@@ -126,7 +124,7 @@ static double reap_orphans(const struct pid_list *pids, double since, double lim
  * nothing of the job (its objects were unlinked once every PE mapped them). */
 ParameterizedTestParameters(symrun, launcher_killed)
 {
-    static int counts[] = { 1, 4 };
+    static int counts[] = {1, 4};
     return cr_make_param_array(int, counts, 2);
 }
 
@@ -134,7 +132,7 @@ ParameterizedTest(int *npes, symrun, launcher_killed)
 {
     char n[16];
     snprintf(n, sizeof(n), "%d", *npes);
-    const char *args[] = { "-n", n, "@PE", "wait-signal", NULL };
+    const char *args[] = {"-n", n, "@PE", "wait-signal", NULL};
     struct run r;
     run_start(&r, args, NULL);
     enum pump_end end = run_pump(&r, all_pids_printed, npes);
@@ -180,7 +178,7 @@ static bool job_has_objects(const struct run *r, const void *arg)
 Test(symrun, launcher_killed_in_init_then_swept)
 {
     const int npes = 3, want = 2; /* PE 1 never enters sym_init */
-    const char *args[] = { "-n", "3", "@PE", "init-hang", "1", NULL };
+    const char *args[] = {"-n", "3", "@PE", "init-hang", "1", NULL};
     struct run r;
     run_start(&r, args, NULL);
     enum pump_end end = run_pump(&r, all_pids_printed, &npes);
@@ -189,8 +187,7 @@ Test(symrun, launcher_killed_in_init_then_swept)
     if (end != PUMP_UNTIL) {
         run_kill(&r);
         cr_assert_fail("the PEs did not create their heaps (%d)\nstdout:\n%s\nstderr:\n%s",
-                       (int)end, tail_of(OUT(&r) ? OUT(&r) : ""),
-                       tail_of(ERR(&r) ? ERR(&r) : ""));
+                       (int)end, tail_of(OUT(&r) ? OUT(&r) : ""), tail_of(ERR(&r) ? ERR(&r) : ""));
     }
     struct pid_list pids = pids_of(&r);
     double t0 = harness_now();
@@ -200,21 +197,22 @@ Test(symrun, launcher_killed_in_init_then_swept)
         ;
     double took = reap_orphans(&pids, t0, QUICK_S);
     int leaked = job_objects(r.key, NULL, 0, false);
-    fprintf(stderr, "symrun SIGKILLed with PEs in sym_init: all gone after %.1f ms, %d heap "
-            "object(s) left for the sweep\n", took * 1e3, leaked);
+    fprintf(stderr,
+            "symrun SIGKILLed with PEs in sym_init: all gone after %.1f ms, %d heap "
+            "object(s) left for the sweep\n",
+            took * 1e3, leaked);
     for (int k = 0; k < 2; k++)
         if (r.fd[k] >= 0)
             close(r.fd[k]);
 
     /* the next job's symrun sweeps them */
     struct run next;
-    const char *ring[] = { "-n", "1", "@PE", "ring", NULL };
+    const char *ring[] = {"-n", "1", "@PE", "ring", NULL};
     run_job(&next, ring, NULL);
     assert_exit(&next, 0);
     char names[512] = "";
     int left = job_objects(r.key, names, sizeof(names), true);
-    cr_assert(left == 0, "%d object(s) of the killed job survived the next symrun:%s", left,
-              names);
+    cr_assert(left == 0, "%d object(s) of the killed job survived the next symrun:%s", left, names);
     run_free(&next);
     run_free(&r);
 }

@@ -26,7 +26,7 @@ ParameterizedTest(int *npes, symrun, pe_exit_status)
     char n[16], v[16];
     snprintf(n, sizeof(n), "%d", *npes);
     snprintf(v, sizeof(v), "%d", victim);
-    const char *args[] = { "--grace", "20", "-n", n, "@PE", "exit", v, "3", NULL };
+    const char *args[] = {"--grace", "20", "-n", n, "@PE", "exit", v, "3", NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 3);
@@ -54,7 +54,7 @@ ParameterizedTest(int *npes, symrun, pe_killed)
     char n[16], v[16];
     snprintf(n, sizeof(n), "%d", *npes);
     snprintf(v, sizeof(v), "%d", victim);
-    const char *args[] = { "--grace", "20", "-n", n, "@PE", "die", v, NULL };
+    const char *args[] = {"--grace", "20", "-n", n, "@PE", "die", v, NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 137);
@@ -71,7 +71,7 @@ ParameterizedTest(int *npes, symrun, pe_killed)
 
 ParameterizedTestParameters(symrun, grace_period)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -83,7 +83,7 @@ ParameterizedTest(int *npes, symrun, grace_period)
     int victim = 0;
     char n[16];
     snprintf(n, sizeof(n), "%d", *npes);
-    const char *args[] = { "--grace", "1", "-n", n, "@PE", "die-hang", "0", NULL };
+    const char *args[] = {"--grace", "1", "-n", n, "@PE", "die-hang", "0", NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 137);
@@ -111,12 +111,15 @@ struct hang_case {
 };
 
 static const struct hang_case hang_cases[] = {
-    { "hang", 1 }, { "hang", 3 }, { "hang-hard", 1 }, { "hang-hard", 4 },
+    {"hang", 1},
+    {"hang", 3},
+    {"hang-hard", 1},
+    {"hang-hard", 4},
 };
 
 ParameterizedTestParameters(symrun, timeout)
 {
-    static int idx[] = { 0, 1, 2, 3 };
+    static int idx[] = {0, 1, 2, 3};
     return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
 }
 
@@ -130,7 +133,7 @@ ParameterizedTest(int *which, symrun, timeout)
     char limit[32], want[64];
     snprintf(limit, sizeof(limit), "%g", harness_seconds(2.0));
     snprintf(want, sizeof(want), "symrun: job timed out after %s s", limit);
-    const char *args[] = { "--timeout", limit, "-n", n, "@PE", c->mode, v, NULL };
+    const char *args[] = {"--timeout", limit, "-n", n, "@PE", c->mode, v, NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 124);
@@ -153,13 +156,13 @@ struct signal_case {
 };
 
 static const struct signal_case signal_cases[] = {
-    { SIGTERM, 1, false }, { SIGTERM, 4, false }, { SIGTERM, 8, false },
-    { SIGINT, 3, false },  { SIGTERM, 3, true },  { SIGINT, 2, true },
+    {SIGTERM, 1, false}, {SIGTERM, 4, false}, {SIGTERM, 8, false},
+    {SIGINT, 3, false},  {SIGTERM, 3, true},  {SIGINT, 2, true},
 };
 
 ParameterizedTestParameters(symrun, forwards_signal)
 {
-    static int idx[] = { 0, 1, 2, 3, 4, 5 };
+    static int idx[] = {0, 1, 2, 3, 4, 5};
     return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
 }
 
@@ -169,8 +172,10 @@ ParameterizedTest(int *which, symrun, forwards_signal)
     char n[16];
     snprintf(n, sizeof(n), "%d", c->npes);
     /* Without forwarding, only the grace period would end the others. */
-    const char *args[] = { "--grace", c->hard ? "1" : "20", "-n", n, "@PE",
-                           c->hard ? "wait-signal-hard" : "wait-signal", NULL };
+    const char *args[] = {"--grace", c->hard ? "1" : "20",
+                          "-n",      n,
+                          "@PE",     c->hard ? "wait-signal-hard" : "wait-signal",
+                          NULL};
     struct run r;
     run_start(&r, args, NULL);
     /* Every PE is initialised and waiting once it printed its pid. */
@@ -193,6 +198,7 @@ ParameterizedTest(int *which, symrun, forwards_signal)
         cr_assert(took >= 1.0 && took < 1.0 + QUICK_S,
                   "symrun took %.2f s to end after signal %d (grace period 1 s)", took, c->sig);
     else
-        cr_assert(took < harness_seconds(3.0), "symrun took %.2f s to end after signal %d", took, c->sig);
+        cr_assert(took < harness_seconds(3.0), "symrun took %.2f s to end after signal %d", took,
+                  c->sig);
     run_free(&r);
 }

@@ -23,8 +23,7 @@ static void collect_ring(const char *line, size_t len, void *arg)
     int pe, n;
     if (is_key_line(line, len))
         l->keys++;
-    else if (LINE_IS(line, len, "pe %d of %d ok%n", &pe, &n) && n == l->npes && pe >= 0 &&
-             pe < n)
+    else if (LINE_IS(line, len, "pe %d of %d ok%n", &pe, &n) && n == l->npes && pe >= 0 && pe < n)
         l->seen[pe]++;
     else if (l->other++ == 0)
         snprintf(l->other_line, sizeof(l->other_line), "%.*s", (int)len, line);
@@ -34,7 +33,7 @@ static void collect_ring(const char *line, size_t len, void *arg)
 static void assert_ring_ok(const struct run *r, int npes)
 {
     assert_exit(r, 0);
-    struct ring_lines l = { .npes = npes };
+    struct ring_lines l = {.npes = npes};
     each_line(OUT(r), collect_ring, &l);
     cr_assert(l.other == 0, "unexpected line \"%s\"\nstdout:\n%s", l.other_line, tail_of(OUT(r)));
     cr_assert_eq(l.keys, 1, "%d key lines\nstdout:\n%s", l.keys, tail_of(OUT(r)));
@@ -54,7 +53,7 @@ ParameterizedTest(int *npes, symrun, ring)
 {
     char n[16];
     snprintf(n, sizeof(n), "%d", *npes);
-    const char *args[] = { "-n", n, "@PE", "ring", NULL };
+    const char *args[] = {"-n", n, "@PE", "ring", NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_ring_ok(&r, *npes);
@@ -66,23 +65,23 @@ ParameterizedTest(int *npes, symrun, ring)
  * checks the data either way. */
 ParameterizedTestParameters(symrun, transport)
 {
-    static int which[] = { 0, 1 };
+    static int which[] = {0, 1};
     return cr_make_param_array(int, which, 2);
 }
 
 ParameterizedTest(int *which, symrun, transport)
 {
     const char *t = *which ? "--transport=shm" : "--transport=ofi";
-    const char *args[] = { "-n", "2", t, "@PE", "ring", NULL };
-    const char *env[] = { "SYMHEAP_DEBUG=1", NULL };
+    const char *args[] = {"-n", "2", t, "@PE", "ring", NULL};
+    const char *env[] = {"SYMHEAP_DEBUG=1", NULL};
     struct run r;
     run_job(&r, args, env);
     assert_exit(&r, 0); /* stderr has the debug log: not assert_ring_ok */
     assert_contains("stdout", OUT(&r), "pe 0 of 2 ok");
     assert_contains("stdout", OUT(&r), "pe 1 of 2 ok");
     if (*which)
-        cr_assert(!strstr(ERR(&r), "ofi transport on provider"),
-                  "--transport=shm used ofi:\n%s", tail_of(ERR(&r)));
+        cr_assert(!strstr(ERR(&r), "ofi transport on provider"), "--transport=shm used ofi:\n%s",
+                  tail_of(ERR(&r)));
     else
         assert_contains("stderr", ERR(&r), "ofi transport on provider");
     run_free(&r);
@@ -96,12 +95,12 @@ struct spelling {
 };
 
 static const struct spelling spellings[] = {
-    { { "-np", "4", "@PE", "ring", NULL }, 4 },
-    { { "--npes", "3", "@PE", "ring", NULL }, 3 },
-    { { "--npes=2", "@PE", "ring", NULL }, 2 },
-    { { "-n", "2", "--", "@PE", "ring", NULL }, 2 },
-    { { "--timeout", "60", "--grace=1", "-np", "3", "@PE", "ring", NULL }, 3 },
-    { { "--timeout=0", "--grace", "0", "-n", "1", "@PE", "ring", NULL }, 1 },
+    {{"-np", "4", "@PE", "ring", NULL}, 4},
+    {{"--npes", "3", "@PE", "ring", NULL}, 3},
+    {{"--npes=2", "@PE", "ring", NULL}, 2},
+    {{"-n", "2", "--", "@PE", "ring", NULL}, 2},
+    {{"--timeout", "60", "--grace=1", "-np", "3", "@PE", "ring", NULL}, 3},
+    {{"--timeout=0", "--grace", "0", "-n", "1", "@PE", "ring", NULL}, 1},
 };
 #define N_SPELLINGS ((int)(sizeof(spellings) / sizeof(spellings[0])))
 
@@ -151,7 +150,7 @@ static void collect_tagged_out(const char *line, size_t len, void *arg)
         ok = tag == 0 && l->keys++ == 0;
     } else {
         /* The PE's lines in the order it wrote them. */
-        static const char *const order[] = { "of", "line a", "line b", "tail" };
+        static const char *const order[] = {"of", "line a", "line b", "tail"};
         int step = l->next[tag];
         ok = false;
         if (step == 0)
@@ -164,16 +163,15 @@ static void collect_tagged_out(const char *line, size_t len, void *arg)
         l->next[tag]++;
     }
     if (!ok && !l->bad[0])
-        snprintf(l->bad, sizeof(l->bad), "line \"%s\" is not what PE %d writes at that point",
-                 copy, tag);
+        snprintf(l->bad, sizeof(l->bad), "line \"%s\" is not what PE %d writes at that point", copy,
+                 tag);
 }
 
 static void collect_tagged_err(const char *line, size_t len, void *arg)
 {
     struct tagged_lines *l = arg;
     int tag, pe;
-    if (LINE_IS(line, len, "[%d] pe %d err%n", &tag, &pe) && tag == pe && tag >= 0 &&
-        tag < l->npes)
+    if (LINE_IS(line, len, "[%d] pe %d err%n", &tag, &pe) && tag == pe && tag >= 0 && tag < l->npes)
         l->errs[tag]++;
     else if (!l->bad[0])
         snprintf(l->bad, sizeof(l->bad), "stderr line \"%.*s\"", (int)len, line);
@@ -189,15 +187,14 @@ ParameterizedTest(int *npes, symrun, tag_output)
 {
     char n[16];
     snprintf(n, sizeof(n), "%d", *npes);
-    const char *args[] = { "--tag-output", "-n", n, "@PE", "ring-tagged", NULL };
+    const char *args[] = {"--tag-output", "-n", n, "@PE", "ring-tagged", NULL};
     struct run r;
     run_job(&r, args, NULL);
     assert_exit(&r, 0);
-    struct tagged_lines l = { .npes = *npes };
+    struct tagged_lines l = {.npes = *npes};
     each_line(OUT(&r), collect_tagged_out, &l);
     each_line(ERR(&r), collect_tagged_err, &l);
-    cr_assert(!l.bad[0], "%s\nstdout:\n%s\nstderr:\n%s", l.bad, tail_of(OUT(&r)),
-              tail_of(ERR(&r)));
+    cr_assert(!l.bad[0], "%s\nstdout:\n%s\nstderr:\n%s", l.bad, tail_of(OUT(&r)), tail_of(ERR(&r)));
     cr_assert_eq(l.keys, 1);
     for (int pe = 0; pe < *npes; pe++) {
         cr_assert_eq(l.next[pe], 4, "PE %d: %d stdout lines, expected 4\nstdout:\n%s", pe,
@@ -227,8 +224,8 @@ static void collect_heap(const char *line, size_t len, void *arg)
     size_t free_bytes, largest;
     if (is_key_line(line, len))
         return;
-    if (LINE_IS(line, len, "pe %d free %zu largest %zu%n", &pe, &free_bytes, &largest) &&
-        pe >= 0 && pe < l->npes && free_bytes == l->want && largest == l->want)
+    if (LINE_IS(line, len, "pe %d free %zu largest %zu%n", &pe, &free_bytes, &largest) && pe >= 0 &&
+        pe < l->npes && free_bytes == l->want && largest == l->want)
         l->seen[pe]++;
     else if (!l->bad[0])
         snprintf(l->bad, sizeof(l->bad), "\"%.*s\" (expected %zu free bytes)", (int)len, line,
@@ -237,7 +234,7 @@ static void collect_heap(const char *line, size_t len, void *arg)
 
 ParameterizedTestParameters(symrun, environment)
 {
-    static int mib[] = { 3, 5 };
+    static int mib[] = {3, 5};
     return cr_make_param_array(int, mib, 2);
 }
 
@@ -245,15 +242,14 @@ ParameterizedTest(int *mib, symrun, environment)
 {
     char setting[64];
     snprintf(setting, sizeof(setting), "SYMHEAP_HEAP_SIZE=%dM", *mib);
-    const char *env[] = { setting, NULL };
-    const char *args[] = { "-n", "3", "@PE", "heapfree", NULL };
+    const char *env[] = {setting, NULL};
+    const char *args[] = {"-n", "3", "@PE", "heapfree", NULL};
     struct run r;
     run_job(&r, args, env);
     assert_exit(&r, 0);
-    struct heap_lines l = { .want = (size_t)*mib << 20, .npes = 3 };
+    struct heap_lines l = {.want = (size_t)*mib << 20, .npes = 3};
     each_line(OUT(&r), collect_heap, &l);
-    cr_assert(!l.bad[0], "%s\nstdout:\n%s\nstderr:\n%s", l.bad, tail_of(OUT(&r)),
-              tail_of(ERR(&r)));
+    cr_assert(!l.bad[0], "%s\nstdout:\n%s\nstderr:\n%s", l.bad, tail_of(OUT(&r)), tail_of(ERR(&r)));
     for (int pe = 0; pe < 3; pe++)
         cr_assert_eq(l.seen[pe], 1, "PE %d reported %d times\nstdout:\n%s", pe, l.seen[pe],
                      tail_of(OUT(&r)));

@@ -25,9 +25,9 @@ struct ps_param {
 static struct ps_param ps_params[NCOUNTS * 4];
 
 #define PS_SMALL_ROUNDS 2000
-#define PS_SMALL 4096
+#define PS_SMALL        4096
 #define PS_LARGE_ROUNDS 24
-#define PS_LARGE ((1u << 20) + 3)
+#define PS_LARGE        ((1u << 20) + 3)
 
 static uint8_t ps_byte(int pe, uint64_t round, size_t i)
 {
@@ -45,15 +45,14 @@ static void put_signal_body(int me, int n, void *arg)
     const size_t cap = PS_LARGE + 8;
     uint8_t *buf = sym_malloc(2 * cap);
     uint64_t *sig = sym_calloc(2, 64); /* [0] data signal, [8] acks from the right */
-    uint8_t *src[2] = { malloc(cap), malloc(cap) };
+    uint8_t *src[2] = {malloc(cap), malloc(cap)};
     uint8_t *want = malloc(cap);
-    PE_ASSERT(buf && sig && src[0] && src[1] && want, "allocation failed: %s",
-              sym_last_error());
+    PE_ASSERT(buf && sig && src[0] && src[1] && want, "allocation failed: %s", sym_last_error());
     uint64_t *ack = &sig[8];
     const char *opname = p->op == SYM_SIGNAL_SET ? "SET" : "ADD";
     /* SYMHEAP_TEST_QUICK (sanitizer and ofi stages): a tenth of the small rounds. */
-    const uint64_t small_rounds = getenv("SYMHEAP_TEST_QUICK") ? PS_SMALL_ROUNDS / 10
-                                                               : PS_SMALL_ROUNDS;
+    const uint64_t small_rounds =
+        getenv("SYMHEAP_TEST_QUICK") ? PS_SMALL_ROUNDS / 10 : PS_SMALL_ROUNDS;
     const uint64_t total = small_rounds + PS_LARGE_ROUNDS;
 
     for (uint64_t r = 1; r <= total; r++) {
@@ -96,16 +95,16 @@ static void put_signal_body(int me, int n, void *arg)
             PE_OK(sym_signal_fetch(&sig[0], &seen));
             break;
         }
-        PE_ASSERT(seen == r || seen == r + 1, "put_signal %s%s round %llu: signal is %llu",
-                  opname, p->nbi ? "_nbi" : "", (unsigned long long)r,
-                  (unsigned long long)seen);
+        PE_ASSERT(seen == r || seen == r + 1, "put_signal %s%s round %llu: signal is %llu", opname,
+                  p->nbi ? "_nbi" : "", (unsigned long long)r, (unsigned long long)seen);
         for (size_t i = 0; i < len; i++)
             want[i] = ps_byte(left, r, i);
         if (memcmp(slot, want, len) != 0) {
             size_t bad = 0;
             while (slot[bad] == want[bad])
                 bad++;
-            PE_ASSERT(false, "put_signal %s%s round %llu (%zu bytes): signal %llu seen but "
+            PE_ASSERT(false,
+                      "put_signal %s%s round %llu (%zu bytes): signal %llu seen but "
                       "byte %zu is 0x%02x, expected 0x%02x (data arrived after the signal)",
                       opname, p->nbi ? "_nbi" : "", (unsigned long long)r, len,
                       (unsigned long long)seen, bad, slot[bad], want[bad]);
@@ -127,7 +126,7 @@ ParameterizedTestParameters(sync, put_signal_data_before_signal)
     for (size_t i = 0; i < NCOUNTS; i++)
         for (int op = SYM_SIGNAL_SET; op <= SYM_SIGNAL_ADD; op++)
             for (int nbi = 0; nbi <= 1; nbi++)
-                ps_params[k++] = (struct ps_param){ pe_counts[i], (sym_signal_op_t)op, nbi };
+                ps_params[k++] = (struct ps_param){pe_counts[i], (sym_signal_op_t)op, nbi};
     return cr_make_param_array(struct ps_param, ps_params, k);
 }
 
@@ -150,19 +149,19 @@ struct sig_step {
 };
 
 static const struct sig_step sig_steps[] = {
-    { SYM_SIGNAL_SET, SYM_CMP_EQ, 7, 0, 3, { 3, 5, 7 } },
-    { SYM_SIGNAL_SET, SYM_CMP_NE, 4, 4, 3, { 4, 4, 9 } },
-    { SYM_SIGNAL_SET, SYM_CMP_GT, 100, 0, 3, { 50, 100, 101 } },
-    { SYM_SIGNAL_SET, SYM_CMP_GE, 100, 0, 2, { 99, 100 } },
-    { SYM_SIGNAL_SET, SYM_CMP_LT, 10, 1000, 3, { 500, 10, 9 } },
-    { SYM_SIGNAL_SET, SYM_CMP_LE, 10, 1000, 2, { 11, 10 } },
+    {SYM_SIGNAL_SET, SYM_CMP_EQ, 7, 0, 3, {3, 5, 7}},
+    {SYM_SIGNAL_SET, SYM_CMP_NE, 4, 4, 3, {4, 4, 9}},
+    {SYM_SIGNAL_SET, SYM_CMP_GT, 100, 0, 3, {50, 100, 101}},
+    {SYM_SIGNAL_SET, SYM_CMP_GE, 100, 0, 2, {99, 100}},
+    {SYM_SIGNAL_SET, SYM_CMP_LT, 10, 1000, 3, {500, 10, 9}},
+    {SYM_SIGNAL_SET, SYM_CMP_LE, 10, 1000, 2, {11, 10}},
     /* unsigned: a signed comparison would never be satisfied */
-    { SYM_SIGNAL_SET, SYM_CMP_GT, 5, 0, 2, { 3, UINT64_MAX - 1 } },
-    { SYM_SIGNAL_SET, SYM_CMP_LT, UINT64_C(1) << 63, UINT64_MAX, 2, { UINT64_C(1) << 63, 5 } },
-    { SYM_SIGNAL_ADD, SYM_CMP_GE, 30, 0, 3, { 10, 10, 10 } },
-    { SYM_SIGNAL_ADD, SYM_CMP_EQ, 3, 0, 3, { 1, 1, 1 } },
-    { SYM_SIGNAL_ADD, SYM_CMP_NE, 5, 5, 3, { 0, 0, 3 } },
-    { SYM_SIGNAL_ADD, SYM_CMP_EQ, 1, UINT64_MAX - 1, 3, { 1, 1, 1 } }, /* wraps to 1 */
+    {SYM_SIGNAL_SET, SYM_CMP_GT, 5, 0, 2, {3, UINT64_MAX - 1}},
+    {SYM_SIGNAL_SET, SYM_CMP_LT, UINT64_C(1) << 63, UINT64_MAX, 2, {UINT64_C(1) << 63, 5}},
+    {SYM_SIGNAL_ADD, SYM_CMP_GE, 30, 0, 3, {10, 10, 10}},
+    {SYM_SIGNAL_ADD, SYM_CMP_EQ, 3, 0, 3, {1, 1, 1}},
+    {SYM_SIGNAL_ADD, SYM_CMP_NE, 5, 5, 3, {0, 0, 3}},
+    {SYM_SIGNAL_ADD, SYM_CMP_EQ, 1, UINT64_MAX - 1, 3, {1, 1, 1}}, /* wraps to 1 */
 };
 #define NSIG_STEPS (sizeof(sig_steps) / sizeof(sig_steps[0]))
 
@@ -209,14 +208,17 @@ static void signal_wait_body(int me, int n, void *arg)
                 PE_ASSERT(!REF_CMP(sig_after(s, i), s->cmp, s->value), "step table error");
             uint64_t got = 0x5EED;
             PE_OK(sym_signal_wait_until(sig, s->cmp, s->value, &got));
-            PE_ASSERT(got == want, "step %zu: sym_signal_wait_until(%s %llu) returned %llu, "
-                      "expected %llu", k, cmp_text(s->cmp), (unsigned long long)s->value,
-                      (unsigned long long)got, (unsigned long long)want);
+            PE_ASSERT(got == want,
+                      "step %zu: sym_signal_wait_until(%s %llu) returned %llu, "
+                      "expected %llu",
+                      k, cmp_text(s->cmp), (unsigned long long)s->value, (unsigned long long)got,
+                      (unsigned long long)want);
             uint64_t payload;
             memcpy(&payload, &data[0], sizeof(payload));
-            PE_ASSERT(payload == k * 100 + (uint64_t)(s->nseq - 1), "step %zu: the payload of "
-                      "the satisfying put is %llu, expected %llu", k,
-                      (unsigned long long)payload,
+            PE_ASSERT(payload == k * 100 + (uint64_t)(s->nseq - 1),
+                      "step %zu: the payload of "
+                      "the satisfying put is %llu, expected %llu",
+                      k, (unsigned long long)payload,
                       (unsigned long long)(k * 100 + (uint64_t)(s->nseq - 1)));
             uint64_t v = 0;
             PE_OK(sym_signal_fetch(sig, &v));

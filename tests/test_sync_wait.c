@@ -7,8 +7,8 @@
 #include "harness.h"
 #include "sync_check.h"
 
-static const sym_cmp_t all_cmps[] = { SYM_CMP_EQ, SYM_CMP_NE, SYM_CMP_GT,
-                                      SYM_CMP_GE, SYM_CMP_LT, SYM_CMP_LE };
+static const sym_cmp_t all_cmps[] = {SYM_CMP_EQ, SYM_CMP_NE, SYM_CMP_GT,
+                                     SYM_CMP_GE, SYM_CMP_LT, SYM_CMP_LE};
 #define NCMPS 6
 
 static int pe_counts[] = HARNESS_PE_COUNTS;
@@ -22,89 +22,91 @@ struct wait_step {
     sym_cmp_t cmp;
     int64_t value, init; /* converted to the type under test */
     int nseq;
-    int64_t seq[3];      /* only the last one satisfies the condition */
+    int64_t seq[3]; /* only the last one satisfies the condition */
 };
 
 /* Steps for the signed types, and for the unsigned ones where negative
  * numbers stand for the top of the range. */
 static const struct wait_step signed_steps[] = {
-    { SYM_CMP_EQ, -7, 0, 3, { -6, 7, -7 } },
-    { SYM_CMP_NE, -1, -1, 2, { -1, 0 } },
-    { SYM_CMP_GT, -5, -100, 3, { -6, -5, -4 } },
-    { SYM_CMP_GE, -5, -100, 2, { -6, -5 } },
-    { SYM_CMP_LT, 0, 5, 3, { 3, 0, -1 } },  /* unsigned would never be < 0 */
-    { SYM_CMP_LE, -10, 0, 2, { -9, -10 } },
+    {SYM_CMP_EQ, -7, 0, 3, {-6, 7, -7}},     {SYM_CMP_NE, -1, -1, 2, {-1, 0}},
+    {SYM_CMP_GT, -5, -100, 3, {-6, -5, -4}}, {SYM_CMP_GE, -5, -100, 2, {-6, -5}},
+    {SYM_CMP_LT, 0, 5, 3, {3, 0, -1}}, /* unsigned would never be < 0 */
+    {SYM_CMP_LE, -10, 0, 2, {-9, -10}},
 };
 static const struct wait_step unsigned_steps[] = {
-    { SYM_CMP_EQ, -7, 0, 3, { -6, 7, -7 } },
-    { SYM_CMP_NE, 3, 3, 2, { 3, -3 } },
-    { SYM_CMP_GT, 5, 0, 3, { 4, 5, -1 } },  /* signed would never be > 5 */
-    { SYM_CMP_GE, -2, 7, 2, { -3, -2 } },
-    { SYM_CMP_LT, 5, -1, 3, { -100, 5, 4 } }, /* signed: -1 < 5 at once */
-    { SYM_CMP_LE, 5, -1, 2, { 6, 5 } },
+    {SYM_CMP_EQ, -7, 0, 3, {-6, 7, -7}},
+    {SYM_CMP_NE, 3, 3, 2, {3, -3}},
+    {SYM_CMP_GT, 5, 0, 3, {4, 5, -1}}, /* signed would never be > 5 */
+    {SYM_CMP_GE, -2, 7, 2, {-3, -2}},
+    {SYM_CMP_LT, 5, -1, 3, {-100, 5, 4}}, /* signed: -1 < 5 at once */
+    {SYM_CMP_LE, 5, -1, 2, {6, 5}},
 };
 #define NWAIT_STEPS 6
 
 /* The word of every type lives at the start of a 64-byte line. */
-#define TYPED_FNS(name, T, bits)                                                            \
-    static void set_word_##name(T *w, T v, int pe, int how)                                  \
-    {                                                                                       \
-        if (how)                                                                            \
-            PE_OK(sym_atomic_set##bits((uint##bits##_t *)w, (uint##bits##_t)v, pe));        \
-        else                                                                                \
-            PE_OK(sym_p##bits((uint##bits##_t *)w, (uint##bits##_t)v, pe));                 \
-    }                                                                                       \
-    /* Every comparison of every pair of edge values against the C reference. */           \
-    static void test_table_##name(T *w)                                                     \
-    {                                                                                       \
-        const T vals[] = { (T)((uint##bits##_t)1 << (bits - 1)), (T)-5, (T)-1, 0, 1, 5,    \
-                           (T)(((uint##bits##_t)1 << (bits - 1)) - 1) };                    \
-        const size_t nv = sizeof(vals) / sizeof(vals[0]);                                   \
-        for (size_t a = 0; a < nv; a++) {                                                   \
-            *w = vals[a];                                                                   \
-            for (size_t b = 0; b < nv; b++)                                                 \
-                for (int c = 0; c < NCMPS; c++) {                                           \
-                    sym_cmp_t cmp = all_cmps[c];                                            \
-                    int want = REF_CMP(vals[a], cmp, vals[b]), sat = -1;                    \
-                    PE_OK(sym_test_##name(w, cmp, vals[b], &sat));                          \
-                    PE_ASSERT(sat == want, "sym_test_" #name "(%lld %s %lld) gave %d, "      \
-                              "expected %d", (long long)vals[a], cmp_text(cmp),             \
-                              (long long)vals[b], sat, want);                               \
-                    if (want)                                                               \
-                        PE_OK(sym_wait_until_##name(w, cmp, vals[b]));                      \
-                }                                                                           \
-        }                                                                                   \
-    }                                                                                       \
-    /* PE 0 blocks while PE n-1 moves its word to the one satisfying value. */              \
-    static void wait_steps_##name(int me, int n, T *w, const struct wait_step *steps)       \
-    {                                                                                       \
-        const int waiter = 0, writer = n - 1;                                               \
-        for (int k = 0; k < NWAIT_STEPS; k++) {                                             \
-            const struct wait_step *s = &steps[k];                                          \
-            if (me == waiter)                                                               \
-                *w = (T)s->init;                                                            \
-            PE_OK(sym_barrier_all());                                                       \
-            if (me == writer)                                                               \
-                for (int i = 0; i < s->nseq; i++) {                                         \
-                    if (i == s->nseq - 1 && k % 2)                                          \
-                        pause_us(2000);                                                     \
-                    set_word_##name(w, (T)s->seq[i], waiter, i % 2);                        \
-                }                                                                           \
-            if (me == waiter) {                                                             \
-                T want = (T)s->seq[s->nseq - 1];                                            \
-                PE_ASSERT(REF_CMP(want, s->cmp, (T)s->value) &&                             \
-                          !REF_CMP((T)s->init, s->cmp, (T)s->value), "step table error");   \
-                PE_OK(sym_wait_until_##name(w, s->cmp, (T)s->value));                       \
-                T got = __atomic_load_n(w, __ATOMIC_ACQUIRE);                               \
-                PE_ASSERT(got == want, "sym_wait_until_" #name "(%s %lld) returned while "    \
-                          "the word held %lld; only %lld satisfies it", cmp_text(s->cmp),   \
-                          (long long)(T)s->value, (long long)got, (long long)want);         \
-                int sat = -1;                                                               \
-                PE_OK(sym_test_##name(w, s->cmp, (T)s->value, &sat));                       \
-                PE_ASSERT(sat == 1, "sym_test_" #name " after the wait gave %d", sat);       \
-            }                                                                               \
-            PE_OK(sym_barrier_all());                                                       \
-        }                                                                                   \
+#define TYPED_FNS(name, T, bits)                                                                   \
+    static void set_word_##name(T *w, T v, int pe, int how)                                        \
+    {                                                                                              \
+        if (how)                                                                                   \
+            PE_OK(sym_atomic_set##bits((uint##bits##_t *)w, (uint##bits##_t)v, pe));               \
+        else                                                                                       \
+            PE_OK(sym_p##bits((uint##bits##_t *)w, (uint##bits##_t)v, pe));                        \
+    }                                                                                              \
+    /* Every comparison of every pair of edge values against the C reference. */                   \
+    static void test_table_##name(T *w)                                                            \
+    {                                                                                              \
+        const T vals[] = {(T)((uint##bits##_t)1 << (bits - 1)),      (T)-5, (T)-1, 0, 1, 5,        \
+                          (T)(((uint##bits##_t)1 << (bits - 1)) - 1)};                             \
+        const size_t nv = sizeof(vals) / sizeof(vals[0]);                                          \
+        for (size_t a = 0; a < nv; a++) {                                                          \
+            *w = vals[a];                                                                          \
+            for (size_t b = 0; b < nv; b++)                                                        \
+                for (int c = 0; c < NCMPS; c++) {                                                  \
+                    sym_cmp_t cmp = all_cmps[c];                                                   \
+                    int want = REF_CMP(vals[a], cmp, vals[b]), sat = -1;                           \
+                    PE_OK(sym_test_##name(w, cmp, vals[b], &sat));                                 \
+                    PE_ASSERT(sat == want,                                                         \
+                              "sym_test_" #name "(%lld %s %lld) gave %d, "                         \
+                              "expected %d",                                                       \
+                              (long long)vals[a], cmp_text(cmp), (long long)vals[b], sat, want);   \
+                    if (want)                                                                      \
+                        PE_OK(sym_wait_until_##name(w, cmp, vals[b]));                             \
+                }                                                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    /* PE 0 blocks while PE n-1 moves its word to the one satisfying value. */                     \
+    static void wait_steps_##name(int me, int n, T *w, const struct wait_step *steps)              \
+    {                                                                                              \
+        const int waiter = 0, writer = n - 1;                                                      \
+        for (int k = 0; k < NWAIT_STEPS; k++) {                                                    \
+            const struct wait_step *s = &steps[k];                                                 \
+            if (me == waiter)                                                                      \
+                *w = (T)s->init;                                                                   \
+            PE_OK(sym_barrier_all());                                                              \
+            if (me == writer)                                                                      \
+                for (int i = 0; i < s->nseq; i++) {                                                \
+                    if (i == s->nseq - 1 && k % 2)                                                 \
+                        pause_us(2000);                                                            \
+                    set_word_##name(w, (T)s->seq[i], waiter, i % 2);                               \
+                }                                                                                  \
+            if (me == waiter) {                                                                    \
+                T want = (T)s->seq[s->nseq - 1];                                                   \
+                PE_ASSERT(REF_CMP(want, s->cmp, (T)s->value) &&                                    \
+                              !REF_CMP((T)s->init, s->cmp, (T)s->value),                           \
+                          "step table error");                                                     \
+                PE_OK(sym_wait_until_##name(w, s->cmp, (T)s->value));                              \
+                T got = __atomic_load_n(w, __ATOMIC_ACQUIRE);                                      \
+                PE_ASSERT(got == want,                                                             \
+                          "sym_wait_until_" #name "(%s %lld) returned while "                      \
+                          "the word held %lld; only %lld satisfies it",                            \
+                          cmp_text(s->cmp), (long long)(T)s->value, (long long)got,                \
+                          (long long)want);                                                        \
+                int sat = -1;                                                                      \
+                PE_OK(sym_test_##name(w, s->cmp, (T)s->value, &sat));                              \
+                PE_ASSERT(sat == 1, "sym_test_" #name " after the wait gave %d", sat);             \
+            }                                                                                      \
+            PE_OK(sym_barrier_all());                                                              \
+        }                                                                                          \
     }
 
 TYPED_FNS(int32, int32_t, 32)

@@ -14,7 +14,7 @@
 
 static void sleep_s(double s)
 {
-    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
 }
 
@@ -25,20 +25,20 @@ static void sleep_s(double s)
 static void expect_dead(sym_team_t t, const char *what)
 {
     int buf[MAXN];
-    int32_t v[2] = { 1, 2 }, out[2];
+    int32_t v[2] = {1, 2}, out[2];
     sym_team_t child = (sym_team_t)1, c2 = (sym_team_t)1;
     PE_ASSERT(sym_team_my_pe(t) == -1 && sym_team_n_pes(t) == -1, "%s: queries answer", what);
     PE_ASSERT(!strcmp(sym_team_name(t), "invalid"), "%s: named \"%s\"", what, sym_team_name(t));
     PE_ASSERT(sym_team_global_to_local(t, 0) == -1 && sym_team_local_to_global(t, 0) == -1 &&
-              sym_team_translate_pe(t, 0, sym_team_world()) == -1 &&
-              sym_team_translate_pe(sym_team_world(), 0, t) == -1,
+                  sym_team_translate_pe(t, 0, sym_team_world()) == -1 &&
+                  sym_team_translate_pe(sym_team_world(), 0, t) == -1,
               "%s: numbering answers", what);
     PE_FAILS_WITH(sym_team_members(t, buf), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_set_timeout(t, 1.0), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_destroy(t), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_split_strided(t, 0, 1, 1, &child), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_split_2d(t, 1, &child, &c2), SYM_ERR_INVALID_ARG);
-    PE_FAILS_WITH(sym_team_create(t, (int[]){ 0 }, 1, &child), SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(sym_team_create(t, (int[]){0}, 1, &child), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_barrier(t, NULL), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_allreduce(t, out, v, 2, SYM_INT32, SYM_OP_SUM, NULL), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_broadcast(t, v, 2, SYM_INT32, 0, NULL), SYM_ERR_INVALID_ARG);
@@ -60,7 +60,7 @@ static void destroyed_body(int me, int n, void *arg)
     sym_team_t u;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &u));
     expect_dead(t, "destroyed team after its slot was reused");
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = i;
     expect_team_works(u, all, n, "team in the reused slot");
@@ -69,7 +69,7 @@ static void destroyed_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, destroyed_handles)
 {
-    static int counts[] = { 1, 2, 3 };
+    static int counts[] = {1, 2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -86,9 +86,8 @@ static void bad_split_calls(int n)
     const sym_team_t w = sym_team_world();
     sym_team_t t = (sym_team_t)1, u = (sym_team_t)1;
     const int bad[][3] = {
-        { 0, 1, 0 },      { 0, 1, -1 },     { -1, 1, 1 },  { n, 1, 1 },
-        { 0, 0, 2 },      { 0, 1, n + 1 },  { 1, -2, 2 },  { n - 1, 1, 2 },
-        { 0, 2, n },      { 0, INT32_MAX, 2 },
+        {0, 1, 0},     {0, 1, -1}, {-1, 1, 1},    {n, 1, 1}, {0, 0, 2},
+        {0, 1, n + 1}, {1, -2, 2}, {n - 1, 1, 2}, {0, 2, n}, {0, INT32_MAX, 2},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         if (bad[i][0] == 0 && bad[i][1] == 2 && bad[i][2] == n && n == 1)
@@ -105,7 +104,7 @@ static void bad_split_calls(int n)
     PE_FAILS_WITH(sym_team_split_2d(w, -3, &t, &u), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_split_2d(w, 1, NULL, &u), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_split_2d(w, 1, &t, NULL), SYM_ERR_INVALID_ARG);
-    int rep[2] = { 0, 0 }, out_of[2] = { 0, n }, neg[1] = { -1 };
+    int rep[2] = {0, 0}, out_of[2] = {0, n}, neg[1] = {-1};
     PE_FAILS_WITH(sym_team_create(w, rep, 2, &t), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_create(w, out_of, 2, &t), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_team_create(w, neg, 1, &t), SYM_ERR_INVALID_ARG);
@@ -125,7 +124,7 @@ static void invalid_body(int me, int n, void *arg)
         bad_split_calls(n);
     sym_team_t t;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = i;
     expect_team(t, all, n, "split after bad calls");
@@ -138,7 +137,7 @@ static void invalid_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, invalid_args)
 {
-    static int counts[] = { 1, 2, 3, 4 };
+    static int counts[] = {1, 2, 3, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -155,7 +154,7 @@ static void different_lists_body(int me, int n, void *arg)
     sym_team_t parent, t = (sym_team_t)1;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &parent));
     PE_OK(sym_team_set_timeout(parent, 5.0));
-    int a[2] = { 0, 1 }, b[2] = { 1, 0 };
+    int a[2] = {0, 1}, b[2] = {1, 0};
     sym_status_t st = sym_team_create(parent, me == 0 ? a : b, 2, &t);
     PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st), sym_last_error());
     PE_ASSERT(t == SYM_TEAM_INVALID, "a handle after the mismatch");
@@ -165,7 +164,7 @@ static void different_lists_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, create_with_different_lists)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -184,14 +183,13 @@ ParameterizedTest(int *npes, teams, create_with_different_lists)
  * (each marks its slot of a shared page), or after 6 s (scaled) if one
  * never does: their wait cannot have ended by its arrival either way, and
  * a team timeout that does not work makes them wait past 4.5 s (scaled)
- * and fail; a fixed 6 s nap cost 6 s per case, 24 s under TSan.  Not within 0.5 s plus a little: over libfabric with
- * manual progress, the report's reads of the late member's call line and
- * the poisoning of the team wait for it too, each bounded by the team's
- * timeout.  The others call the barrier only once the late member has
- * stopped making library calls, so over manual progress its first message
- * to that member cannot complete: a transport call of the barrier not
- * bounded by the team's timeout shows as a wait until the late member
- * comes.  Another team with the default keeps waiting. */
+ * and fail; a fixed 6 s nap cost 6 s per case, 24 s under TSan.  Not within 0.5 s plus a little:
+ * over libfabric with manual progress, the report's reads of the late member's call line and the
+ * poisoning of the team wait for it too, each bounded by the team's timeout.  The others call the
+ * barrier only once the late member has stopped making library calls, so over manual progress its
+ * first message to that member cannot complete: a transport call of the barrier not bounded by the
+ * team's timeout shows as a wait until the late member comes.  Another team with the default keeps
+ * waiting. */
 struct late_shared {
     int gave_up[MAXN];
     int late_idle; /* the late member makes no library calls from now on */
@@ -241,14 +239,13 @@ static void timeout_body(int me, int n, void *arg)
         sym_status_t st = sym_barrier(t, NULL);
         double dt = harness_now() - t0;
         __atomic_store_n(&sh->gave_up[me], 1, __ATOMIC_RELEASE);
-        PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st),
-                  sym_last_error());
-        PE_ASSERT(dt >= 0.45 && dt < harness_seconds(4.5), "timed out after %.2f s (team timeout 0.5 s): %s", dt,
-                  sym_last_error());
+        PE_ASSERT(st == SYM_ERR_TIMEOUT, "returned %s: %s", sym_status_name(st), sym_last_error());
+        PE_ASSERT(dt >= 0.45 && dt < harness_seconds(4.5),
+                  "timed out after %.2f s (team timeout 0.5 s): %s", dt, sym_last_error());
         PE_ASSERT(strstr(sym_last_error(), "0.5 s") != NULL, "message: %s", sym_last_error());
     }
     /* the patient team waits out the late member */
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = n - 1 - i;
     expect_team_works(patient, all, n, "team with the default timeout");
@@ -261,14 +258,14 @@ static void timeout_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, set_timeout)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, teams, set_timeout)
 {
-    struct late_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct late_shared *sh =
+        mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert(sh != MAP_FAILED, "mmap");
     memset(sh, 0, sizeof(*sh));
     run_pes(*npes, timeout_body, sh);

@@ -21,7 +21,7 @@ static void world_body(int me, int n, void *arg)
     PE_ASSERT(!strcmp(sym_team_name(w), "world"), "world is named \"%s\"", sym_team_name(w));
     PE_ASSERT(sym_team_my_pe(w) == me && sym_team_n_pes(w) == n, "world numbering: %d of %d",
               sym_team_my_pe(w), sym_team_n_pes(w));
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = i;
     /* expect_team insists on a non-"world" name; check the rest directly */
@@ -30,8 +30,9 @@ static void world_body(int me, int n, void *arg)
     PE_ASSERT(!memcmp(got, all, (size_t)n * sizeof(int)), "world members wrong");
     for (int i = -1; i <= n; i++) {
         int want = i >= 0 && i < n ? i : -1;
-        PE_ASSERT(sym_team_global_to_local(w, i) == want && sym_team_local_to_global(w, i) == want
-                  && sym_team_translate_pe(w, i, w) == want,
+        PE_ASSERT(sym_team_global_to_local(w, i) == want &&
+                      sym_team_local_to_global(w, i) == want &&
+                      sym_team_translate_pe(w, i, w) == want,
                   "world numbering of %d wrong", i);
     }
     PE_FAILS_WITH(sym_team_members(w, NULL), SYM_ERR_INVALID_ARG);
@@ -77,7 +78,7 @@ static void uninitialized_body(int me, int n, void *arg)
 
 Test(teams, uninitialized)
 {
-    struct pe_job job = { .npes = 2, .body = uninitialized_body, .raw = true };
+    struct pe_job job = {.npes = 2, .body = uninitialized_body, .raw = true};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -108,17 +109,17 @@ static void strided_body(int me, int n, void *arg)
 {
     (void)me;
     (void)arg;
-    strided_case(0, 1, n);                  /* everyone */
-    strided_case(n - 1, -1, n);             /* everyone, reversed */
-    strided_case(0, 2, (n + 1) / 2);        /* evens */
+    strided_case(0, 1, n);           /* everyone */
+    strided_case(n - 1, -1, n);      /* everyone, reversed */
+    strided_case(0, 2, (n + 1) / 2); /* evens */
     if (n >= 2)
-        strided_case(1, 2, n / 2);          /* odds */
-    strided_case(n - 1, -2, (n + 1) / 2);   /* from the top, every other */
+        strided_case(1, 2, n / 2);        /* odds */
+    strided_case(n - 1, -2, (n + 1) / 2); /* from the top, every other */
     if (n >= 4)
         strided_case(1, 3, (n - 2) / 3 + 1);
     for (int k = 0; k < n; k++) {
-        strided_case(k, 0, 1);              /* size 1 with stride 0 */
-        strided_case(k, -5, 1);             /* size 1 ignores the stride */
+        strided_case(k, 0, 1);  /* size 1 with stride 0 */
+        strided_case(k, -5, 1); /* size 1 ignores the stride */
     }
 }
 
@@ -145,7 +146,7 @@ static void grid_case(sym_team_t parent, int xrange)
     sym_team_t x = SYM_TEAM_INVALID, y = SYM_TEAM_INVALID;
     PE_OK(sym_team_split_2d(parent, xrange, &x, &y));
     const int xr = xrange < n ? xrange : n;
-    int row[MAXN] = { 0 }, col[MAXN] = { 0 }, nrow = 0, ncol = 0;
+    int row[MAXN] = {0}, col[MAXN] = {0}, nrow = 0, ncol = 0;
     /* my row: parent members y*xr .. ; the last row may be short */
     for (int p = (r / xr) * xr; p < n && p < (r / xr + 1) * xr; p++)
         row[nrow++] = sym_team_local_to_global(parent, p);
@@ -168,7 +169,7 @@ static void grid_body(int me, int n, void *arg)
 {
     (void)me;
     (void)arg;
-    const int xs[] = { 1, 2, 3, n, n + 1 };
+    const int xs[] = {1, 2, 3, n, n + 1};
     for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
         grid_case(sym_team_world(), xs[i]);
     /* a grid of a team that is not the world: every PE but the first */
@@ -185,7 +186,7 @@ static void grid_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, split_2d)
 {
-    static int counts[] = { 1, 2, 3, 4, 5, 8 };
+    static int counts[] = {1, 2, 3, 4, 5, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -211,7 +212,7 @@ static void create_body(int me, int n, void *arg)
 {
     (void)me;
     (void)arg;
-    int list[MAXN] = { 0 };
+    int list[MAXN] = {0};
     for (int i = 0; i < n; i++)
         list[i] = n - 1 - i;
     sym_team_t rev = create_case(list, n, "reversed world");
@@ -225,8 +226,7 @@ static void create_body(int me, int n, void *arg)
     for (int i = 0; i < k; i++) {
         int want = odd == SYM_TEAM_INVALID ? -1 : n - 1 - list[i];
         int got = sym_team_translate_pe(odd, i, rev);
-        PE_ASSERT(got == want, "translate(mixed %d -> reversed) = %d, expected %d", i, got,
-                  want);
+        PE_ASSERT(got == want, "translate(mixed %d -> reversed) = %d, expected %d", i, got, want);
     }
     for (int i = 0; i < n; i++) {
         int want = -1;
@@ -238,7 +238,7 @@ static void create_body(int me, int n, void *arg)
                   sym_team_translate_pe(rev, i, odd), want);
     }
     PE_ASSERT(sym_team_translate_pe(SYM_TEAM_INVALID, 0, rev) == -1 &&
-              sym_team_translate_pe(rev, 0, SYM_TEAM_INVALID) == -1,
+                  sym_team_translate_pe(rev, 0, SYM_TEAM_INVALID) == -1,
               "translate with no team is not -1");
     if (odd)
         PE_OK(sym_team_destroy(odd));
@@ -270,21 +270,21 @@ static void nested_body(int me, int n, void *arg)
     (void)arg;
     sym_team_t rev, evens = SYM_TEAM_INVALID, pair = SYM_TEAM_INVALID;
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &rev));
-    int revl[MAXN] = { 0 };
+    int revl[MAXN] = {0};
     for (int i = 0; i < n; i++)
         revl[i] = n - 1 - i;
     expect_team(rev, revl, n, "reversed");
     /* every other member of the reversed team: globals n-1, n-3, ... */
     const int ne = (n + 1) / 2;
     PE_OK(sym_team_split_strided(rev, 0, 2, ne, &evens));
-    int evl[MAXN] = { 0 };
+    int evl[MAXN] = {0};
     for (int i = 0; i < ne; i++)
         evl[i] = n - 1 - 2 * i;
     expect_team(evens, evl, ne, "every other of reversed");
     expect_team_works(evens, evl, ne, "every other of reversed");
     if (evens != SYM_TEAM_INVALID) {
         /* the last two of those, listed backwards */
-        int two = ne >= 2 ? 2 : 1, lst[2] = { ne - 1, ne - 2 }, gl[2];
+        int two = ne >= 2 ? 2 : 1, lst[2] = {ne - 1, ne - 2}, gl[2];
         PE_OK(sym_team_create(evens, lst, two, &pair));
         for (int i = 0; i < two; i++)
             gl[i] = evl[lst[i]];

@@ -22,19 +22,18 @@ static void hammer(sym_team_t t, int tag, int calls)
         return;
     const int n = sym_team_n_pes(t), r = sym_team_my_pe(t);
     static int64_t src[20000], dst[20000];
-    const sym_algorithm_t algos[] = { SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD,
-                                      SYM_ALGO_TREE };
+    const sym_algorithm_t algos[] = {SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD, SYM_ALGO_TREE};
     for (int c = 0; c < calls; c++) {
         const size_t count = c % 25 == 24 ? 20000 : (size_t)(1 + c % 37);
         for (size_t i = 0; i < count; i++)
             src[i] = (int64_t)tag * 1000000 + c * 1000 + (int64_t)i + r;
-        sym_coll_opts_t o = { algos[c % 4], 0, 0 };
+        sym_coll_opts_t o = {algos[c % 4], 0, 0};
         PE_OK(sym_allreduce(t, dst, src, count, SYM_INT64, SYM_OP_SUM, &o));
         for (size_t i = 0; i < count; i++) {
-            int64_t want = ((int64_t)tag * 1000000 + c * 1000 + (int64_t)i) * n +
-                           (int64_t)n * (n - 1) / 2;
-            PE_ASSERT(dst[i] == want, "team %d call %d element %zu: %lld, expected %lld", tag, c,
-                      i, (long long)dst[i], (long long)want);
+            int64_t want =
+                ((int64_t)tag * 1000000 + c * 1000 + (int64_t)i) * n + (int64_t)n * (n - 1) / 2;
+            PE_ASSERT(dst[i] == want, "team %d call %d element %zu: %lld, expected %lld", tag, c, i,
+                      (long long)dst[i], (long long)want);
         }
     }
 }
@@ -68,7 +67,7 @@ static void disjoint_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, disjoint_concurrent)
 {
-    static int counts[] = { 2, 3, 4, 8 };
+    static int counts[] = {2, 3, 4, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -86,7 +85,7 @@ static void recreate_body(int me, int n, void *arg)
     (void)me;
     (void)arg;
     static sym_team_t old[200];
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = n - 1 - i;
     for (int c = 0; c < 200; c++) {
@@ -104,7 +103,7 @@ static void recreate_body(int me, int n, void *arg)
         }
         PE_ASSERT(t != SYM_TEAM_INVALID, "cycle %d: no team", c);
         if (c % 10 == 0)
-            expect_team_works(t, c % 3 == 2 ? (int[MAXN]){ 0, 1, 2, 3, 4, 5, 6, 7 } : all, n,
+            expect_team_works(t, c % 3 == 2 ? (int[MAXN]){0, 1, 2, 3, 4, 5, 6, 7} : all, n,
                               "recreated");
         PE_OK(sym_team_destroy(t));
         if (u)
@@ -119,7 +118,7 @@ static void recreate_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, recreate_200)
 {
-    static int counts[] = { 1, 2, 3, 8 };
+    static int counts[] = {1, 2, 3, 8};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
@@ -133,7 +132,7 @@ static void exhaust_body(int me, int n, void *arg)
     (void)arg;
     sym_team_t a, b, c = (sym_team_t)1, x = (sym_team_t)1, y = (sym_team_t)1;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &a));
-    PE_OK(sym_team_create(sym_team_world(), (int[]){ 0 }, 1, &b));
+    PE_OK(sym_team_create(sym_team_world(), (int[]){0}, 1, &b));
     /* b holds the second slot only on PE 0, but a split is agreed over the
      * parent: the slot is in use somewhere, so the world cannot have it */
     sym_status_t st = sym_team_split_strided(sym_team_world(), 0, 1, n, &c);
@@ -145,12 +144,12 @@ static void exhaust_body(int me, int n, void *arg)
     PE_FAILS_WITH(sym_team_split_2d(sym_team_world(), 1, &x, &y), SYM_ERR_NO_MEMORY);
     PE_ASSERT(x == SYM_TEAM_INVALID && y == SYM_TEAM_INVALID, "failed split_2d left handles");
     /* the job goes on: the world and the existing teams work */
-    int all[MAXN] = { 0 };
+    int all[MAXN] = {0};
     for (int i = 0; i < n; i++)
         all[i] = i;
     expect_team_works(sym_team_world(), all, n, "world after exhaustion");
     expect_team_works(a, all, n, "first team after exhaustion");
-    expect_team_works(b, (int[]){ 0 }, 1, "second team after exhaustion");
+    expect_team_works(b, (int[]){0}, 1, "second team after exhaustion");
     /* a slot freed is a slot for the next team */
     PE_OK(sym_team_destroy(a));
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &c));
@@ -182,12 +181,12 @@ static void exhaust_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(teams, slot_exhaustion)
 {
-    static int counts[] = { 1, 2, 3, 4 };
+    static int counts[] = {1, 2, 3, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, teams, slot_exhaustion)
 {
-    static const char *const env[] = { "SYMHEAP_TEAM_SLOTS=2", NULL };
+    static const char *const env[] = {"SYMHEAP_TEAM_SLOTS=2", NULL};
     run_pes_env(*npes, env, exhaust_body, NULL);
 }

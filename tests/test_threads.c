@@ -24,14 +24,13 @@ static void multiple_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(threads, multiple)
 {
-    static int counts[] = { 2, 4 };
+    static int counts[] = {2, 4};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, threads, multiple)
 {
-    struct pe_job job = { .npes = *npes, .body = multiple_body, .raw = true,
-                          .job_timeout_s = 240 };
+    struct pe_job job = {.npes = *npes, .body = multiple_body, .raw = true, .job_timeout_s = 240};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -81,9 +80,9 @@ static void nb_join_body(int me, int n, void *arg)
     PE_OK(sym_barrier_all());
     for (int round = 0; round < 3; round++) {
         sym_request_t req = SYM_REQUEST_NULL;
-        PE_OK(sym_iallreduce(sym_team_world(), dst, src, NB_COUNT, SYM_DOUBLE, SYM_OP_SUM,
-                             NULL, &req));
-        struct putter p = { .dst = words, .peer = (me + 1) % n, .me = me };
+        PE_OK(sym_iallreduce(sym_team_world(), dst, src, NB_COUNT, SYM_DOUBLE, SYM_OP_SUM, NULL,
+                             &req));
+        struct putter p = {.dst = words, .peer = (me + 1) % n, .me = me};
         atomic_init(&p.status, -1);
         pthread_t th;
         PE_ASSERT(pthread_create(&th, NULL, putter_main, &p) == 0, "pthread_create");
@@ -109,14 +108,13 @@ static void nb_join_body(int me, int n, void *arg)
 
 ParameterizedTestParameters(threads, nb_collective_then_join)
 {
-    static int counts[] = { 2, 3 };
+    static int counts[] = {2, 3};
     return cr_make_param_array(int, counts, sizeof(counts) / sizeof(counts[0]));
 }
 
 ParameterizedTest(int *npes, threads, nb_collective_then_join)
 {
-    struct pe_job job = { .npes = *npes, .body = nb_join_body, .raw = true,
-                          .job_timeout_s = 120 };
+    struct pe_job job = {.npes = *npes, .body = nb_join_body, .raw = true, .job_timeout_s = 120};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

@@ -97,22 +97,22 @@ struct sym_transport_ops {
      * waits ignores it. */
     sym_status_t (*put)(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                         size_t nbytes, struct sym_deadline *dl);
-    sym_status_t (*get)(struct sym_transport *tp, int pe, void *dst, uint64_t off,
-                        size_t nbytes, struct sym_deadline *dl);
+    sym_status_t (*get)(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t nbytes,
+                        struct sym_deadline *dl);
     sym_status_t (*put_nbi)(struct sym_transport *tp, int pe, uint64_t off, const void *src,
                             size_t nbytes, struct sym_deadline *dl);
     sym_status_t (*get_nbi)(struct sym_transport *tp, int pe, void *dst, uint64_t off,
                             size_t nbytes, struct sym_deadline *dl);
     /* Data at `off`, then the 64-bit signal word at `sig_off` updated with
      * `op`; the signal is never visible before the data. */
-    sym_status_t (*put_signal)(struct sym_transport *tp, int pe, uint64_t off,
-                               const void *src, size_t nbytes, uint64_t sig_off,
-                               uint64_t signal, sym_signal_op_t op, struct sym_deadline *dl);
+    sym_status_t (*put_signal)(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                               size_t nbytes, uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                               struct sym_deadline *dl);
     /* Atomic on a `width`-byte (4 or 8) word.  `operand` and `compare` are
      * zero-extended; the fetched value, when the op fetches, goes to *fetched_p. */
     sym_status_t (*atomic)(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
-                           size_t width, uint64_t operand, uint64_t compare,
-                           uint64_t *fetched_p, struct sym_deadline *dl);
+                           size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p,
+                           struct sym_deadline *dl);
     sym_status_t (*quiet)(struct sym_transport *tp, struct sym_deadline *dl);
     sym_status_t (*fence)(struct sym_transport *tp, struct sym_deadline *dl);
     /* SYM_TP_CAP_DIRECT only (else NULL): direct pointer to (pe, off), or
@@ -148,11 +148,11 @@ struct sym_transport_config {
     const bool *reach;         /* [npes] the peers this instance is to reach */
     uint8_t *heap;             /* my heap mapping */
     size_t heap_len;
-    struct sym_region data;    /* my global variables (second region) */
-    int thread_level;          /* sym_thread_level_t: the locking needed */
+    struct sym_region data; /* my global variables (second region) */
+    int thread_level;       /* sym_thread_level_t: the locking needed */
     /* shm */
     bool heap_prealloc;
-    const char *globals_mode;  /* SYMHEAP_GLOBALS */
+    const char *globals_mode; /* SYMHEAP_GLOBALS */
     /* ofi */
     const char *ofi_provider;
     const char *ofi_mr_force;

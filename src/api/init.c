@@ -17,7 +17,7 @@
 /* What every PE tells the others at init. */
 struct pe_card {
     int32_t pid;
-    char host[192]; /* sym_host_identity(): equal means shm can reach the PE */
+    char host[192];            /* sym_host_identity(): equal means shm can reach the PE */
     char owner[SYM_OWNER_LEN]; /* in this PE's heap object name */
 };
 
@@ -213,8 +213,7 @@ static sym_status_t init_steps(void)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
 
-    if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size,
-                                &sym_rt.layout) != 0)
+    if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size, &sym_rt.layout) != 0)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large",
                          sym_rt.cfg.heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
@@ -226,8 +225,8 @@ static sym_status_t init_steps(void)
     bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
     const char **owners = calloc((size_t)sym_rt.npes, sizeof(*owners));
     sym_rt.peer_local = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_local));
-    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
-        !owners || !sym_rt.peer_local) {
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local || !owners ||
+        !sym_rt.peer_local) {
         free(cards);
         free(local);
         free(owners);
@@ -249,7 +248,7 @@ static sym_status_t init_steps(void)
         memcpy(hc->job_key, boot->key, sizeof(boot->key));
         set_state(SYM_PE_STARTING);
 
-        struct pe_card mine = { .pid = (int32_t)getpid() };
+        struct pe_card mine = {.pid = (int32_t)getpid()};
         memcpy(mine.owner, boot->owner, sizeof(mine.owner));
         sym_host_identity(mine.host, sizeof(mine.host));
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
@@ -285,8 +284,8 @@ static sym_status_t init_steps(void)
      * the host's online CPUs, not this process's affinity): all PEs must
      * run the same barrier algorithm. */
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    sym_rt.central_barrier = sym_rt.npes > 2 && online > 0 && nlocal == sym_rt.npes &&
-                             sym_rt.npes > online;
+    sym_rt.central_barrier =
+        sym_rt.npes > 2 && online > 0 && nlocal == sym_rt.npes && sym_rt.npes > online;
     sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
               "%llu), %d PEs on this host, %s waiting",
               sym_rt.me, sym_rt.npes, boot->ops->name, sym_rt.heap_total,

@@ -38,11 +38,24 @@ int sym_config_parse_size(const char *text, size_t *bytes_p)
         return -1;
     uint64_t mult = 1;
     switch (toupper((unsigned char)*p)) {
-    case 'K': mult = UINT64_C(1) << 10; p++; break;
-    case 'M': mult = UINT64_C(1) << 20; p++; break;
-    case 'G': mult = UINT64_C(1) << 30; p++; break;
-    case 'T': mult = UINT64_C(1) << 40; p++; break;
-    default: break;
+    case 'K':
+        mult = UINT64_C(1) << 10;
+        p++;
+        break;
+    case 'M':
+        mult = UINT64_C(1) << 20;
+        p++;
+        break;
+    case 'G':
+        mult = UINT64_C(1) << 30;
+        p++;
+        break;
+    case 'T':
+        mult = UINT64_C(1) << 40;
+        p++;
+        break;
+    default:
+        break;
     }
     if (mult > 1 && (*p == 'B' || *p == 'b'))
         p++; /* "64KB", "1MB" */
@@ -82,8 +95,8 @@ static int parse_seconds(const char *text, double *out)
 
 static int parse_bool(const char *text, bool *out)
 {
-    static const char *const yes[] = { "1", "yes", "true", "on", "y" };
-    static const char *const no[] = { "0", "no", "false", "off", "n", "" };
+    static const char *const yes[] = {"1", "yes", "true", "on", "y"};
+    static const char *const no[] = {"0", "no", "false", "off", "n", ""};
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
         if (!strcasecmp(text, yes[i]))
             return *out = true, 0;
@@ -125,23 +138,47 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
     return -1;
 }
 
-#define EXPECT_SIZE "a size such as 4096, 64K, 256M or 2G"
+#define EXPECT_SIZE    "a size such as 4096, 64K, 256M or 2G"
 #define EXPECT_SECONDS "a positive number of seconds"
-#define EXPECT_BOOL "one of 1/0, yes/no, true/false, on/off"
-#define EXPECT_UINT "a non-negative integer"
-#define EXPECT_CHOICE "one of the words in "
-#define EXPECT_FAULT "kill|stall:pe=P:op=OP:count=N[:seconds=S] with OP one of put, get, " \
-    "atomic, wait, barrier, send, recv, broadcast, reduce, allreduce, reduce_scatter, "       \
+#define EXPECT_BOOL    "one of 1/0, yes/no, true/false, on/off"
+#define EXPECT_UINT    "a non-negative integer"
+#define EXPECT_CHOICE  "one of the words in "
+#define EXPECT_FAULT                                                                               \
+    "kill|stall:pe=P:op=OP:count=N[:seconds=S] with OP one of put, get, "                          \
+    "atomic, wait, barrier, send, recv, broadcast, reduce, allreduce, reduce_scatter, "            \
     "all_gather, all_gatherv, all_to_all, all_to_allv, gather, scatter, team_split and N >= 1"
 #define EXPECT_STRING "at most 255 bytes"
 
 /* One parser per type with a common shape, so the table can call them. */
-static int parse_one_SIZE(const char *t, size_t *f, const char *h) { (void)h; return sym_config_parse_size(t, f); }
-static int parse_one_SECONDS(const char *t, double *f, const char *h) { (void)h; return parse_seconds(t, f); }
-static int parse_one_BOOL(const char *t, bool *f, const char *h) { (void)h; return parse_bool(t, f); }
-static int parse_one_UINT(const char *t, unsigned long *f, const char *h) { (void)h; return parse_uint(t, f); }
-static int parse_one_CHOICE(const char *t, sym_cfg_choice_t *f, const char *h) { return parse_choice(t, h, f); }
-static int parse_one_FAULT(const char *t, struct sym_fault_spec *f, const char *h) { (void)h; return sym_fault_parse(t, f); }
+static int parse_one_SIZE(const char *t, size_t *f, const char *h)
+{
+    (void)h;
+    return sym_config_parse_size(t, f);
+}
+static int parse_one_SECONDS(const char *t, double *f, const char *h)
+{
+    (void)h;
+    return parse_seconds(t, f);
+}
+static int parse_one_BOOL(const char *t, bool *f, const char *h)
+{
+    (void)h;
+    return parse_bool(t, f);
+}
+static int parse_one_UINT(const char *t, unsigned long *f, const char *h)
+{
+    (void)h;
+    return parse_uint(t, f);
+}
+static int parse_one_CHOICE(const char *t, sym_cfg_choice_t *f, const char *h)
+{
+    return parse_choice(t, h, f);
+}
+static int parse_one_FAULT(const char *t, struct sym_fault_spec *f, const char *h)
+{
+    (void)h;
+    return sym_fault_parse(t, f);
+}
 static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
 {
     (void)h;
@@ -154,8 +191,8 @@ static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
 
 int sym_config_mr_force_words(const char *text, unsigned *words_p)
 {
-    static const char *const words[] = { "none", "local", "prov_key", "endpoint",
-                                         "allocated", "all", "virt_addr" };
+    static const char *const words[] = {"none",      "local", "prov_key", "endpoint",
+                                        "allocated", "all",   "virt_addr"};
     const size_t nwords = sizeof(words) / sizeof(words[0]);
     unsigned set = 0;
     for (const char *w = text; *w;) {
@@ -177,18 +214,18 @@ sym_status_t sym_config_load(struct sym_config *cfg)
 {
     struct sym_config c;
     memset(&c, 0, sizeof(c));
-#define LOAD_(field, name, type, dflt, help)                                              \
-    do {                                                                                  \
-        const char *env = getenv(name);                                                   \
-        if (parse_one_##type(dflt, &c.field, help) != 0)                                  \
-            return sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", name);     \
-        c.set.field = env != NULL;                                                        \
-        if (env && parse_one_##type(env, &c.field, help) != 0)                            \
-            return sym_error(SYM_ERR_CONFIG,                                              \
-                             "sym_init: environment variable %s='%s' is not valid: "      \
-                             "expected %s%s",                                             \
-                             name, env, EXPECT_##type,                                    \
-                             !strcmp(#type, "CHOICE") ? strchr(help, '{') : "");          \
+#define LOAD_(field, name, type, dflt, help)                                                       \
+    do {                                                                                           \
+        const char *env = getenv(name);                                                            \
+        if (parse_one_##type(dflt, &c.field, help) != 0)                                           \
+            return sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", name);              \
+        c.set.field = env != NULL;                                                                 \
+        if (env && parse_one_##type(env, &c.field, help) != 0)                                     \
+            return sym_error(SYM_ERR_CONFIG,                                                       \
+                             "sym_init: environment variable %s='%s' is not valid: "               \
+                             "expected %s%s",                                                      \
+                             name, env, EXPECT_##type,                                             \
+                             !strcmp(#type, "CHOICE") ? strchr(help, '{') : "");                   \
     } while (0);
     SYM_CONFIG_TABLE(LOAD_)
 #undef LOAD_
@@ -196,15 +233,18 @@ sym_status_t sym_config_load(struct sym_config *cfg)
     if (c.heap_size == 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_HEAP_SIZE='%s' is not valid: "
-                         "the heap must not be empty", getenv("SYMHEAP_HEAP_SIZE"));
+                         "the heap must not be empty",
+                         getenv("SYMHEAP_HEAP_SIZE"));
     if (c.team_slots < 1 || c.team_slots > 64)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_TEAM_SLOTS='%s' is not valid: "
-                         "expected 1..64", getenv("SYMHEAP_TEAM_SLOTS"));
+                         "expected 1..64",
+                         getenv("SYMHEAP_TEAM_SLOTS"));
     if (c.chunk_size < 64)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "
-                         "expected at least 64 bytes", getenv("SYMHEAP_CHUNK_SIZE"));
+                         "expected at least 64 bytes",
+                         getenv("SYMHEAP_CHUNK_SIZE"));
     /* STRING holds 255 bytes (a host name may be that long); provider
      * names are short */
     if (strlen(c.ofi_provider.s) > 63)
@@ -245,11 +285,26 @@ static void format_SIZE(char *b, size_t n, size_t v)
     else
         snprintf(b, n, "%zu", v);
 }
-static void format_SECONDS(char *b, size_t n, double v) { snprintf(b, n, "%g", v); }
-static void format_BOOL(char *b, size_t n, bool v) { snprintf(b, n, "%d", v ? 1 : 0); }
-static void format_UINT(char *b, size_t n, unsigned long v) { snprintf(b, n, "%lu", v); }
-static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v) { snprintf(b, n, "%s", v.s); }
-static void format_FAULT(char *b, size_t n, struct sym_fault_spec v) { sym_fault_format(b, n, &v); }
+static void format_SECONDS(char *b, size_t n, double v)
+{
+    snprintf(b, n, "%g", v);
+}
+static void format_BOOL(char *b, size_t n, bool v)
+{
+    snprintf(b, n, "%d", v ? 1 : 0);
+}
+static void format_UINT(char *b, size_t n, unsigned long v)
+{
+    snprintf(b, n, "%lu", v);
+}
+static void format_CHOICE(char *b, size_t n, sym_cfg_choice_t v)
+{
+    snprintf(b, n, "%s", v.s);
+}
+static void format_FAULT(char *b, size_t n, struct sym_fault_spec v)
+{
+    sym_fault_format(b, n, &v);
+}
 static void format_STRING(char *b, size_t n, sym_cfg_string_t v)
 {
     /* shown in a table column: shortened, never an error */
@@ -266,15 +321,13 @@ static void format_STRING(char *b, size_t n, sym_cfg_string_t v)
 
 void sym_config_print(FILE *out, const struct sym_config *cfg)
 {
-    fprintf(out, "%-24s %-8s %-8s %-10s %s\n", "variable", "type", "default", "value",
-            "meaning");
-#define PRINT_(field, name, type, dflt, help)                                              \
-    do {                                                                                   \
-        char value[64];                                                                    \
-        format_##type(value, sizeof(value), cfg->field);                                   \
-        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-",     \
-                value, help,                                                               \
-                cfg->set.field ? " [set]" : "");                                           \
+    fprintf(out, "%-24s %-8s %-8s %-10s %s\n", "variable", "type", "default", "value", "meaning");
+#define PRINT_(field, name, type, dflt, help)                                                      \
+    do {                                                                                           \
+        char value[64];                                                                            \
+        format_##type(value, sizeof(value), cfg->field);                                           \
+        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-", value, help, \
+                cfg->set.field ? " [set]" : "");                                                   \
     } while (0);
     SYM_CONFIG_TABLE(PRINT_)
 #undef PRINT_

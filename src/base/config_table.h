@@ -15,111 +15,111 @@
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
 
-#define SYM_CONFIG_TABLE(X)                                                             \
-    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "256M",                                     \
-      "Bytes of symmetric memory sym_malloc() can hand out on each PE")                 \
-    X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                        \
-      "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")   \
-    X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                  \
-      "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "  \
-      "bootstrap's own exchanges, in whole seconds; 0: SYMHEAP_TIMEOUT")               \
-    X(debug, "SYMHEAP_DEBUG", BOOL, "0",                                                \
-      "Log decisions to stderr and verify that collective allocations agree on all PEs") \
-    X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                 \
-      "Bytes reserved in each heap for collective and point-to-point mailboxes")        \
-    X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                \
-      "Reserve the heap's memory at init (posix_fallocate) so exhaustion of /dev/shm "  \
-      "is an init error instead of a SIGBUS later")                                     \
-    X(transport, "SYMHEAP_TRANSPORT", CHOICE, "auto",                                   \
-      "Transport for peers {auto|shm|ofi}: auto = shm on this host")                    \
-    X(wait_spin, "SYMHEAP_WAIT_SPIN", UINT, "2000",                                     \
-      "Busy-poll iterations before a wait starts yielding the CPU (0 when there are "   \
-      "more PEs on this host than cores)")                                              \
-    X(wait_yield_us, "SYMHEAP_WAIT_YIELD_US", UINT, "2000",                             \
-      "Microseconds a wait yields the CPU before it starts sleeping with backoff")       \
-    X(wait_poll_us, "SYMHEAP_WAIT_POLL_US", UINT, "50",                                 \
-      "Longest sleep, in microseconds, of a wait over a libfabric provider that cannot " \
-      "wake a sleeping PE for operations peers make on it (no wait fd, as libfabric's "  \
-      "shm provider, or one found silent while running): the most an idle waiter "      \
-      "delays serving them")                                                            \
-    X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                     \
-      "Split teams that can exist at once per PE (1..64); each gets an equal share of " \
-      "half the mailbox region")                                                        \
-    X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                   \
-      "Largest piece a collective moves through a mailbox slot at a time")              \
-    X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                      \
-      "OpenSHMEM broadcast/collect/fcollect/alltoall(s) write straight into the "     \
-      "peers' symmetric dest from this many bytes of dest per PE (smaller: through "   \
-      "the mailboxes); for a team of n PEs, times (n/2)^4")                           \
-    X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                   \
-      "Barrier algorithm {auto|naive|tree|rd} of sym_barrier, and of the world barrier " \
-      "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, " \
-      "tree leaves the world barrier automatic (central when PEs outnumber cores)")      \
-    X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",               \
-      "Broadcast algorithm {auto|naive|ring|tree}")                                     \
-    X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto",                     \
-      "Reduce algorithm {auto|naive|ring|tree}")                                        \
-    X(allreduce_algorithm, "SYMHEAP_ALLREDUCE_ALGORITHM", CHOICE, "auto",               \
-      "Allreduce algorithm {auto|naive|ring|tree|rd}")                                  \
-    X(reduce_scatter_algorithm, "SYMHEAP_REDUCE_SCATTER_ALGORITHM", CHOICE, "auto",     \
-      "Reduce-scatter algorithm {auto|naive|ring}")                                     \
-    X(all_gather_algorithm, "SYMHEAP_ALL_GATHER_ALGORITHM", CHOICE, "auto",             \
-      "All-gather and all-gatherv algorithm {auto|naive|ring|rd}")                      \
-    X(all_to_all_algorithm, "SYMHEAP_ALL_TO_ALL_ALGORITHM", CHOICE, "auto",             \
-      "All-to-all and all-to-allv algorithm {auto|naive|pairwise}")                     \
-    X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                     \
-      "Gather algorithm {auto|naive|tree}")                                             \
-    X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                   \
-      "Scatter algorithm {auto|naive|tree}")                                            \
-    X(coll_runahead, "SYMHEAP_COLL_RUNAHEAD", BOOL, "0",                                \
-      "1: broadcast and reduce senders return once their data is in the receivers' "    \
-      "slots (faster; a sender learns of a mismatch at its next call on the team), and "  \
-      "links get up to 8 slots (and up to 64 for messages of at most 28 bytes); the same on every PE.  Per call: sym_coll_opts_t.runahead") \
-    X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                       \
-      "How peers on this host reach global and static variables {auto|remap|cma|off}: " \
-      "remap = share the data segment (auto falls back to cross-memory attach)")       \
-    X(fault, "SYMHEAP_FAULT", FAULT, "none",                                            \
-      "Fault injection for tests: kill|stall:pe=P:op=OP:count=N[:seconds=S] makes PE P "  \
-      "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "         \
-      "(put get atomic wait barrier send recv or a collective: broadcast reduce "         \
-      "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "    \
-      "scatter team_split); none: off")                                               \
-    X(bootstrap, "SYMHEAP_BOOTSTRAP", CHOICE, "auto",                                   \
-      "How PEs find each other {auto|pmix|symrun|tcp|singleton}: auto = symrun when "   \
-      "started by symrun, tcp when SYMHEAP_ROOT_ADDR is set, pmix when PMIX_NAMESPACE " \
-      "is set, else singleton")                                                         \
-    X(rank, "SYMHEAP_RANK", UINT, "0",                                                  \
-      "tcp bootstrap: this PE's number, 0..SYMHEAP_SIZE-1 (required)")                  \
-    X(size, "SYMHEAP_SIZE", UINT, "0",                                                  \
-      "tcp bootstrap: number of PEs in the job (required)")                             \
-    X(root_addr, "SYMHEAP_ROOT_ADDR", STRING, "",                                       \
-      "tcp bootstrap: host:port PE 0 listens on (only there) and every PE connects "    \
-      "to; [v6addr]:port for IPv6")                                                    \
-    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                             \
-      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "    \
-      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")                      \
-    X(symrun_fd, "SYMHEAP_SYMRUN_FD", UINT, "0",                                        \
-      "Set by symrun for the PEs it starts, not by users: descriptor of the job's "     \
-      "control segment (its presence selects the symrun bootstrap)")                    \
-    X(symrun_pe, "SYMHEAP_SYMRUN_PE", UINT, "0",                                        \
-      "Set by symrun for the PEs it starts, not by users: this PE's number")            \
-    X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                    \
-      "Set by symrun for the PEs it starts, not by users: the number of PEs")          \
-    X(ofi_eager_connect, "SYMHEAP_OFI_EAGER_CONNECT", BOOL, "0",                       \
-      "ofi transport: connect to every peer reached through libfabric inside sym_init " \
-      "(0: on the first operation to it, as the provider does by itself)")              \
-    X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                             \
-      "Tests only: run the ofi transport as if the provider required these mr_mode "    \
-      "bits, a comma-separated list of local, prov_key, endpoint, allocated, all (the " \
-      "four), virt_addr (only on a provider that offers FI_MR_VIRT_ADDR, as shm; "      \
-      "elsewhere an init error) (none: only what the provider asks for)")             \
-    X(ofi_eagain_every, "SYMHEAP_OFI_EAGAIN_EVERY", UINT, "0",                          \
-      "Tests only: every N-th attempt of the ofi transport to post an operation "       \
-      "answers -FI_EAGAIN without reaching the provider, which the transport retries "  \
-      "(1: every one, so operations time out); 0: off")                                 \
-    X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                          \
-      "Tests only: run the ofi transport as if the provider did not order writes and "  \
-      "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "   \
+#define SYM_CONFIG_TABLE(X)                                                                        \
+    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "256M",                                                \
+      "Bytes of symmetric memory sym_malloc() can hand out on each PE")                            \
+    X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                                   \
+      "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")              \
+    X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                             \
+      "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "             \
+      "bootstrap's own exchanges, in whole seconds; 0: SYMHEAP_TIMEOUT")                           \
+    X(debug, "SYMHEAP_DEBUG", BOOL, "0",                                                           \
+      "Log decisions to stderr and verify that collective allocations agree on all PEs")           \
+    X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
+      "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
+    X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
+      "Reserve the heap's memory at init (posix_fallocate) so exhaustion of /dev/shm "             \
+      "is an init error instead of a SIGBUS later")                                                \
+    X(transport, "SYMHEAP_TRANSPORT", CHOICE, "auto",                                              \
+      "Transport for peers {auto|shm|ofi}: auto = shm on this host")                               \
+    X(wait_spin, "SYMHEAP_WAIT_SPIN", UINT, "2000",                                                \
+      "Busy-poll iterations before a wait starts yielding the CPU (0 when there are "              \
+      "more PEs on this host than cores)")                                                         \
+    X(wait_yield_us, "SYMHEAP_WAIT_YIELD_US", UINT, "2000",                                        \
+      "Microseconds a wait yields the CPU before it starts sleeping with backoff")                 \
+    X(wait_poll_us, "SYMHEAP_WAIT_POLL_US", UINT, "50",                                            \
+      "Longest sleep, in microseconds, of a wait over a libfabric provider that cannot "           \
+      "wake a sleeping PE for operations peers make on it (no wait fd, as libfabric's "            \
+      "shm provider, or one found silent while running): the most an idle waiter "                 \
+      "delays serving them")                                                                       \
+    X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                                \
+      "Split teams that can exist at once per PE (1..64); each gets an equal share of "            \
+      "half the mailbox region")                                                                   \
+    X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                              \
+      "Largest piece a collective moves through a mailbox slot at a time")                         \
+    X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                                 \
+      "OpenSHMEM broadcast/collect/fcollect/alltoall(s) write straight into the "                  \
+      "peers' symmetric dest from this many bytes of dest per PE (smaller: through "               \
+      "the mailboxes); for a team of n PEs, times (n/2)^4")                                        \
+    X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                              \
+      "Barrier algorithm {auto|naive|tree|rd} of sym_barrier, and of the world barrier "           \
+      "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, "           \
+      "tree leaves the world barrier automatic (central when PEs outnumber cores)")                \
+    X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",                          \
+      "Broadcast algorithm {auto|naive|ring|tree}")                                                \
+    X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto",                                \
+      "Reduce algorithm {auto|naive|ring|tree}")                                                   \
+    X(allreduce_algorithm, "SYMHEAP_ALLREDUCE_ALGORITHM", CHOICE, "auto",                          \
+      "Allreduce algorithm {auto|naive|ring|tree|rd}")                                             \
+    X(reduce_scatter_algorithm, "SYMHEAP_REDUCE_SCATTER_ALGORITHM", CHOICE, "auto",                \
+      "Reduce-scatter algorithm {auto|naive|ring}")                                                \
+    X(all_gather_algorithm, "SYMHEAP_ALL_GATHER_ALGORITHM", CHOICE, "auto",                        \
+      "All-gather and all-gatherv algorithm {auto|naive|ring|rd}")                                 \
+    X(all_to_all_algorithm, "SYMHEAP_ALL_TO_ALL_ALGORITHM", CHOICE, "auto",                        \
+      "All-to-all and all-to-allv algorithm {auto|naive|pairwise}")                                \
+    X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                                \
+      "Gather algorithm {auto|naive|tree}")                                                        \
+    X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                              \
+      "Scatter algorithm {auto|naive|tree}")                                                       \
+    X(coll_runahead, "SYMHEAP_COLL_RUNAHEAD", BOOL, "0",                                           \
+      "1: broadcast and reduce senders return once their data is in the receivers' "               \
+      "slots (faster; a sender learns of a mismatch at its next call on the team), and "           \
+      "links get up to 8 slots (and up to 64 for messages of at most 28 bytes); the same on "      \
+      "every PE.  Per call: sym_coll_opts_t.runahead")                                             \
+    X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                                  \
+      "How peers on this host reach global and static variables {auto|remap|cma|off}: "            \
+      "remap = share the data segment (auto falls back to cross-memory attach)")                   \
+    X(fault, "SYMHEAP_FAULT", FAULT, "none",                                                       \
+      "Fault injection for tests: kill|stall:pe=P:op=OP:count=N[:seconds=S] makes PE P "           \
+      "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "                  \
+      "(put get atomic wait barrier send recv or a collective: broadcast reduce "                  \
+      "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "             \
+      "scatter team_split); none: off")                                                            \
+    X(bootstrap, "SYMHEAP_BOOTSTRAP", CHOICE, "auto",                                              \
+      "How PEs find each other {auto|pmix|symrun|tcp|singleton}: auto = symrun when "              \
+      "started by symrun, tcp when SYMHEAP_ROOT_ADDR is set, pmix when PMIX_NAMESPACE "            \
+      "is set, else singleton")                                                                    \
+    X(rank, "SYMHEAP_RANK", UINT, "0",                                                             \
+      "tcp bootstrap: this PE's number, 0..SYMHEAP_SIZE-1 (required)")                             \
+    X(size, "SYMHEAP_SIZE", UINT, "0", "tcp bootstrap: number of PEs in the job (required)")       \
+    X(root_addr, "SYMHEAP_ROOT_ADDR", STRING, "",                                                  \
+      "tcp bootstrap: host:port PE 0 listens on (only there) and every PE connects "               \
+      "to; [v6addr]:port for IPv6")                                                                \
+    X(ofi_provider, "SYMHEAP_OFI_PROVIDER", STRING, "auto",                                        \
+      "libfabric provider of the ofi transport, e.g. tcp;ofi_rxm or shm (auto: the "               \
+      "first fitting one, RDMA hardware first, else tcp;ofi_rxm)")                                 \
+    X(symrun_fd, "SYMHEAP_SYMRUN_FD", UINT, "0",                                                   \
+      "Set by symrun for the PEs it starts, not by users: descriptor of the job's "                \
+      "control segment (its presence selects the symrun bootstrap)")                               \
+    X(symrun_pe, "SYMHEAP_SYMRUN_PE", UINT, "0",                                                   \
+      "Set by symrun for the PEs it starts, not by users: this PE's number")                       \
+    X(symrun_npes, "SYMHEAP_SYMRUN_NPES", UINT, "0",                                               \
+      "Set by symrun for the PEs it starts, not by users: the number of PEs")                      \
+    X(ofi_eager_connect, "SYMHEAP_OFI_EAGER_CONNECT", BOOL, "0",                                   \
+      "ofi transport: connect to every peer reached through libfabric inside sym_init "            \
+      "(0: on the first operation to it, as the provider does by itself)")                         \
+    X(ofi_mr_force, "SYMHEAP_OFI_MR_FORCE", STRING, "none",                                        \
+      "Tests only: run the ofi transport as if the provider required these mr_mode "               \
+      "bits, a comma-separated list of local, prov_key, endpoint, allocated, all (the "            \
+      "four), virt_addr (only on a provider that offers FI_MR_VIRT_ADDR, as shm; "                 \
+      "elsewhere an init error) (none: only what the provider asks for)")                          \
+    X(ofi_eagain_every, "SYMHEAP_OFI_EAGAIN_EVERY", UINT, "0",                                     \
+      "Tests only: every N-th attempt of the ofi transport to post an operation "                  \
+      "answers -FI_EAGAIN without reaching the provider, which the transport retries "             \
+      "(1: every one, so operations time out); 0: off")                                            \
+    X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                                     \
+      "Tests only: run the ofi transport as if the provider did not order writes and "             \
+      "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "             \
       "provider offers it, as sockets does, else waits for the data first)")
 
 #endif /* SYM_CONFIG_TABLE_H */

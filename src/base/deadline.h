@@ -35,7 +35,7 @@ struct sym_deadline {
  * SYMHEAP_TIMEOUT). */
 static inline struct sym_deadline sym_deadline_in(const char *op, double timeout_s)
 {
-    struct sym_deadline dl = { op, timeout_s, 0 };
+    struct sym_deadline dl = {op, timeout_s, 0};
     return dl;
 }
 

@@ -26,8 +26,8 @@ void sym_log_set_debug(bool on)
 SYM_API const char *sym_strerror(sym_status_t status)
 {
     switch (status) {
-#define SYM_STATUS_TEXT_(name, value, text) \
-    case name:                              \
+#define SYM_STATUS_TEXT_(name, value, text)                                                        \
+    case name:                                                                                     \
         return text;
         SYM_STATUS_LIST(SYM_STATUS_TEXT_)
 #undef SYM_STATUS_TEXT_
@@ -38,8 +38,8 @@ SYM_API const char *sym_strerror(sym_status_t status)
 SYM_API const char *sym_status_name(sym_status_t status)
 {
     switch (status) {
-#define SYM_STATUS_NAME_(name, value, text) \
-    case name:                              \
+#define SYM_STATUS_NAME_(name, value, text)                                                        \
+    case name:                                                                                     \
         return #name;
         SYM_STATUS_LIST(SYM_STATUS_NAME_)
 #undef SYM_STATUS_NAME_

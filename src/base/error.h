@@ -17,7 +17,11 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
 /* For the static analysis stage (.ci/test): the analyser sees one file at a
  * time and cannot know that sym_error() returns `status`. */
 #if defined(SYM_STATIC_ANALYSIS) && !defined(SYM_ERROR_C)
-#define sym_error(status, ...) __extension__({ sym_error((status), __VA_ARGS__); (status); })
+#define sym_error(status, ...)                                                                     \
+    __extension__({                                                                                \
+        sym_error((status), __VA_ARGS__);                                                          \
+        (status);                                                                                  \
+    })
 #endif
 
 /* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */

@@ -22,12 +22,9 @@ static struct {
 /* Indexed by op: the base operations here, the rest registered by the
  * layers that own them (sym_fault_register_ops). */
 static const char *op_names[SYM_FAULT_OP_MAX] = {
-    [SYM_FAULT_OP_PUT] = "put",
-    [SYM_FAULT_OP_GET] = "get",
-    [SYM_FAULT_OP_ATOMIC] = "atomic",
-    [SYM_FAULT_OP_WAIT] = "wait",
-    [SYM_FAULT_OP_BARRIER] = "barrier",
-    [SYM_FAULT_OP_SEND] = "send",
+    [SYM_FAULT_OP_PUT] = "put",         [SYM_FAULT_OP_GET] = "get",
+    [SYM_FAULT_OP_ATOMIC] = "atomic",   [SYM_FAULT_OP_WAIT] = "wait",
+    [SYM_FAULT_OP_BARRIER] = "barrier", [SYM_FAULT_OP_SEND] = "send",
     [SYM_FAULT_OP_RECV] = "recv",
 };
 #define N_OPS ((int)(sizeof(op_names) / sizeof(op_names[0])))
@@ -69,7 +66,7 @@ static int parse_ulong(const char *s, size_t n, unsigned long max, unsigned long
 
 int sym_fault_parse(const char *text, struct sym_fault_spec *spec)
 {
-    struct sym_fault_spec s = { .action = SYM_FAULT_NONE, .pe = -1, .op = -1 };
+    struct sym_fault_spec s = {.action = SYM_FAULT_NONE, .pe = -1, .op = -1};
     if (text[0] == '\0' || !strcmp(text, "none")) {
         *spec = s;
         return 0;
@@ -125,8 +122,7 @@ void sym_fault_format(char *buf, size_t len, const struct sym_fault_spec *spec)
         snprintf(buf + used, len - (size_t)used, ":seconds=%g", spec->stall_s);
 }
 
-sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes,
-                           double timeout_s)
+sym_status_t sym_fault_arm(const struct sym_fault_spec *spec, int me, int npes, double timeout_s)
 {
     sym_fault_disarm();
     if (spec->action == SYM_FAULT_NONE)
@@ -173,7 +169,7 @@ void sym_fault_hit(void)
             armed.stall_s, op_names[armed.spec.op], armed.calls);
     fflush(stderr);
     double s = armed.stall_s;
-    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
 }

@@ -29,13 +29,13 @@ enum sym_fault_action { SYM_FAULT_NONE = 0, SYM_FAULT_KILL, SYM_FAULT_STALL };
 /* What is counted: the operations named here, and from SYM_FAULT_OP_LAYER_BASE
  * on those a higher layer names with sym_fault_register_ops (the collectives). */
 enum sym_fault_op {
-    SYM_FAULT_OP_PUT = 0,  /* put, put_nbi, iput, p8..p64, put_signal(_nbi) */
-    SYM_FAULT_OP_GET,      /* get, get_nbi, iget, g8..g64 */
-    SYM_FAULT_OP_ATOMIC,   /* every sym_atomic_* */
-    SYM_FAULT_OP_WAIT,     /* the blocking waits: wait_until*, signal_wait_until */
-    SYM_FAULT_OP_BARRIER,  /* sym_barrier_all, sym_sync_all, sym_barrier */
+    SYM_FAULT_OP_PUT = 0, /* put, put_nbi, iput, p8..p64, put_signal(_nbi) */
+    SYM_FAULT_OP_GET,     /* get, get_nbi, iget, g8..g64 */
+    SYM_FAULT_OP_ATOMIC,  /* every sym_atomic_* */
+    SYM_FAULT_OP_WAIT,    /* the blocking waits: wait_until*, signal_wait_until */
+    SYM_FAULT_OP_BARRIER, /* sym_barrier_all, sym_sync_all, sym_barrier */
     SYM_FAULT_OP_SEND,
-    SYM_FAULT_OP_RECV,     /* sym_recv; sym_sendrecv counts as send and recv */
+    SYM_FAULT_OP_RECV,       /* sym_recv; sym_sendrecv counts as send and recv */
     SYM_FAULT_OP_LAYER_BASE, /* the first op a higher layer registers */
     SYM_FAULT_OP_MAX = 64
 };
@@ -43,7 +43,7 @@ enum sym_fault_op {
 struct sym_fault_spec {
     int action; /* enum sym_fault_action */
     int pe;
-    int op;     /* enum sym_fault_op, or a registered op */
+    int op; /* enum sym_fault_op, or a registered op */
     unsigned long count;
     double stall_s; /* 0: 2 * SYMHEAP_TIMEOUT + 1 */
 };

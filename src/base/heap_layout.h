@@ -19,22 +19,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SYM_HEAP_MAGIC UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
+#define SYM_HEAP_MAGIC          UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
 #define SYM_HEAP_LAYOUT_VERSION 2u
-#define SYM_PAGE 4096u
+#define SYM_PAGE                4096u
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
 #define SYM_HEAP_BASE_ALIGN ((size_t)2 << 20)
-#define SYM_LINE 64u
+#define SYM_LINE            64u
 
 /* Sync area lines. */
-#define SYM_SYNC_OFF ((uint64_t)SYM_PAGE)
-#define SYM_SYNC_LINES 64u
-#define SYM_SYNC_BARRIER_LINE 0u   /* 32 lines: dissemination rounds 0..31 */
+#define SYM_SYNC_OFF            ((uint64_t)SYM_PAGE)
+#define SYM_SYNC_LINES          64u
+#define SYM_SYNC_BARRIER_LINE   0u /* 32 lines: dissemination rounds 0..31 */
 #define SYM_SYNC_BARRIER_ROUNDS 32u
-#define SYM_SYNC_ARRIVALS_LINE 32u /* central barrier: arrivals (PE 0's counts) */
-#define SYM_SYNC_RELEASE_LINE 33u  /* central barrier: release epoch */
-#define SYM_SYNC_LINE_OFF(line) (SYM_SYNC_OFF + (uint64_t)(line) * SYM_LINE)
+#define SYM_SYNC_ARRIVALS_LINE  32u /* central barrier: arrivals (PE 0's counts) */
+#define SYM_SYNC_RELEASE_LINE   33u /* central barrier: release epoch */
+#define SYM_SYNC_LINE_OFF(line) (SYM_SYNC_OFF + (uint64_t)(line)*SYM_LINE)
 
 /* Control block at offset 0 of every heap. */
 struct sym_heap_ctrl {
@@ -47,9 +47,9 @@ struct sym_heap_ctrl {
     uint64_t user_off;
     uint64_t user_size;
     uint8_t pad0[SYM_LINE - 48];
-    uint32_t state;      /* enum sym_job_pe_state, written by the owner */
+    uint32_t state; /* enum sym_job_pe_state, written by the owner */
     uint8_t pad1[SYM_LINE - 4];
-    uint32_t abort_by;   /* 0, or 1 + the PE that raised the job abort */
+    uint32_t abort_by; /* 0, or 1 + the PE that raised the job abort */
     int32_t abort_status;
     uint8_t pad2[SYM_LINE - 8];
     /* SYMHEAP_DEBUG: the owner's last collective allocation, for checks */

@@ -176,7 +176,7 @@ sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
             sleep_ns = 1000000;
         if (progress_hooks.sleep(sleep_ns))
             continue;
-        struct timespec ts = { 0, sleep_ns };
+        struct timespec ts = {0, sleep_ns};
         nanosleep(&ts, NULL);
     }
 }

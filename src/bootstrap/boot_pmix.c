@@ -63,9 +63,8 @@ static struct pmix_boot *live_boot;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_proc_event(size_t ref, pmix_status_t status, const pmix_proc_t *source,
-                          pmix_info_t info[], size_t ninfo, pmix_info_t *results,
-                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
-                          void *cbdata)
+                          pmix_info_t info[], size_t ninfo, pmix_info_t *results, size_t nresults,
+                          pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
 {
     (void)ref;
     (void)info;
@@ -74,15 +73,13 @@ static void on_proc_event(size_t ref, pmix_status_t status, const pmix_proc_t *s
     (void)nresults;
     pthread_mutex_lock(&live_lock);
     struct pmix_boot *pb = live_boot;
-    if (pb && source && source->rank < (pmix_rank_t)pb->base.size &&
-        source->rank != pb->me.rank &&
+    if (pb && source && source->rank < (pmix_rank_t)pb->base.size && source->rank != pb->me.rank &&
         PMIX_CHECK_NSPACE(source->nspace, pb->me.nspace)) {
         pthread_mutex_lock(&pb->lock);
         if (pb->lost < 0) {
             pb->lost = (int)source->rank;
             snprintf(pb->lost_how, sizeof(pb->lost_how),
-                     "terminated without finalizing (PMIx event: %s)",
-                     PMIx_Error_string(status));
+                     "terminated without finalizing (PMIx event: %s)", PMIx_Error_string(status));
         }
         pthread_mutex_unlock(&pb->lock);
     }
@@ -107,11 +104,10 @@ static sym_status_t pmix_failed(const struct pmix_boot *pb, const char *step, co
                                 pmix_status_t rc)
 {
     char at[160];
-    return sym_error(rc == PMIX_ERR_TIMEOUT ? SYM_ERR_TIMEOUT : SYM_ERR_BOOTSTRAP,
-                     "%s: %s failed: %s%s", where(pb, step, at, sizeof(at)), call,
-                     PMIx_Error_string(rc),
-                     rc == PMIX_ERR_TIMEOUT ? " (a PE never got there within SYMHEAP_TIMEOUT?)"
-                                            : "");
+    return sym_error(
+        rc == PMIX_ERR_TIMEOUT ? SYM_ERR_TIMEOUT : SYM_ERR_BOOTSTRAP, "%s: %s failed: %s%s",
+        where(pb, step, at, sizeof(at)), call, PMIx_Error_string(rc),
+        rc == PMIX_ERR_TIMEOUT ? " (a PE never got there within SYMHEAP_TIMEOUT?)" : "");
 }
 
 /* One fence in flight.  PMIx calls fence_done on its progress thread, maybe
@@ -121,7 +117,7 @@ struct fence_op {
     pmix_info_t info[2]; /* must stay valid until the callback */
     int done;            /* atomic: the callback ran */
     pmix_status_t status;
-    int refs;            /* atomic: caller + callback */
+    int refs; /* atomic: caller + callback */
     const char *step;
 };
 
@@ -149,8 +145,7 @@ static bool fence_ready(void *arg)
 
 static void fence_describe(void *arg, char *buf, size_t len)
 {
-    snprintf(buf, len, "every PE to reach the PMIx fence of %s",
-             ((struct fence_op *)arg)->step);
+    snprintf(buf, len, "every PE to reach the PMIx fence of %s", ((struct fence_op *)arg)->step);
 }
 
 /* Fence over the whole namespace, collecting what was put, bounded by
@@ -180,7 +175,7 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
         return rc == PMIX_OPERATION_SUCCEEDED ? SYM_OK : pmix_failed(pb, step, "PMIx_Fence_nb", rc);
     }
     /* PMIx's own timeout should answer first: it knows more. */
-    struct sym_waiter w = { fence_ready, fence_describe, f, NULL };
+    struct sym_waiter w = {fence_ready, fence_describe, f, NULL};
     struct sym_deadline dl = sym_deadline_in(op, pb->timeout_s + 5.0);
     sym_status_t st = sym_wait_for(&dl, &w);
     if (st == SYM_OK && f->status != PMIX_SUCCESS)
@@ -190,7 +185,7 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
 }
 
 static sym_status_t put_commit(const struct pmix_boot *pb, const char *step, const char *key,
-                              pmix_value_t *v)
+                               pmix_value_t *v)
 {
     pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, v);
     if (rc != PMIX_SUCCESS)
@@ -235,8 +230,9 @@ static sym_status_t pmix_allgather(struct sym_boot *b, const void *mine, size_t 
         if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != len)
             st = sym_error(SYM_ERR_BOOTSTRAP,
                            "%s: PE %d published %zu bytes, expected %zu (PEs run different "
-                           "symheap versions?)", where(pb, step, at, sizeof(at)),
-                           r, got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : 0, len);
+                           "symheap versions?)",
+                           where(pb, step, at, sizeof(at)), r,
+                           got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : 0, len);
         else if (len)
             memcpy((char *)all + (size_t)r * len, got->data.bo.bytes, len);
         PMIX_VALUE_RELEASE(got);
@@ -310,8 +306,8 @@ static sym_status_t join(struct pmix_boot *pb)
     pb->base.size = (int)size;
 
     /* Liveness, where the launcher reports terminations. */
-    pmix_status_t codes[] = { PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_TERM_WO_SYNC,
-                              PMIX_ERR_PROC_ABORTED };
+    pmix_status_t codes[] = {PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_TERM_WO_SYNC,
+                             PMIX_ERR_PROC_ABORTED};
     pthread_mutex_lock(&live_lock);
     live_boot = pb;
     pthread_mutex_unlock(&live_lock);
@@ -322,7 +318,8 @@ static sym_status_t join(struct pmix_boot *pb)
         pb->handler_ref = (size_t)rc;
     } else {
         sym_debug("pmix: no termination events (%s): liveness of remote PEs is the "
-                  "launcher's", PMIx_Error_string(rc));
+                  "launcher's",
+                  PMIx_Error_string(rc));
     }
 
     /* The job key: made by rank 0, read by everyone after a fence. */
@@ -346,8 +343,8 @@ static sym_status_t join(struct pmix_boot *pb)
     if (pb->base.rank != 0) {
         if ((st = get_value(pb, step, 0, PMIX_KEY_JOBKEY, &v)) != SYM_OK)
             return st;
-        bool ok = v->type == PMIX_STRING && v->data.string &&
-                  strlen(v->data.string) == SYM_JOB_KEY_LEN;
+        bool ok =
+            v->type == PMIX_STRING && v->data.string && strlen(v->data.string) == SYM_JOB_KEY_LEN;
         if (ok)
             memcpy(pb->base.key, v->data.string, SYM_JOB_KEY_LEN + 1);
         PMIX_VALUE_RELEASE(v);
@@ -359,9 +356,8 @@ static sym_status_t join(struct pmix_boot *pb)
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, pb->me.nspace, pb->me.rank);
         if (PMIx_Get(&p, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS) {
-            sym_debug("pmix: PE %d of %d in namespace %s on host %s", pb->base.rank,
-                      pb->base.size, pb->me.nspace,
-                      v->type == PMIX_STRING ? v->data.string : "?");
+            sym_debug("pmix: PE %d of %d in namespace %s on host %s", pb->base.rank, pb->base.size,
+                      pb->me.nspace, v->type == PMIX_STRING ? v->data.string : "?");
             PMIX_VALUE_RELEASE(v);
         }
     }
@@ -390,8 +386,8 @@ sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_
                          "(%s%s; is the program started by mpirun, prterun or srun "
                          "--mpi=pmix?)",
                          rank ? rank : "?", rank ? "(by PMIX_RANK)" : "(PMIX_RANK is unset)",
-                         PMIx_Error_string(rc),
-                         ns ? "PMIX_NAMESPACE=" : "PMIX_NAMESPACE is ", ns ? ns : "unset");
+                         PMIx_Error_string(rc), ns ? "PMIX_NAMESPACE=" : "PMIX_NAMESPACE is ",
+                         ns ? ns : "unset");
     }
     sym_status_t st = join(pb);
     if (st != SYM_OK) {

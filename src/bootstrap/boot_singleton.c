@@ -5,8 +5,7 @@
 #include "base/error.h"
 #include "bootstrap.h"
 
-static sym_status_t singleton_allgather(struct sym_boot *b, const void *mine, size_t len,
-                                        void *all)
+static sym_status_t singleton_allgather(struct sym_boot *b, const void *mine, size_t len, void *all)
 {
     (void)b;
     memcpy(all, mine, len);

@@ -47,8 +47,8 @@ static bool boot_all_arrived(void *arg)
 static void boot_describe(void *arg, char *buf, size_t len)
 {
     struct boot_wait *w = arg;
-    size_t used = (size_t)snprintf(buf, len, "PEs to reach bootstrap step %llu; missing:",
-                                   (unsigned long long)w->target);
+    size_t used = (size_t)snprintf(
+        buf, len, "PEs to reach bootstrap step %llu; missing:", (unsigned long long)w->target);
     for (uint32_t i = 0; i < w->job->npes && used < len; i++)
         if (__atomic_load_n(&w->job->pe[i].boot_arrivals, __ATOMIC_ACQUIRE) < w->target)
             used += (size_t)snprintf(buf + used, len - used, " %u", i);
@@ -57,21 +57,20 @@ static void boot_describe(void *arg, char *buf, size_t len)
 static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
 {
     struct symrun_boot *sb = (struct symrun_boot *)b;
-    struct boot_wait w = { .job = b->job, .target = ++sb->barriers };
+    struct boot_wait w = {.job = b->job, .target = ++sb->barriers};
     __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
-    struct sym_waiter waiter = { boot_all_arrived, boot_describe, &w, NULL };
+    struct sym_waiter waiter = {boot_all_arrived, boot_describe, &w, NULL};
     struct sym_deadline dl = sym_deadline_in(step, sb->timeout);
     return sym_wait_for(&dl, &waiter);
 }
 
-static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_t len,
-                                     void *all)
+static sym_status_t symrun_allgather(struct sym_boot *b, const void *mine, size_t len, void *all)
 {
     if (len > SYM_JOB_BLOB_MAX)
         return sym_error(SYM_ERR_INTERNAL,
                          "sym_init (symrun bootstrap allgather): a blob of %zu bytes is more "
-                         "than the %d the launcher's control segment holds", len,
-                         SYM_JOB_BLOB_MAX);
+                         "than the %d the launcher's control segment holds",
+                         len, SYM_JOB_BLOB_MAX);
     struct sym_job_pe *slot = &b->job->pe[b->rank];
     memcpy(slot->blob, mine, len);
     slot->blob_len = (uint32_t)len;
@@ -114,19 +113,17 @@ sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sy
 {
     /* Set by the launcher (config_table.h); parsed, not trusted. */
     if (!cfg->symrun_fd_set || !cfg->symrun_pe_set || !cfg->symrun_npes_set ||
-        cfg->symrun_fd > INT_MAX || cfg->symrun_npes < 1 ||
-        cfg->symrun_npes > SYM_JOB_MAX_PES || cfg->symrun_pe >= cfg->symrun_npes) {
+        cfg->symrun_fd > INT_MAX || cfg->symrun_npes < 1 || cfg->symrun_npes > SYM_JOB_MAX_PES ||
+        cfg->symrun_pe >= cfg->symrun_npes) {
         char a[24], b[24], c[24];
-        return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: inconsistent launcher environment %s=%s %s=%s %s=%s "
-                         "(symrun sets all three: PE 0..NPES-1 of 1..%d PEs)",
-                         SYM_ENV_SYMRUN_FD,
-                         launcher_var(a, sizeof(a), cfg->symrun_fd_set, cfg->symrun_fd),
-                         SYM_ENV_SYMRUN_PE,
-                         launcher_var(b, sizeof(b), cfg->symrun_pe_set, cfg->symrun_pe),
-                         SYM_ENV_SYMRUN_NPES,
-                         launcher_var(c, sizeof(c), cfg->symrun_npes_set, cfg->symrun_npes),
-                         SYM_JOB_MAX_PES);
+        return sym_error(
+            SYM_ERR_BOOTSTRAP,
+            "sym_init: inconsistent launcher environment %s=%s %s=%s %s=%s "
+            "(symrun sets all three: PE 0..NPES-1 of 1..%d PEs)",
+            SYM_ENV_SYMRUN_FD, launcher_var(a, sizeof(a), cfg->symrun_fd_set, cfg->symrun_fd),
+            SYM_ENV_SYMRUN_PE, launcher_var(b, sizeof(b), cfg->symrun_pe_set, cfg->symrun_pe),
+            SYM_ENV_SYMRUN_NPES, launcher_var(c, sizeof(c), cfg->symrun_npes_set, cfg->symrun_npes),
+            SYM_JOB_MAX_PES);
     }
     long fd = (long)cfg->symrun_fd, pe = (long)cfg->symrun_pe, npes = (long)cfg->symrun_npes;
     size_t len = sym_job_ctrl_size((uint32_t)npes);

@@ -58,7 +58,7 @@ struct sym_boot {
     int size;
     char key[SYM_JOB_KEY_LEN + 1];
     char owner[SYM_OWNER_LEN]; /* whose death makes the job's objects stale */
-    struct sym_job_ctrl *job; /* symrun: the launcher's control segment */
+    struct sym_job_ctrl *job;  /* symrun: the launcher's control segment */
 };
 
 /* Detect how this process was started and join the job.  Errors:

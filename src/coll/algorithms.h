@@ -35,8 +35,8 @@ sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int
 sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int root);
 
 /* dst is only written at root (and only used there). */
-typedef sym_status_t (*sym_reduce_fn)(struct sym_coll *c, void *dst, const void *src,
-                                      size_t count, sym_datatype_t dt, sym_op_t op, int root);
+typedef sym_status_t (*sym_reduce_fn)(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                      sym_datatype_t dt, sym_op_t op, int root);
 sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
                               sym_datatype_t dt, sym_op_t op, int root);
 sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
@@ -47,10 +47,10 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
 /* dst = this PE's combined block (count elements); src = n blocks. */
 typedef sym_status_t (*sym_reduce_scatter_fn)(struct sym_coll *c, void *dst, const void *src,
                                               size_t count, sym_datatype_t dt, sym_op_t op);
-sym_status_t sym_reduce_scatter_naive(struct sym_coll *c, void *dst, const void *src,
-                                      size_t count, sym_datatype_t dt, sym_op_t op);
-sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *src,
-                                     size_t count, sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_reduce_scatter_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                      sym_datatype_t dt, sym_op_t op);
+sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                     sym_datatype_t dt, sym_op_t op);
 
 /* Gathers move bytes: bytes[i] from member i lands at dst + displ[i]. */
 typedef sym_status_t (*sym_all_gatherv_fn)(struct sym_coll *c, void *dst, const void *src,
@@ -59,8 +59,8 @@ sym_status_t sym_all_gatherv_naive(struct sym_coll *c, void *dst, const void *sr
                                    const size_t *bytes, const size_t *displ);
 sym_status_t sym_all_gatherv_ring(struct sym_coll *c, void *dst, const void *src,
                                   const size_t *bytes, const size_t *displ);
-sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src,
-                                const size_t *bytes, const size_t *displ);
+sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src, const size_t *bytes,
+                                const size_t *displ);
 
 /* sbytes[j]/sdispl[j]: what goes to member j; rbytes[i]/rdispl[i]: what
  * comes from member i. */
@@ -71,12 +71,12 @@ sym_status_t sym_all_to_allv_naive(struct sym_coll *c, void *dst, const size_t *
                                    const size_t *rdispl, const void *src, const size_t *sbytes,
                                    const size_t *sdispl);
 sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_t *rbytes,
-                                      const size_t *rdispl, const void *src,
-                                      const size_t *sbytes, const size_t *sdispl);
+                                      const size_t *rdispl, const void *src, const size_t *sbytes,
+                                      const size_t *sdispl);
 
 /* bytes per member; dst (root, n * bytes) / src (root, n * bytes). */
-typedef sym_status_t (*sym_gather_fn)(struct sym_coll *c, void *dst, const void *src,
-                                      size_t bytes, int root);
+typedef sym_status_t (*sym_gather_fn)(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                                      int root);
 sym_status_t sym_gather_naive(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                               int root);
 sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,

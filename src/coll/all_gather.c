@@ -120,14 +120,14 @@ static inline void run_next(struct run *r, struct sym_coll *c, const size_t *byt
  * blocks to member me-d and received as many from member me+d.  Sends and
  * receives alternate chunk by chunk, so a step of any size cannot fill
  * every link at once; ceil(log2 n) steps in all. */
-sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src,
-                                const size_t *bytes, const size_t *displ)
+sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src, const size_t *bytes,
+                                const size_t *displ)
 {
     const int n = c->team->size, me = c->team->rank;
     place_own(c, dst, src, bytes, displ);
     for (int d = 1; d < n; d *= 2) {
         const int to = (me - d + n) % n, from = (me + d) % n, k = d < n - d ? d : n - d;
-        struct run out = { me, k, 0, 0 }, in = { from, k, 0, 0 };
+        struct run out = {me, k, 0, 0}, in = {from, k, 0, 0};
         while (!run_done(&out) || !run_done(&in)) {
             sym_status_t st = SYM_OK;
             if (!run_done(&out)) {
@@ -147,9 +147,7 @@ sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src,
     return SYM_OK;
 }
 
-static const sym_all_gatherv_fn all_gather_algorithms[] = {
-    SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)
-};
+static const sym_all_gatherv_fn all_gather_algorithms[] = {SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)};
 
 /* rd takes ceil(log2 n) steps, the ring n-1 but with every link busy
  * with one neighbour, which wins once blocks are large; with two members
@@ -192,16 +190,18 @@ SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gather: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_all_gather", team, SYM_COLL_ALL_GATHER, dt, 0,
-                                       count, -1, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_all_gather", team, SYM_COLL_ALL_GATHER, dt, 0, count, -1, opts);
     if (st != SYM_OK)
         return st;
     const int n = team->size;
     const size_t es = sym_datatype_size(dt);
     size_t *bytes = NULL;
     if (count > SIZE_MAX / es / (size_t)n)
-        st = sym_error(SYM_ERR_INVALID_ARG, "sym_all_gather: %d blocks of %zu elements "
-                       "overflow the address space", n, count);
+        st = sym_error(SYM_ERR_INVALID_ARG,
+                       "sym_all_gather: %d blocks of %zu elements "
+                       "overflow the address space",
+                       n, count);
     else if (!(bytes = malloc(2 * (size_t)n * sizeof(size_t))))
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_all_gather: out of memory");
     if (st != SYM_OK)
@@ -232,22 +232,28 @@ SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src
     for (int i = 0; i < n; i++) {
         if (counts[i] > SIZE_MAX - total)
             return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: counts overflow the "
-                             "address space");
+                                                  "address space");
         total += counts[i];
     }
     if (es && total > SIZE_MAX / es)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: %zu elements overflow the "
-                         "address space", total);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_all_gatherv: %zu elements overflow the "
+                         "address space",
+                         total);
     if (total && !dst)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: NULL dst buffer for %zu "
-                         "elements", total);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_all_gatherv: NULL dst buffer for %zu "
+                         "elements",
+                         total);
     if (counts[me] && !src)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: NULL src buffer for %zu "
-                         "elements", counts[me]);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_all_gatherv: NULL src buffer for %zu "
+                         "elements",
+                         counts[me]);
     struct sym_coll c;
     /* members that disagree on the total differ at their first chunk */
-    st = sym_coll_prepare(&c, "sym_all_gatherv", team, SYM_COLL_ALL_GATHERV, dt, 0, total, -1,
-                          opts);
+    st =
+        sym_coll_prepare(&c, "sym_all_gatherv", team, SYM_COLL_ALL_GATHERV, dt, 0, total, -1, opts);
     if (st != SYM_OK)
         return st;
     /* the same total split differently is caught by a hash of the split */

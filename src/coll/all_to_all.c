@@ -79,8 +79,8 @@ sym_status_t sym_all_to_allv_naive(struct sym_coll *c, void *dst, const size_t *
  * are interleaved chunk by chunk so a block of any size flows through the
  * two slots of its link. */
 sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_t *rbytes,
-                                      const size_t *rdispl, const void *src,
-                                      const size_t *sbytes, const size_t *sdispl)
+                                      const size_t *rdispl, const void *src, const size_t *sbytes,
+                                      const size_t *sdispl)
 {
     const int n = c->team->size, me = c->team->rank;
     sym_status_t st = SYM_OK;
@@ -97,9 +97,7 @@ sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_
     return finish(c, st, dst, rbytes, rdispl, src, sdispl);
 }
 
-static const sym_all_to_allv_fn all_to_all_algorithms[] = {
-    SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)
-};
+static const sym_all_to_allv_fn all_to_all_algorithms[] = {SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)};
 
 /* With two PEs both algorithms exchange the same single pair of messages.
  * Small blocks are latency bound: naive has every message in flight at
@@ -138,8 +136,7 @@ static void layout_free(struct layout *l)
  * every member when the arrays are NULL) to packed byte offsets.  Sizes
  * that do not fit in size_t are SYM_ERR_INVALID_ARG. */
 static sym_status_t layout_make(struct layout *l, const char *name, int n, size_t es,
-                                const size_t *send_counts, const size_t *recv_counts,
-                                size_t count)
+                                const size_t *send_counts, const size_t *recv_counts, size_t count)
 {
     memset(l, 0, sizeof(*l));
     size_t *a = malloc(4 * (size_t)n * sizeof(size_t));
@@ -152,11 +149,13 @@ static sym_status_t layout_make(struct layout *l, const char *name, int n, size_
     for (int r = 0; r < n; r++) {
         const size_t sc = send_counts ? send_counts[r] : count;
         const size_t rc = recv_counts ? recv_counts[r] : count;
-        if ((es && (sc > SIZE_MAX / es || rc > SIZE_MAX / es)) ||
-            sc * es > SIZE_MAX - l->stotal || rc * es > SIZE_MAX - l->rtotal) {
+        if ((es && (sc > SIZE_MAX / es || rc > SIZE_MAX / es)) || sc * es > SIZE_MAX - l->stotal ||
+            rc * es > SIZE_MAX - l->rtotal) {
             layout_free(l);
-            return sym_error(SYM_ERR_INVALID_ARG, "%s: the blocks of member %d do not fit in "
-                             "memory (%zu elements sent, %zu received)", name, r, sc, rc);
+            return sym_error(SYM_ERR_INVALID_ARG,
+                             "%s: the blocks of member %d do not fit in "
+                             "memory (%zu elements sent, %zu received)",
+                             name, r, sc, rc);
         }
         l->sbytes[r] = sc * es;
         l->sdispl[r] = l->stotal;
@@ -172,8 +171,7 @@ static sym_status_t layout_make(struct layout *l, const char *name, int n, size_
  * except that naive may work in place when every block is received
  * exactly where it was sent from; anything else is staged through a copy
  * of src. */
-static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src,
-                             const struct layout *l)
+static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src, const struct layout *l)
 {
     const int me = c->team->rank, n = c->team->size;
     bool same_layout = true;
@@ -213,11 +211,13 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
                                     sym_datatype_t dt, const sym_coll_opts_t *opts)
 {
     if (count && (!dst || !src))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_all: NULL %s buffer for %zu elements "
-                         "per member", dst ? "src" : "dst", count);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_all_to_all: NULL %s buffer for %zu elements "
+                         "per member",
+                         dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_all_to_all", team, SYM_COLL_ALL_TO_ALL, dt, 0,
-                                       count, -1, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_all_to_all", team, SYM_COLL_ALL_TO_ALL, dt, 0, count, -1, opts);
     if (st != SYM_OK)
         return st;
     struct layout l;
@@ -231,8 +231,8 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
 }
 
 SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                     const void *src, const size_t *send_counts,
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts)
+                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
+                                     const sym_coll_opts_t *opts)
 {
     if (!recv_counts || !send_counts)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s array",
@@ -240,13 +240,13 @@ SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *r
     /* The counts differ from PE to PE: the fingerprint carries none (the
      * receiver of each block checks its size instead). */
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_all_to_allv", team, SYM_COLL_ALL_TO_ALLV, dt, 0,
-                                       0, -1, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_all_to_allv", team, SYM_COLL_ALL_TO_ALLV, dt, 0, 0, -1, opts);
     if (st != SYM_OK)
         return st;
     struct layout l;
-    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), send_counts,
-                          recv_counts, 0)))
+    if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), send_counts, recv_counts,
+                          0)))
         return st;
     if ((l.rtotal && !dst) || (l.stotal && !src)) {
         const bool no_dst = l.rtotal && !dst;

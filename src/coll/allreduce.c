@@ -82,9 +82,9 @@ sym_status_t sym_allreduce_ring(struct sym_coll *c, void *dst, const void *src, 
             if (j < sym_msg_chunks(c, sbytes))
                 st = sym_msg_send_chunk(c, right, sptr, sbytes, j);
             if (st == SYM_OK && j < sym_msg_chunks(c, rbytes))
-                st = scatter ? sym_msg_recv_reduce3_chunk(c, left, rptr, rsrc, rbytes, j, dt, op,
-                                                          es)
-                             : sym_msg_recv_chunk(c, left, rptr, rbytes, j);
+                st = scatter
+                         ? sym_msg_recv_reduce3_chunk(c, left, rptr, rsrc, rbytes, j, dt, op, es)
+                         : sym_msg_recv_chunk(c, left, rptr, rbytes, j);
             if (st != SYM_OK)
                 return st;
         }
@@ -163,7 +163,7 @@ sym_status_t sym_allreduce_tree(struct sym_coll *c, void *dst, const void *src, 
     return st == SYM_OK ? sym_broadcast_tree(c, dst, count * sym_datatype_size(dt), 0) : st;
 }
 
-static const sym_allreduce_fn allreduce_algorithms[] = { SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_allreduce_fn allreduce_algorithms[] = {SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY)};
 
 /* 2 PEs: naive beats ring up to 256 KiB (1.1-1.9x), ring wins above
  * (bench/RESULTS_coll.md, `bench_coll --coll allreduce` at 2 PEs).  Larger
@@ -186,8 +186,8 @@ SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, 
         return sym_error(SYM_ERR_INVALID_ARG, "sym_allreduce: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_allreduce", team, SYM_COLL_ALLREDUCE, dt, op,
-                                       count, -1, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_allreduce", team, SYM_COLL_ALLREDUCE, dt, op, count, -1, opts);
     if (st != SYM_OK)
         return st;
     const size_t es = sym_datatype_size(dt);

@@ -99,7 +99,7 @@ sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int
     return SYM_OK;
 }
 
-static const sym_broadcast_fn broadcast_algorithms[] = { SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_broadcast_fn broadcast_algorithms[] = {SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY)};
 
 static sym_algorithm_t broadcast_auto(int n, size_t bytes)
 {
@@ -112,15 +112,13 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
                                    int root, const sym_coll_opts_t *opts)
 {
     if (count && !buf)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_broadcast: NULL buffer for %zu elements",
-                         count);
+        return sym_error(SYM_ERR_INVALID_ARG, "sym_broadcast: NULL buffer for %zu elements", count);
     bool runahead;
     sym_status_t st = sym_coll_runahead("sym_broadcast", opts, &runahead);
     if (st != SYM_OK)
         return st;
     struct sym_coll c;
-    st = sym_coll_prepare(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root,
-                          opts);
+    st = sym_coll_prepare(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root, opts);
     if (st != SYM_OK)
         return st;
     const size_t bytes = count * sym_datatype_size(dt);

@@ -203,8 +203,10 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         char mine[160], theirs[160], msg[400];
         sym_fp_text(&c->fp, mine, sizeof(mine));
         sym_fp_text(fp, theirs, sizeof(theirs));
-        snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d "
-                 "called %s", c->team->name, mine, ch->pe_of[src], theirs);
+        snprintf(msg, sizeof(msg),
+                 "mismatched collectives on %s: this PE called %s, PE %d "
+                 "called %s",
+                 c->team->name, mine, ch->pe_of[src], theirs);
         sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
         return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
     }
@@ -212,9 +214,10 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         const size_t len = tag & 0xffu;
         if (__builtin_expect(len > INLINE_MAX, 0)) {
             char msg[300];
-            snprintf(msg, sizeof(msg), "PE %d wrote an inline chunk of %zu bytes (at most %u "
-                     "fit) into this PE's mailbox on %s", ch->pe_of[src], len, INLINE_MAX,
-                     c->team->name);
+            snprintf(msg, sizeof(msg),
+                     "PE %d wrote an inline chunk of %zu bytes (at most %u "
+                     "fit) into this PE's mailbox on %s",
+                     ch->pe_of[src], len, INLINE_MAX, c->team->name);
             sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
             return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
         }

@@ -40,8 +40,8 @@ struct sym_team;
 
 /* What identifies one collective call; carried by every chunk. */
 struct sym_fp {
-    uint64_t seq;    /* the team's collective sequence number */
-    uint32_t kind;   /* enum sym_coll_kind */
+    uint64_t seq;  /* the team's collective sequence number */
+    uint32_t kind; /* enum sym_coll_kind */
     uint32_t dtype;
     uint32_t op;
     uint32_t algo;
@@ -61,11 +61,11 @@ struct sym_chunk_hdr {
 struct sym_chan {
     uint64_t area_off;
     uint64_t area_size;
-    int n;          /* links: one per team member */
-    int k;          /* slots per link: a power of two, 2 .. 8 */
+    int n;           /* links: one per team member */
+    int k;           /* slots per link: a power of two, 2 .. 8 */
     unsigned kshift; /* log2(k) */
     uint64_t kmask;  /* k - 1 */
-    size_t chunk;   /* payload bytes per slot */
+    size_t chunk;    /* payload bytes per slot */
     uint64_t poison_off, call_off, msg_off, free_off, slot_off, slot_stride;
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */

@@ -28,8 +28,7 @@ static sym_algorithm_t env_algo[SYM_COLL_KIND_COUNT];
 
 const char *sym_coll_kind_name(uint32_t kind)
 {
-    return kind < SYM_COLL_KIND_COUNT && kind_names[kind] ? kind_names[kind]
-                                                           : "unknown collective";
+    return kind < SYM_COLL_KIND_COUNT && kind_names[kind] ? kind_names[kind] : "unknown collective";
 }
 
 /* SYMHEAP_FAULT's op= names the collectives by their kind names; the
@@ -48,7 +47,7 @@ static int fault_op(enum sym_coll_kind kind)
  * that never initialise anything. */
 __attribute__((constructor)) static void register_fault_ops(void)
 {
-    const char *names[SYM_COLL_KIND_COUNT] = { NULL };
+    const char *names[SYM_COLL_KIND_COUNT] = {NULL};
     for (int k = 1; k < SYM_COLL_KIND_COUNT; k++)
         if (fault_op((enum sym_coll_kind)k) != SYM_FAULT_OP_BARRIER)
             names[k] = kind_names[k];
@@ -66,17 +65,19 @@ static sym_status_t env_parse(enum sym_coll_kind kind, const sym_cfg_choice_t *c
             env_algo[kind] = kind_algos[kind] & (1u << a) ? (sym_algorithm_t)a : SYM_ALGO_AUTO;
             return SYM_OK;
         }
-    return sym_error(SYM_ERR_INTERNAL, "sym_init: the algorithm variable of %s holds '%s', "
-                     "which is not an algorithm", sym_coll_kind_name(kind), word);
+    return sym_error(SYM_ERR_INTERNAL,
+                     "sym_init: the algorithm variable of %s holds '%s', "
+                     "which is not an algorithm",
+                     sym_coll_kind_name(kind), word);
 }
 
 sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 {
     sym_status_t st = SYM_OK;
 #define SYM_ENV(field) &cfg->field
-#define SYM_NO_ENV NULL
-#define KIND_ENV_(KIND, name, env, algos, shape)                                              \
-    if (st == SYM_OK)                                                                         \
+#define SYM_NO_ENV     NULL
+#define KIND_ENV_(KIND, name, env, algos, shape)                                                   \
+    if (st == SYM_OK)                                                                              \
         st = env_parse(SYM_COLL_##KIND, env);
     SYM_COLL_LIST(KIND_ENV_)
 #undef KIND_ENV_
@@ -89,14 +90,13 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 
 SYM_API const char *sym_algorithm_name(sym_algorithm_t algo)
 {
-    static const char *const names[] = { "auto", "naive", "ring", "tree", "rd", "pairwise" };
+    static const char *const names[] = {"auto", "naive", "ring", "tree", "rd", "pairwise"};
     return (unsigned)algo < sizeof(names) / sizeof(names[0]) ? names[algo] : "invalid-algorithm";
 }
 
 static bool kind_reduces(enum sym_coll_kind kind)
 {
-    return kind == SYM_COLL_REDUCE || kind == SYM_COLL_ALLREDUCE ||
-           kind == SYM_COLL_REDUCE_SCATTER;
+    return kind == SYM_COLL_REDUCE || kind == SYM_COLL_ALLREDUCE || kind == SYM_COLL_REDUCE_SCATTER;
 }
 
 static bool kind_rooted(enum sym_coll_kind kind)
@@ -106,8 +106,8 @@ static bool kind_rooted(enum sym_coll_kind kind)
 }
 
 sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,
-                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
-                              size_t count, int root, const sym_coll_opts_t *opts)
+                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
+                              int root, const sym_coll_opts_t *opts)
 {
     sym_status_t st = sym_team_check(name, team);
     if (st != SYM_OK)
@@ -117,14 +117,16 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
         return st;
     if (!team->broken && sym_flag_load(team->chan.poison_off)) {
         /* a member found an error in an earlier call that completed here */
-        struct sym_coll probe = { .team = team, .name = name };
+        struct sym_coll probe = {.team = team, .name = name};
         probe.fp.seq = team->coll_seq;
         sym_status_t why = sym_chan_poisoned(&probe);
         sym_team_break(team, why, sym_last_error());
     }
     if (team->broken)
-        return sym_error(team->broken, "%s on %s: the team is broken by an earlier error (%s); "
-                         "destroy it", name, team->name, team->broken_msg);
+        return sym_error(team->broken,
+                         "%s on %s: the team is broken by an earlier error (%s); "
+                         "destroy it",
+                         name, team->name, team->broken_msg);
     if (kind != SYM_COLL_BARRIER && kind != SYM_COLL_TEAM_SPLIT && !sym_datatype_valid(dt))
         return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: %d is not a sym_datatype_t", name,
                          team->name, (int)dt);
@@ -150,13 +152,17 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
         size_t bytes;
         if (__builtin_mul_overflow(count, sym_datatype_size(dt), &bytes) ||
             __builtin_mul_overflow(bytes, blocks, &bytes) || bytes > (size_t)PTRDIFF_MAX)
-            return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: %zu elements of %s%s overflow the "
-                             "address space", name, team->name, count, sym_datatype_name(dt),
+            return sym_error(SYM_ERR_INVALID_ARG,
+                             "%s on %s: %zu elements of %s%s overflow the "
+                             "address space",
+                             name, team->name, count, sym_datatype_name(dt),
                              blocks > 1 ? " per member" : "");
     }
     if (kind_rooted(kind) && (root < 0 || root >= team->size))
-        return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: root %d is not a member (the team has "
-                         "%d PEs)", name, team->name, root, team->size);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s on %s: root %d is not a member (the team has "
+                         "%d PEs)",
+                         name, team->name, root, team->size);
     if (opts && (opts->timeout_s < 0 || opts->timeout_s != opts->timeout_s))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: timeout %g s is negative", name,
                          opts->timeout_s);
@@ -192,8 +198,8 @@ void sym_coll_start(struct sym_coll *c)
 }
 
 sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
-                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
-                            size_t count, int root, const sym_coll_opts_t *opts)
+                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
+                            int root, const sym_coll_opts_t *opts)
 {
     sym_status_t st = sym_coll_prepare(c, name, team, kind, dt, op, count, root, opts);
     if (st == SYM_OK)
@@ -220,11 +226,13 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
         size_t used = 0;
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE && used < sizeof(list); a++)
             if (supported & (1u << a))
-                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-                                         used ? ", " : "", sym_algorithm_name((sym_algorithm_t)a));
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: algorithm '%s' (%s) is not available for %s "
-                         "(choose one of: %s)", c->name, sym_algorithm_name(algo), source,
-                         sym_coll_kind_name(c->fp.kind), list);
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+                                         sym_algorithm_name((sym_algorithm_t)a));
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: algorithm '%s' (%s) is not available for %s "
+                         "(choose one of: %s)",
+                         c->name, sym_algorithm_name(algo), source, sym_coll_kind_name(c->fp.kind),
+                         list);
     }
     c->fp.algo = (uint32_t)algo;
     c->algo_source = source;

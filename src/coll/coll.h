@@ -28,7 +28,7 @@ enum sym_coll_kind {
 #define SYM_COLL_KIND_(KIND, name, env, algos, shape) SYM_COLL_##KIND,
     SYM_COLL_LIST(SYM_COLL_KIND_)
 #undef SYM_COLL_KIND_
-    SYM_COLL_KIND_COUNT
+        SYM_COLL_KIND_COUNT
 };
 
 const char *sym_coll_kind_name(uint32_t kind);
@@ -75,8 +75,8 @@ static inline bool sym_coll_crowded(void)
  * Earlier non-blocking calls on the team finish first.  Returns SYM_OK or
  * the recorded error. */
 sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,
-                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
-                              size_t count, int root, const sym_coll_opts_t *opts);
+                              enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
+                              int root, const sym_coll_opts_t *opts);
 
 /* The algorithm to run: the per-call option, else SYMHEAP_<KIND>_ALGORITHM
  * (parsed at init), else `automatic`, among the kind's algorithms
@@ -92,8 +92,8 @@ void sym_coll_start(struct sym_coll *c);
 /* sym_coll_prepare and sym_coll_start, for calls whose algorithm the
  * caller sets itself (the barriers and the split inside team.c). */
 sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t team,
-                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op,
-                            size_t count, int root, const sym_coll_opts_t *opts);
+                            enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
+                            int root, const sym_coll_opts_t *opts);
 
 /* At init (sym_teams_init): parse every SYMHEAP_<KIND>_ALGORITHM once and
  * hand the world barrier its algorithm (core/barrier.c). */
@@ -147,8 +147,7 @@ sym_status_t sym_msg_recv_chunk(struct sym_coll *c, int src, void *buf, size_t b
  * dst's chunk i itself (in place) on members 0 and 1 only: the others
  * write dst before they read their own term. */
 sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
-                                           size_t bytes, size_t i, sym_datatype_t dt,
-                                           sym_op_t op);
+                                           size_t bytes, size_t i, sym_datatype_t dt, sym_op_t op);
 
 /* Send chunk i of a message of `bytes` starting at buf. */
 sym_status_t sym_msg_send_chunk(struct sym_coll *c, int dst, const void *buf, size_t bytes,

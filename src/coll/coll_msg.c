@@ -26,8 +26,8 @@ static sym_status_t recv_checked(struct sym_coll *c, int src, size_t bytes, size
     snprintf(msg, sizeof(msg), "PE %d sent %llu bytes where PE %d expected %zu from it",
              c->team->pe_of[src], (unsigned long long)total, sym_rt.me, bytes);
     sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-    return sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
-                     (unsigned long long)c->fp.seq, c->team->name, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name, (unsigned long long)c->fp.seq,
+                     c->team->name, msg);
 }
 
 sym_status_t sym_msg_recv_chunk(struct sym_coll *c, int src, void *buf, size_t bytes, size_t i)
@@ -100,8 +100,7 @@ sym_status_t sym_msg_recv_reduce3_chunk(struct sym_coll *c, int src, void *dst, 
  * cost.  The expression, and so every bit, is the same as folding term by
  * term. */
 sym_status_t sym_msg_reduce_chunk_in_order(struct sym_coll *c, void *dst, const void *own,
-                                           size_t bytes, size_t i, sym_datatype_t dt,
-                                           sym_op_t op)
+                                           size_t bytes, size_t i, sym_datatype_t dt, sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const size_t es = sym_datatype_size(dt), len = sym_msg_chunk_len(c, bytes, i);

@@ -130,11 +130,10 @@ static sym_status_t gather_tree_inner(const struct subtree *t, uint8_t *range, s
     return st == SYM_OK ? sym_chan_flush(c, parent) : st;
 }
 
-sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
-                             int root)
+sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes, int root)
 {
     const int n = c->team->size, v = (c->team->rank - root + n) % n;
-    struct subtree t = { c, n, v, root, v ? v & -v : n, bytes };
+    struct subtree t = {c, n, v, root, v ? v & -v : n, bytes};
     if (v == 0) {
         own_block(dst, src, bytes, root);
         return gather_tree_root(&t, dst);
@@ -151,14 +150,13 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
         /* kept between calls: a fresh 64 MiB malloc is a fresh mmap whose
          * page faults made 64 MiB 18x slower than 16 MiB (RESULTS_coll.md) */
         if (!(range = sym_team_scratch(c->team, 1, total)))
-            return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name,
-                             total);
+            return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
         memcpy(range, src, bytes);
     }
     return gather_tree_inner(&t, range, total);
 }
 
-static const sym_gather_fn gather_algorithms[] = { SYM_GATHER_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_gather_fn gather_algorithms[] = {SYM_GATHER_ALGOS(SYM_ALGO_ENTRY)};
 
 /* The root must take in (n - 1) blocks whatever the algorithm; the tree
  * only saves latency (log n rounds instead of n - 1 messages queued at the
@@ -175,8 +173,8 @@ SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, siz
                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count,
-                                       root, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count, root, opts);
     if (st != SYM_OK)
         return st;
     const bool is_root = team->rank == root;
@@ -185,8 +183,10 @@ SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, siz
                          src ? "dst" : "src", count);
     const size_t es = sym_datatype_size(dt);
     if (count > SIZE_MAX / es / (size_t)team->size)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: %zu elements from each of %d members "
-                         "do not fit in memory", count, team->size);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_gather: %zu elements from each of %d members "
+                         "do not fit in memory",
+                         count, team->size);
     st = sym_coll_select(&c, opts, gather_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;

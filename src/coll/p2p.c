@@ -92,19 +92,20 @@ static sym_status_t check_chunk(struct sym_coll *c, int src, const struct sym_ch
     const char *why = sym_p2p_chunk_check(h, c->team->chan.chunk, partial);
     if (!why)
         return SYM_OK;
-    return sym_error(SYM_ERR_INTERNAL, "%s: malformed message from PE %d: %s (tag %d, %" PRIu64
-                     " bytes, chunk of %" PRIu32 ")", c->name, src, why, (int)h->fp.root,
-                     h->msg_bytes, h->len);
+    return sym_error(SYM_ERR_INTERNAL,
+                     "%s: malformed message from PE %d: %s (tag %d, %" PRIu64
+                     " bytes, chunk of %" PRIu32 ")",
+                     c->name, src, why, (int)h->fp.root, h->msg_bytes, h->len);
 }
 
 /* Move one arrived chunk from `src` into the queue. */
 static sym_status_t drain_chunk(struct sym_coll *c, int src, const struct sym_chunk_hdr *h)
 {
     struct queued *tail = queue_tail(src);
-    struct sym_p2p_partial part = { 0, 0, 0 };
+    struct sym_p2p_partial part = {0, 0, 0};
     const struct sym_p2p_partial *arriving = NULL; /* the message this chunk continues */
     if (tail && tail->have < tail->bytes) {
-        part = (struct sym_p2p_partial){ tail->bytes, tail->have, tail->tag };
+        part = (struct sym_p2p_partial){tail->bytes, tail->have, tail->tag};
         arriving = &part;
     }
     sym_status_t st = check_chunk(c, src, h, arriving);
@@ -114,8 +115,9 @@ static sym_status_t drain_chunk(struct sym_coll *c, int src, const struct sym_ch
         struct queued *q = calloc(1, sizeof(*q));
         if (!q || (h->msg_bytes && !(q->data = malloc(h->msg_bytes)))) {
             free(q);
-            return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory queueing a %" PRIu64
-                             "-byte message from PE %d", c->name, h->msg_bytes, src);
+            return sym_error(SYM_ERR_NO_MEMORY,
+                             "%s: out of memory queueing a %" PRIu64 "-byte message from PE %d",
+                             c->name, h->msg_bytes, src);
         }
         q->tag = h->fp.root;
         q->bytes = h->msg_bytes;
@@ -176,9 +178,11 @@ static bool rx_from_queue(struct rx *r)
             return false; /* still arriving: keep draining */
         r->received = q->bytes;
         if (q->bytes > r->cap) {
-            r->st = sym_error(SYM_ERR_TRUNCATED, "sym_recv: the message from PE %d (tag %d) "
+            r->st = sym_error(SYM_ERR_TRUNCATED,
+                              "sym_recv: the message from PE %d (tag %d) "
                               "has %zu bytes, the buffer %zu; it stays queued for a larger "
-                              "buffer", r->src, q->tag, q->bytes, r->cap);
+                              "buffer",
+                              r->src, q->tag, q->bytes, r->cap);
         } else {
             if (q->bytes)
                 memcpy(r->buf, q->data, q->bytes);
@@ -217,7 +221,7 @@ static bool rx_progress(struct sym_coll *c, struct rx *r)
             r->have = 0;
             r->msg_tag = h->fp.root;
         } else {
-            struct sym_p2p_partial part = { r->total, r->have, r->msg_tag };
+            struct sym_p2p_partial part = {r->total, r->have, r->msg_tag};
             if ((r->st = check_chunk(c, r->src, h, &part)) != SYM_OK)
                 return r->done = true;
         }
@@ -255,13 +259,15 @@ static void p2p_describe(void *arg, char *buf, size_t len)
     if (w->r && !w->r->done)
         snprintf(buf, len, "PE %d to send a message with tag %d", w->r->src, w->r->tag);
     else
-        snprintf(buf, len, "PE %d to receive this PE's %zu-byte message (tag %d): its mailbox "
-                 "is full", w->t->dst, w->t->bytes, w->t->tag);
+        snprintf(buf, len,
+                 "PE %d to receive this PE's %zu-byte message (tag %d): its mailbox "
+                 "is full",
+                 w->t->dst, w->t->bytes, w->t->tag);
 }
 
 static sym_status_t run(const char *op, struct tx *t, struct rx *r)
 {
-    struct sym_coll c = { .team = sym_p2p_team(), .name = op };
+    struct sym_coll c = {.team = sym_p2p_team(), .name = op};
     c.fp.kind = SYM_COLL_P2P;
     sym_status_t st = ensure_queues();
     if (st != SYM_OK)
@@ -285,8 +291,8 @@ static sym_status_t run(const char *op, struct tx *t, struct rx *r)
         /* anything unrelated that arrived is parked, freeing its sender */
         if ((st = drain_others(&c, r && !r->done ? r->src : -1)) != SYM_OK)
             return st;
-        struct p2p_wait w = { &c, tx_done ? NULL : t, r };
-        struct sym_waiter waiter = { p2p_ready, p2p_describe, &w, NULL };
+        struct p2p_wait w = {&c, tx_done ? NULL : t, r};
+        struct sym_waiter waiter = {p2p_ready, p2p_describe, &w, NULL};
         if ((st = sym_wait_for(&c.dl, &waiter)) != SYM_OK)
             return st;
     }
@@ -306,8 +312,12 @@ static sym_status_t check_peer(const char *op, int pe, const char *role)
 static void tx_init(struct tx *t, const void *buf, size_t bytes, int dst, int tag)
 {
     size_t ck = sym_p2p_team()->chan.chunk;
-    *t = (struct tx){ .dst = dst, .tag = tag, .buf = buf, .bytes = bytes, .next = 0,
-                      .nchunks = bytes ? (bytes + ck - 1) / ck : 1 };
+    *t = (struct tx){.dst = dst,
+                     .tag = tag,
+                     .buf = buf,
+                     .bytes = bytes,
+                     .next = 0,
+                     .nchunks = bytes ? (bytes + ck - 1) / ck : 1};
 }
 
 SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
@@ -335,7 +345,7 @@ SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_
         return sym_error(SYM_ERR_INVALID_ARG, "sym_recv: NULL buffer of %zu bytes", capacity);
     if (tag < 0 && tag != SYM_ANY_TAG)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_recv: tag %d is negative", tag);
-    struct rx r = { .src = pe, .tag = tag, .buf = buf, .cap = capacity, .total = SIZE_MAX };
+    struct rx r = {.src = pe, .tag = tag, .buf = buf, .cap = capacity, .total = SIZE_MAX};
     st = run("sym_recv", NULL, &r);
     if (received_p && (st == SYM_OK || st == SYM_ERR_TRUNCATED))
         *received_p = r.received;
@@ -359,13 +369,14 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
         return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: negative tag");
     /* Large messages are received while the send is still being read. */
     if (sendbytes && capacity && sym_overlaps(sendbuf, sendbytes, recvbuf, capacity))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_sendrecv: the send buffer (%zu bytes at %p) "
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_sendrecv: the send buffer (%zu bytes at %p) "
                          "and the receive buffer (%zu bytes at %p) overlap",
                          sendbytes, sendbuf, capacity, recvbuf);
     struct tx t;
     tx_init(&t, sendbuf, sendbytes, dest, sendtag);
-    struct rx r = { .src = source, .tag = recvtag, .buf = recvbuf, .cap = capacity,
-                    .total = SIZE_MAX };
+    struct rx r = {
+        .src = source, .tag = recvtag, .buf = recvbuf, .cap = capacity, .total = SIZE_MAX};
     st = run("sym_sendrecv", &t, &r);
     if (received_p && (st == SYM_OK || st == SYM_ERR_TRUNCATED))
         *received_p = r.received;

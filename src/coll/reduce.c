@@ -60,8 +60,7 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
                 break;
             }
             if (v + mask < n)
-                st = sym_msg_recv_reduce_chunk(c, (v + mask + root) % n, acc, bytes, i, dt, op,
-                                               es);
+                st = sym_msg_recv_reduce_chunk(c, (v + mask + root) % n, acc, bytes, i, dt, op, es);
         }
     }
     if (st == SYM_OK && parent >= 0 && !c->runahead)
@@ -97,8 +96,8 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
             const size_t sbytes = sym_block_count(count, n, sb) * es;
             const size_t rbytes = sym_block_count(count, n, rb) * es;
             if (j < sym_msg_chunks(c, sbytes))
-                st = sym_msg_send_chunk(c, right, work + sym_block_start(count, n, sb) * es,
-                                        sbytes, j);
+                st = sym_msg_send_chunk(c, right, work + sym_block_start(count, n, sb) * es, sbytes,
+                                        j);
             if (st == SYM_OK && j < sym_msg_chunks(c, rbytes))
                 st = sym_msg_recv_reduce_chunk(c, left, work + sym_block_start(count, n, rb) * es,
                                                rbytes, j, dt, op, es);
@@ -122,7 +121,7 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     return st;
 }
 
-static const sym_reduce_fn reduce_algorithms[] = { SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_reduce_fn reduce_algorithms[] = {SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY)};
 
 static sym_algorithm_t reduce_auto(int n, size_t bytes)
 {

@@ -14,25 +14,25 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
 #endif
 
-#define SYM_DATATYPES(X)                                      \
-    X(SYM_INT8, int8_t, uint8_t, "int8", 0)                   \
-    X(SYM_INT16, int16_t, uint16_t, "int16", 0)               \
-    X(SYM_INT32, int32_t, uint32_t, "int32", 0)               \
-    X(SYM_INT64, int64_t, uint64_t, "int64", 0)               \
-    X(SYM_UINT8, uint8_t, uint8_t, "uint8", 0)                \
-    X(SYM_UINT16, uint16_t, uint16_t, "uint16", 0)            \
-    X(SYM_UINT32, uint32_t, uint32_t, "uint32", 0)            \
-    X(SYM_UINT64, uint64_t, uint64_t, "uint64", 0)            \
-    X(SYM_FLOAT, float, float, "float", 1)                    \
-    X(SYM_DOUBLE, double, double, "double", 1)                \
-    X(SYM_FLOAT16, uint16_t, uint16_t, "float16", 1)          \
+#define SYM_DATATYPES(X)                                                                           \
+    X(SYM_INT8, int8_t, uint8_t, "int8", 0)                                                        \
+    X(SYM_INT16, int16_t, uint16_t, "int16", 0)                                                    \
+    X(SYM_INT32, int32_t, uint32_t, "int32", 0)                                                    \
+    X(SYM_INT64, int64_t, uint64_t, "int64", 0)                                                    \
+    X(SYM_UINT8, uint8_t, uint8_t, "uint8", 0)                                                     \
+    X(SYM_UINT16, uint16_t, uint16_t, "uint16", 0)                                                 \
+    X(SYM_UINT32, uint32_t, uint32_t, "uint32", 0)                                                 \
+    X(SYM_UINT64, uint64_t, uint64_t, "uint64", 0)                                                 \
+    X(SYM_FLOAT, float, float, "float", 1)                                                         \
+    X(SYM_DOUBLE, double, double, "double", 1)                                                     \
+    X(SYM_FLOAT16, uint16_t, uint16_t, "float16", 1)                                               \
     X(SYM_BFLOAT16, uint16_t, uint16_t, "bfloat16", 1)
 
 SYM_API size_t sym_datatype_size(sym_datatype_t dt)
 {
     switch (dt) {
-#define SIZE_(e, T, U, name, fl) \
-    case e:                      \
+#define SIZE_(e, T, U, name, fl)                                                                   \
+    case e:                                                                                        \
         return sizeof(T);
         SYM_DATATYPES(SIZE_)
 #undef SIZE_
@@ -43,8 +43,8 @@ SYM_API size_t sym_datatype_size(sym_datatype_t dt)
 SYM_API const char *sym_datatype_name(sym_datatype_t dt)
 {
     switch (dt) {
-#define NAME_(e, T, U, name, fl) \
-    case e:                      \
+#define NAME_(e, T, U, name, fl)                                                                   \
+    case e:                                                                                        \
         return name;
         SYM_DATATYPES(NAME_)
 #undef NAME_
@@ -60,8 +60,8 @@ bool sym_datatype_valid(sym_datatype_t dt)
 bool sym_datatype_is_float(sym_datatype_t dt)
 {
     switch (dt) {
-#define FL_(e, T, U, name, fl) \
-    case e:                    \
+#define FL_(e, T, U, name, fl)                                                                     \
+    case e:                                                                                        \
         return fl;
         SYM_DATATYPES(FL_)
 #undef FL_
@@ -71,8 +71,8 @@ bool sym_datatype_is_float(sym_datatype_t dt)
 
 SYM_API const char *sym_op_name(sym_op_t op)
 {
-    static const char *const names[] = { "none", "sum", "prod", "min", "max",
-                                         "avg",  "band", "bor", "bxor" };
+    static const char *const names[] = {"none", "sum",  "prod", "min", "max",
+                                        "avg",  "band", "bor",  "bxor"};
     return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "invalid-op";
 }
 
@@ -82,7 +82,10 @@ sym_datatype_t sym_acc_type(sym_datatype_t dt, sym_op_t op)
         return SYM_FLOAT;
     if (op == SYM_OP_AVG && !sym_datatype_is_float(dt)) {
         switch (dt) {
-        case SYM_INT8: case SYM_INT16: case SYM_INT32: case SYM_INT64:
+        case SYM_INT8:
+        case SYM_INT16:
+        case SYM_INT32:
+        case SYM_INT64:
             return SYM_INT64;
         default:
             return SYM_UINT64;
@@ -128,7 +131,7 @@ static uint16_t float_to_half(float f)
         return sign | (absx > 0x7f800000u ? 0x7e00u : 0x7c00u);
     if (absx >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
         return sign | 0x7c00u;
-    if (absx < 0x38800000u) { /* below the smallest normal half: subnormal or 0 */
+    if (absx < 0x38800000u) {   /* below the smallest normal half: subnormal or 0 */
         if (absx < 0x33000000u) /* < 2^-25 rounds to 0 */
             return sign;
         uint32_t man = (absx & 0x7fffffu) | 0x800000u;
@@ -168,85 +171,106 @@ static uint16_t float_to_bf16(float f)
 
 /* Integer arithmetic goes through the unsigned type so overflow wraps
  * (defined) the same way on every PE. */
-#define INT_KERNEL_(T, U, op, dst, a, b, n)                                        \
-    do {                                                                          \
-        T *d_ = (T *)(dst);                                                       \
-        const T *a_ = (const T *)(a), *b_ = (const T *)(b);                       \
-        switch (op) {                                                             \
-        case SYM_OP_SUM:                                                          \
-        case SYM_OP_AVG:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)((U)a_[i] + (U)b_[i]);                                 \
-            break;                                                                \
-        case SYM_OP_PROD: /* in uintmax_t: 16-bit U would promote to int */   \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)(U)((uintmax_t)(U)a_[i] * (U)b_[i]);                   \
-            break;                                                                \
-        case SYM_OP_MIN:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = a_[i] < b_[i] ? a_[i] : b_[i];                            \
-            break;                                                                \
-        case SYM_OP_MAX:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = a_[i] > b_[i] ? a_[i] : b_[i];                            \
-            break;                                                                \
-        case SYM_OP_BAND:                                                         \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)((U)a_[i] & (U)b_[i]);                                 \
-            break;                                                                \
-        case SYM_OP_BOR:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)((U)a_[i] | (U)b_[i]);                                 \
-            break;                                                                \
-        case SYM_OP_BXOR:                                                         \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = (T)((U)a_[i] ^ (U)b_[i]);                                 \
-            break;                                                                \
-        }                                                                         \
+#define INT_KERNEL_(T, U, op, dst, a, b, n)                                                        \
+    do {                                                                                           \
+        T *d_ = (T *)(dst);                                                                        \
+        const T *a_ = (const T *)(a), *b_ = (const T *)(b);                                        \
+        switch (op) {                                                                              \
+        case SYM_OP_SUM:                                                                           \
+        case SYM_OP_AVG:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = (T)((U)a_[i] + (U)b_[i]);                                                  \
+            break;                                                                                 \
+        case SYM_OP_PROD: /* in uintmax_t: 16-bit U would promote to int */                        \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = (T)(U)((uintmax_t)(U)a_[i] * (U)b_[i]);                                    \
+            break;                                                                                 \
+        case SYM_OP_MIN:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = a_[i] < b_[i] ? a_[i] : b_[i];                                             \
+            break;                                                                                 \
+        case SYM_OP_MAX:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = a_[i] > b_[i] ? a_[i] : b_[i];                                             \
+            break;                                                                                 \
+        case SYM_OP_BAND:                                                                          \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = (T)((U)a_[i] & (U)b_[i]);                                                  \
+            break;                                                                                 \
+        case SYM_OP_BOR:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = (T)((U)a_[i] | (U)b_[i]);                                                  \
+            break;                                                                                 \
+        case SYM_OP_BXOR:                                                                          \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = (T)((U)a_[i] ^ (U)b_[i]);                                                  \
+            break;                                                                                 \
+        }                                                                                          \
     } while (0)
 
-#define FLOAT_KERNEL_(T, op, dst, a, b, n)                                         \
-    do {                                                                          \
-        T *d_ = (T *)(dst);                                                       \
-        const T *a_ = (const T *)(a), *b_ = (const T *)(b);                       \
-        switch (op) {                                                             \
-        case SYM_OP_SUM:                                                          \
-        case SYM_OP_AVG:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = a_[i] + b_[i];                                            \
-            break;                                                                \
-        case SYM_OP_PROD:                                                         \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = a_[i] * b_[i];                                            \
-            break;                                                                \
-        case SYM_OP_MIN:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = b_[i] < a_[i] ? b_[i] : a_[i];                            \
-            break;                                                                \
-        case SYM_OP_MAX:                                                          \
-            for (size_t i = 0; i < (n); i++)                                      \
-                d_[i] = b_[i] > a_[i] ? b_[i] : a_[i];                            \
-            break;                                                                \
-        default:                                                                  \
-            break;                                                                \
-        }                                                                         \
+#define FLOAT_KERNEL_(T, op, dst, a, b, n)                                                         \
+    do {                                                                                           \
+        T *d_ = (T *)(dst);                                                                        \
+        const T *a_ = (const T *)(a), *b_ = (const T *)(b);                                        \
+        switch (op) {                                                                              \
+        case SYM_OP_SUM:                                                                           \
+        case SYM_OP_AVG:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = a_[i] + b_[i];                                                             \
+            break;                                                                                 \
+        case SYM_OP_PROD:                                                                          \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = a_[i] * b_[i];                                                             \
+            break;                                                                                 \
+        case SYM_OP_MIN:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = b_[i] < a_[i] ? b_[i] : a_[i];                                             \
+            break;                                                                                 \
+        case SYM_OP_MAX:                                                                           \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                d_[i] = b_[i] > a_[i] ? b_[i] : a_[i];                                             \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
     } while (0)
 
 void sym_reduce_apply3(sym_datatype_t dt, sym_op_t op, void *dst, const void *a, const void *b,
                        size_t n)
 {
     switch (dt) {
-    case SYM_INT8: INT_KERNEL_(int8_t, uint8_t, op, dst, a, b, n); break;
-    case SYM_INT16: INT_KERNEL_(int16_t, uint16_t, op, dst, a, b, n); break;
-    case SYM_INT32: INT_KERNEL_(int32_t, uint32_t, op, dst, a, b, n); break;
-    case SYM_INT64: INT_KERNEL_(int64_t, uint64_t, op, dst, a, b, n); break;
-    case SYM_UINT8: INT_KERNEL_(uint8_t, uint8_t, op, dst, a, b, n); break;
-    case SYM_UINT16: INT_KERNEL_(uint16_t, uint16_t, op, dst, a, b, n); break;
-    case SYM_UINT32: INT_KERNEL_(uint32_t, uint32_t, op, dst, a, b, n); break;
-    case SYM_UINT64: INT_KERNEL_(uint64_t, uint64_t, op, dst, a, b, n); break;
-    case SYM_FLOAT: FLOAT_KERNEL_(float, op, dst, a, b, n); break;
-    case SYM_DOUBLE: FLOAT_KERNEL_(double, op, dst, a, b, n); break;
-    default: break; /* float16/bfloat16 are reduced in their float acc type */
+    case SYM_INT8:
+        INT_KERNEL_(int8_t, uint8_t, op, dst, a, b, n);
+        break;
+    case SYM_INT16:
+        INT_KERNEL_(int16_t, uint16_t, op, dst, a, b, n);
+        break;
+    case SYM_INT32:
+        INT_KERNEL_(int32_t, uint32_t, op, dst, a, b, n);
+        break;
+    case SYM_INT64:
+        INT_KERNEL_(int64_t, uint64_t, op, dst, a, b, n);
+        break;
+    case SYM_UINT8:
+        INT_KERNEL_(uint8_t, uint8_t, op, dst, a, b, n);
+        break;
+    case SYM_UINT16:
+        INT_KERNEL_(uint16_t, uint16_t, op, dst, a, b, n);
+        break;
+    case SYM_UINT32:
+        INT_KERNEL_(uint32_t, uint32_t, op, dst, a, b, n);
+        break;
+    case SYM_UINT64:
+        INT_KERNEL_(uint64_t, uint64_t, op, dst, a, b, n);
+        break;
+    case SYM_FLOAT:
+        FLOAT_KERNEL_(float, op, dst, a, b, n);
+        break;
+    case SYM_DOUBLE:
+        FLOAT_KERNEL_(double, op, dst, a, b, n);
+        break;
+    default:
+        break; /* float16/bfloat16 are reduced in their float acc type */
     }
 }
 
@@ -267,15 +291,40 @@ void sym_to_acc(sym_datatype_t dt, sym_datatype_t acc, void *dst, const void *sr
     uint64_t *u64 = dst;
     const uint16_t *h = src;
     switch (dt) {
-    case SYM_FLOAT16: for (size_t i = 0; i < n; i++) f[i] = half_to_float(h[i]); break;
-    case SYM_BFLOAT16: for (size_t i = 0; i < n; i++) f[i] = bf16_to_float(h[i]); break;
-    case SYM_INT8: for (size_t i = 0; i < n; i++) i64[i] = ((const int8_t *)src)[i]; break;
-    case SYM_INT16: for (size_t i = 0; i < n; i++) i64[i] = ((const int16_t *)src)[i]; break;
-    case SYM_INT32: for (size_t i = 0; i < n; i++) i64[i] = ((const int32_t *)src)[i]; break;
-    case SYM_UINT8: for (size_t i = 0; i < n; i++) u64[i] = ((const uint8_t *)src)[i]; break;
-    case SYM_UINT16: for (size_t i = 0; i < n; i++) u64[i] = ((const uint16_t *)src)[i]; break;
-    case SYM_UINT32: for (size_t i = 0; i < n; i++) u64[i] = ((const uint32_t *)src)[i]; break;
-    default: break;
+    case SYM_FLOAT16:
+        for (size_t i = 0; i < n; i++)
+            f[i] = half_to_float(h[i]);
+        break;
+    case SYM_BFLOAT16:
+        for (size_t i = 0; i < n; i++)
+            f[i] = bf16_to_float(h[i]);
+        break;
+    case SYM_INT8:
+        for (size_t i = 0; i < n; i++)
+            i64[i] = ((const int8_t *)src)[i];
+        break;
+    case SYM_INT16:
+        for (size_t i = 0; i < n; i++)
+            i64[i] = ((const int16_t *)src)[i];
+        break;
+    case SYM_INT32:
+        for (size_t i = 0; i < n; i++)
+            i64[i] = ((const int32_t *)src)[i];
+        break;
+    case SYM_UINT8:
+        for (size_t i = 0; i < n; i++)
+            u64[i] = ((const uint8_t *)src)[i];
+        break;
+    case SYM_UINT16:
+        for (size_t i = 0; i < n; i++)
+            u64[i] = ((const uint16_t *)src)[i];
+        break;
+    case SYM_UINT32:
+        for (size_t i = 0; i < n; i++)
+            u64[i] = ((const uint32_t *)src)[i];
+        break;
+    default:
+        break;
     }
 }
 
@@ -318,19 +367,36 @@ void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, 
             memmove(dst, src, n * sym_datatype_size(dt));
         return;
     }
-#define NARROW_(T, from)                                                       \
-    for (size_t i = 0; i < n; i++)                                             \
+#define NARROW_(T, from)                                                                           \
+    for (size_t i = 0; i < n; i++)                                                                 \
         ((T *)dst)[i] = (T)(avg ? from[i] / (npes) : from[i]);
     switch (dt) {
-    case SYM_INT8: NARROW_(int8_t, i64); break;
-    case SYM_INT16: NARROW_(int16_t, i64); break;
-    case SYM_INT32: NARROW_(int32_t, i64); break;
-    case SYM_INT64: NARROW_(int64_t, i64); break;
-    case SYM_UINT8: NARROW_(uint8_t, u64); break;
-    case SYM_UINT16: NARROW_(uint16_t, u64); break;
-    case SYM_UINT32: NARROW_(uint32_t, u64); break;
-    case SYM_UINT64: NARROW_(uint64_t, u64); break;
-    default: break;
+    case SYM_INT8:
+        NARROW_(int8_t, i64);
+        break;
+    case SYM_INT16:
+        NARROW_(int16_t, i64);
+        break;
+    case SYM_INT32:
+        NARROW_(int32_t, i64);
+        break;
+    case SYM_INT64:
+        NARROW_(int64_t, i64);
+        break;
+    case SYM_UINT8:
+        NARROW_(uint8_t, u64);
+        break;
+    case SYM_UINT16:
+        NARROW_(uint16_t, u64);
+        break;
+    case SYM_UINT32:
+        NARROW_(uint32_t, u64);
+        break;
+    case SYM_UINT64:
+        NARROW_(uint64_t, u64);
+        break;
+    default:
+        break;
     }
 #undef NARROW_
 }

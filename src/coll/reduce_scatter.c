@@ -19,8 +19,8 @@ static inline const uint8_t *block(const void *src, size_t bytes, int b)
 /* Every member sends block j straight to member j, which combines the n
  * contributions in rank order: the same expression as sym_allreduce_naive,
  * whatever the timing. */
-sym_status_t sym_reduce_scatter_naive(struct sym_coll *c, void *dst, const void *src,
-                                      size_t count, sym_datatype_t dt, sym_op_t op)
+sym_status_t sym_reduce_scatter_naive(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                      sym_datatype_t dt, sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
@@ -70,8 +70,8 @@ sym_status_t sym_reduce_scatter_naive(struct sym_coll *c, void *dst, const void 
  * pipelined as in the allreduce.  Within a column only the chunk passing
  * through needs storage, so one chunk of scratch replaces a copy of src.
  * Block b is combined as x[b] op (x[b-1] op (... op x[b+1])). */
-sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *src,
-                                     size_t count, sym_datatype_t dt, sym_op_t op)
+sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                     sym_datatype_t dt, sym_op_t op)
 {
     const int n = c->team->size, me = c->team->rank;
     const int right = (me + 1) % n, left = (me - 1 + n) % n;
@@ -101,9 +101,10 @@ sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *
                 break;
             if (got != len || total != bytes) {
                 /* the fingerprint carries count and type, so this is a bug */
-                st = sym_error(SYM_ERR_INTERNAL, "%s: chunk of %zu bytes (message %llu) from "
-                               "member %d where %zu (message %zu) was expected", c->name, got,
-                               (unsigned long long)total, left, len, bytes);
+                st = sym_error(SYM_ERR_INTERNAL,
+                               "%s: chunk of %zu bytes (message %llu) from "
+                               "member %d where %zu (message %zu) was expected",
+                               c->name, got, (unsigned long long)total, left, len, bytes);
                 break;
             }
             if (len) {
@@ -120,8 +121,7 @@ sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *
 }
 
 static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {
-    SYM_REDUCE_SCATTER_ALGOS(SYM_ALGO_ENTRY)
-};
+    SYM_REDUCE_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
 
 /* Both move n-1 blocks in and out of every member; the ring trades the
  * all-to-all link pattern for n-1 pipelined steps, which pays only once
@@ -137,25 +137,26 @@ static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
     return total_bytes <= 65536 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
 }
 
-SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src,
-                                        size_t count, sym_datatype_t dt, sym_op_t op,
-                                        const sym_coll_opts_t *opts)
+SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src, size_t count,
+                                        sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
 {
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG,
                          "sym_reduce_scatter: NULL %s buffer for %zu elements per member",
                          dst ? "src" : "dst", count);
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_reduce_scatter", team, SYM_COLL_REDUCE_SCATTER,
-                                       dt, op, count, -1, opts);
+    sym_status_t st = sym_coll_prepare(&c, "sym_reduce_scatter", team, SYM_COLL_REDUCE_SCATTER, dt,
+                                       op, count, -1, opts);
     if (st != SYM_OK)
         return st;
     const int n = team->size, me = team->rank;
     const sym_datatype_t acc = sym_acc_type(dt, op);
     const size_t es = sym_datatype_size(dt), aes = sym_datatype_size(acc);
     if (count > SIZE_MAX / aes / (size_t)n)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce_scatter: %d blocks of %zu elements "
-                         "overflow the address space", n, count);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_reduce_scatter: %d blocks of %zu elements "
+                         "overflow the address space",
+                         n, count);
     const size_t bytes = count * es;
     st = sym_coll_select(&c, opts, reduce_scatter_auto(n, (size_t)n * bytes));
     if (st != SYM_OK)
@@ -169,8 +170,10 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
     else if (!own_block && sym_overlaps(dst, bytes, src, (size_t)n * bytes))
         scratch_bytes = bytes; /* dst would clobber blocks still to be sent */
     if (scratch_bytes && !(scratch = sym_team_scratch(team, 0, scratch_bytes)))
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_reduce_scatter: out of memory for %d blocks "
-                         "of %zu elements", n, count);
+        return sym_error(SYM_ERR_NO_MEMORY,
+                         "sym_reduce_scatter: out of memory for %d blocks "
+                         "of %zu elements",
+                         n, count);
     sym_coll_start(&c);
     if (acc != dt) {
         sym_to_acc(dt, acc, scratch, src, (size_t)n * count);

@@ -41,7 +41,7 @@
 #endif
 
 #define REQUEST_MAGIC 0x52455153u /* "REQS" */
-#define STACK_BYTES ((size_t)256 << 10)
+#define STACK_BYTES   ((size_t)256 << 10)
 
 enum req_state { REQ_QUEUED, REQ_RUNNING, REQ_DONE };
 
@@ -65,7 +65,7 @@ struct sym_request {
     ucontext_t ctx, ret;
     void *stack;
     void *fake_stack;
-    pthread_t owner; /* the thread that progresses it: see below */
+    pthread_t owner;   /* the thread that progresses it: see below */
     void *tsan_fiber;  /* this coroutine's TSan context */
     void *tsan_caller; /* the context that resumed it */
     struct sym_request *next;
@@ -93,16 +93,16 @@ static size_t main_stack_size;
 #endif
 
 /* The blocking call a request runs, per argument shape (coll_list.h). */
-#define SYM_REQ_RUN_BARRIER(name) sym_##name(r->team, o)
+#define SYM_REQ_RUN_BARRIER(name)   sym_##name(r->team, o)
 #define SYM_REQ_RUN_BROADCAST(name) sym_##name(r->team, r->dst, r->count, r->dt, r->root, o)
-#define SYM_REQ_RUN_ROOTED_REDUCTION(name) \
+#define SYM_REQ_RUN_ROOTED_REDUCTION(name)                                                         \
     sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->rop, r->root, o)
 #define SYM_REQ_RUN_REDUCTION(name) sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->rop, o)
-#define SYM_REQ_RUN_MOVE(name) sym_##name(r->team, r->dst, r->src, r->count, r->dt, o)
-#define SYM_REQ_RUN_ROOTED_MOVE(name) \
+#define SYM_REQ_RUN_MOVE(name)      sym_##name(r->team, r->dst, r->src, r->count, r->dt, o)
+#define SYM_REQ_RUN_ROOTED_MOVE(name)                                                              \
     sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->root, o)
 #define SYM_REQ_RUN_GATHERV(name) sym_##name(r->team, r->dst, r->src, r->counts, r->dt, o)
-#define SYM_REQ_RUN_ALL_TO_ALLV(name) \
+#define SYM_REQ_RUN_ALL_TO_ALLV(name)                                                              \
     sym_##name(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o)
 
 static sym_status_t run_blocking(struct sym_request *r)
@@ -110,11 +110,13 @@ static sym_status_t run_blocking(struct sym_request *r)
     const sym_coll_opts_t *o = r->has_opts ? &r->opts : NULL;
     switch (r->kind) {
 #define SYM_REQ_RUN_NONE(name) SYM_ERR_INTERNAL
-#define RUN_(KIND, name, env, algos, shape)                                                   \
-    case SYM_COLL_##KIND: return SYM_REQ_RUN_##shape(name);
+#define RUN_(KIND, name, env, algos, shape)                                                        \
+    case SYM_COLL_##KIND:                                                                          \
+        return SYM_REQ_RUN_##shape(name);
         SYM_COLL_LIST(RUN_)
 #undef RUN_
-    default: break;
+    default:
+        break;
     }
     return SYM_ERR_INTERNAL;
 }
@@ -173,8 +175,7 @@ static void release_stack(struct sym_request *r)
 
 static sym_status_t start(struct sym_request *r)
 {
-    r->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
+    r->stack = mmap(NULL, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (r->stack == MAP_FAILED) {
         r->stack = NULL;
         return SYM_ERR_NO_MEMORY;
@@ -237,8 +238,8 @@ void sym_requests_progress(void)
         if (r->state == REQ_DONE || !pthread_equal(r->owner, self) || !runnable(r))
             continue;
         if (r->state == REQ_QUEUED && start(r) != SYM_OK) {
-            r->status = sym_error(SYM_ERR_NO_MEMORY, "%s: no memory for the request's stack",
-                                  r->op);
+            r->status =
+                sym_error(SYM_ERR_NO_MEMORY, "%s: no memory for the request's stack", r->op);
             snprintf(r->msg, sizeof(r->msg), "%s", sym_last_error());
             r->state = REQ_DONE;
             __atomic_fetch_sub(&sym_requests_pending, 1, __ATOMIC_ACQ_REL);
@@ -275,8 +276,8 @@ sym_status_t sym_requests_drain_team(struct sym_team *team)
 {
     if (!pending_count() || current)
         return SYM_OK;
-    struct team_wait w = { team };
-    struct sym_waiter waiter = { team_idle, team_describe, &w, NULL };
+    struct team_wait w = {team};
+    struct sym_waiter waiter = {team_idle, team_describe, &w, NULL};
     /* each request's own waits carry the deadlines */
     struct sym_deadline dl = sym_deadline_in("collective", 1e9);
     return sym_wait_for(&dl, &waiter);
@@ -298,7 +299,7 @@ sym_status_t sym_requests_finish_all(const char *op)
 {
     if (!pending_count())
         return SYM_OK;
-    struct sym_waiter waiter = { none_pending, pending_describe, NULL, NULL };
+    struct sym_waiter waiter = {none_pending, pending_describe, NULL, NULL};
     struct sym_deadline dl = sym_deadline_in(op, 1e9); /* each request's waits have theirs */
     return sym_wait_for(&dl, &waiter);
 }
@@ -387,7 +388,7 @@ SYM_API sym_status_t sym_wait(sym_request_t *req_p)
     if (current)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_wait: called from inside a request");
     sym_requests_progress();
-    struct sym_waiter waiter = { request_done, request_describe, *req_p, NULL };
+    struct sym_waiter waiter = {request_done, request_describe, *req_p, NULL};
     struct sym_deadline dl = sym_deadline_in("sym_wait", 1e9); /* the request's waits have theirs */
     if ((st = sym_wait_for(&dl, &waiter)) != SYM_OK)
         return st;
@@ -477,94 +478,92 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
 /* The i-variants, one per argument shape: each packs its arguments into a
  * request for run_blocking.  sym_ibarrier, sym_ibroadcast, sym_ireduce,
  * sym_iallreduce, ... are defined by SYM_COLL_LIST at the end. */
-#define SYM_REQ_PROTO(KIND, name)                                                          \
-    struct sym_request p = { .kind = SYM_COLL_##KIND, .op = #name, .team = team,           \
-                             .has_opts = opts != NULL };                                   \
-    if (opts)                                                                              \
+#define SYM_REQ_PROTO(KIND, name)                                                                  \
+    struct sym_request p = {                                                                       \
+        .kind = SYM_COLL_##KIND, .op = #name, .team = team, .has_opts = opts != NULL};             \
+    if (opts)                                                                                      \
         p.opts = *opts;
 
-#define SYM_REQ_DEFINE_BARRIER(KIND, name)                                                 \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, const sym_coll_opts_t *opts,         \
-                                     sym_request_t *req_p)                                 \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_BARRIER(KIND, name)                                                         \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, const sym_coll_opts_t *opts,                 \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_BROADCAST(KIND, name)                                               \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *buf, size_t count,             \
-                                     sym_datatype_t dt, int root,                          \
-                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = buf, p.count = count, p.dt = dt, p.root = root;                            \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_BROADCAST(KIND, name)                                                       \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,  \
+                                     int root, const sym_coll_opts_t *opts, sym_request_t *req_p)  \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = buf, p.count = count, p.dt = dt, p.root = root;                                    \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_ROOTED_REDUCTION(KIND, name)                                        \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
-                                     size_t count, sym_datatype_t dt, sym_op_t op,         \
-                                     int root, const sym_coll_opts_t *opts,                \
-                                     sym_request_t *req_p)                                 \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op, p.root = root;   \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_ROOTED_REDUCTION(KIND, name)                                                \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src, size_t count,    \
+                                     sym_datatype_t dt, sym_op_t op, int root,                     \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)            \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op, p.root = root;           \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_REDUCTION(KIND, name)                                               \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
-                                     size_t count, sym_datatype_t dt, sym_op_t op,         \
-                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;                  \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_REDUCTION(KIND, name)                                                       \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src, size_t count,    \
+                                     sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts,  \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.rop = op;                          \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_MOVE(KIND, name)                                                    \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
-                                     size_t count, sym_datatype_t dt,                      \
-                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.count = count, p.dt = dt;                              \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_MOVE(KIND, name)                                                            \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src, size_t count,    \
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts,               \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt;                                      \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_ROOTED_MOVE(KIND, name)                                             \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
-                                     size_t count, sym_datatype_t dt, int root,            \
-                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;               \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_ROOTED_MOVE(KIND, name)                                                     \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src, size_t count,    \
+                                     sym_datatype_t dt, int root, const sym_coll_opts_t *opts,     \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.count = count, p.dt = dt, p.root = root;                       \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
 /* The v-variants keep copies of the count arrays: the caller may reuse
  * its own before the request runs. */
-#define SYM_REQ_DEFINE_GATHERV(KIND, name)                                                 \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,          \
-                                     const size_t *counts, sym_datatype_t dt,              \
-                                     const sym_coll_opts_t *opts, sym_request_t *req_p)    \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.dt = dt, p.counts = copy_counts(team, counts);         \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_GATHERV(KIND, name)                                                         \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const void *src,                  \
+                                     const size_t *counts, sym_datatype_t dt,                      \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)            \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.dt = dt, p.counts = copy_counts(team, counts);                 \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
-#define SYM_REQ_DEFINE_ALL_TO_ALLV(KIND, name)                                             \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const size_t *recv_counts, \
-                                     const void *src, const size_t *send_counts,           \
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,       \
-                                     sym_request_t *req_p)                                 \
-    {                                                                                      \
-        SYM_REQ_PROTO(KIND, name)                                                          \
-        p.dst = dst, p.src = src, p.dt = dt;                                               \
-        p.counts = copy_counts(team, send_counts);                                         \
-        p.counts2 = copy_counts(team, recv_counts);                                        \
-        return issue("sym_i" #name, &p, req_p);                                            \
+#define SYM_REQ_DEFINE_ALL_TO_ALLV(KIND, name)                                                     \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const size_t *recv_counts,        \
+                                     const void *src, const size_t *send_counts,                   \
+                                     sym_datatype_t dt, const sym_coll_opts_t *opts,               \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = dst, p.src = src, p.dt = dt;                                                       \
+        p.counts = copy_counts(team, send_counts);                                                 \
+        p.counts2 = copy_counts(team, recv_counts);                                                \
+        return issue("sym_i" #name, &p, req_p);                                                    \
     }
 
 #define SYM_REQ_DEFINE_NONE(KIND, name)

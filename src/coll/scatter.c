@@ -118,7 +118,7 @@ static sym_status_t scatter_tree_inner(const struct subtree *t, uint8_t *range, 
     struct sym_coll *c = t->c;
     const int parent = real_rank(t, t->v - t->low);
     const size_t nin = sym_msg_chunks(c, total), ck = c->team->chan.chunk;
-    size_t next[sizeof(int) * 8] = { 0 }; /* per child (bit of its mask): next chunk */
+    size_t next[sizeof(int) * 8] = {0}; /* per child (bit of its mask): next chunk */
     size_t have = 0;
     sym_status_t st = SYM_OK;
     for (size_t i = 0; i < nin && st == SYM_OK; i++) {
@@ -129,8 +129,7 @@ static sym_status_t scatter_tree_inner(const struct subtree *t, uint8_t *range, 
             const size_t off = (size_t)mask * t->bytes, cb = child_bytes(t, mask);
             while (st == SYM_OK && next[b] < sym_msg_chunks(c, cb) &&
                    off + next[b] * ck + sym_msg_chunk_len(c, cb, next[b]) <= have) {
-                st = sym_msg_send_chunk(c, real_rank(t, t->v + mask), at(range, off), cb,
-                                        next[b]);
+                st = sym_msg_send_chunk(c, real_rank(t, t->v + mask), at(range, off), cb, next[b]);
                 next[b]++;
             }
         }
@@ -142,7 +141,7 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
                               int root)
 {
     const int n = c->team->size, v = (c->team->rank - root + n) % n;
-    struct subtree t = { c, n, v, root, v ? v & -v : n, bytes };
+    struct subtree t = {c, n, v, root, v ? v & -v : n, bytes};
     if (v == 0)
         return scatter_tree_root(&t, dst, src);
     const int parent = real_rank(&t, v - t.low);
@@ -160,7 +159,7 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
     return st;
 }
 
-static const sym_scatter_fn scatter_algorithms[] = { SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_scatter_fn scatter_algorithms[] = {SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
 
 /* As for gather: the root must send (n - 1) blocks anyway, the tree only
  * saves latency and costs copies at inner members. */
@@ -175,8 +174,8 @@ SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, si
                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
-    sym_status_t st = sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count,
-                                       root, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count, root, opts);
     if (st != SYM_OK)
         return st;
     const bool is_root = team->rank == root;
@@ -185,8 +184,10 @@ SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, si
                          dst ? "src" : "dst", count);
     const size_t es = sym_datatype_size(dt);
     if (count > SIZE_MAX / es / (size_t)team->size)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: %zu elements for each of %d members "
-                         "do not fit in memory", count, team->size);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_scatter: %zu elements for each of %d members "
+                         "do not fit in memory",
+                         count, team->size);
     st = sym_coll_select(&c, opts, scatter_auto(team->size, count * es));
     if (st != SYM_OK)
         return st;

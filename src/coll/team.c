@@ -12,7 +12,7 @@ static struct {
     uint64_t world_off, world_size;
     uint64_t slots_off, slot_size;
     int nslots;
-    uint64_t free_mask; /* bit s set: slot s unused on this PE */
+    uint64_t free_mask;    /* bit s set: slot s unused on this PE */
     struct sym_team **all; /* every team ever made (destroyed ones stay, marked) */
     size_t nall, cap;
 } teams;
@@ -83,9 +83,9 @@ static void team_free_arrays(struct sym_team *t)
 }
 
 /* A team struct for the given members (global PE numbers, in team order). */
-static sym_status_t team_new(const char *op, const int *members, int n, int slot,
-                             uint64_t area_off, uint64_t area_size, double timeout_s,
-                             const char *name, struct sym_team **team_p)
+static sym_status_t team_new(const char *op, const int *members, int n, int slot, uint64_t area_off,
+                             uint64_t area_size, double timeout_s, const char *name,
+                             struct sym_team **team_p)
 {
     struct sym_team *t = registry_recycle();
     if (!t)
@@ -111,8 +111,8 @@ static sym_status_t team_new(const char *op, const int *members, int n, int slot
     t->rank = t->rank_of[sym_rt.me];
     t->timeout_s = timeout_s;
     snprintf(t->name, sizeof(t->name), "%s", name);
-    sym_status_t st = sym_chan_init(&t->chan, area_off, area_size, n, t->pe_of,
-                                    sym_rt.cfg.chunk_size, op);
+    sym_status_t st =
+        sym_chan_init(&t->chan, area_off, area_size, n, t->pe_of, sym_rt.cfg.chunk_size, op);
     if (st == SYM_OK)
         st = registry_add(t);
     if (st != SYM_OK) {
@@ -142,8 +142,8 @@ sym_status_t sym_teams_init(void)
     teams.world_size = quarter;
     teams.slots_off = teams.world_off + quarter;
     teams.nslots = (int)nslots;
-    teams.slot_size = (l->mailbox_off + l->mailbox_size - teams.slots_off) / nslots / SYM_LINE *
-                      SYM_LINE;
+    teams.slot_size =
+        (l->mailbox_off + l->mailbox_size - teams.slots_off) / nslots / SYM_LINE * SYM_LINE;
     teams.free_mask = nslots == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nslots) - 1;
 
     int *members = malloc((size_t)sym_rt.npes * sizeof(int));
@@ -152,8 +152,8 @@ sym_status_t sym_teams_init(void)
     for (int pe = 0; pe < sym_rt.npes; pe++)
         members[pe] = pe;
     /* the heap is zero-filled when created: the world's flags start clear */
-    sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, -1,
-                               teams.world_off, teams.world_size, 0, "world", &world);
+    sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, -1, teams.world_off,
+                               teams.world_size, 0, "world", &world);
     if (st == SYM_OK) {
         /* point-to-point shares the world's numbering but not its links */
         p2p = *world;
@@ -188,8 +188,10 @@ sym_status_t sym_team_check(const char *op, sym_team_t team)
     if (st != SYM_OK)
         return st;
     if (team == SYM_TEAM_INVALID)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: the team is SYM_TEAM_INVALID (this PE is "
-                         "not a member, or the split failed)", op);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: the team is SYM_TEAM_INVALID (this PE is "
+                         "not a member, or the split failed)",
+                         op);
     for (size_t i = 0; i < teams.nall; i++) {
         if (teams.all[i] != team)
             continue;
@@ -300,15 +302,15 @@ static sym_status_t team_make(const char *op, struct sym_team *parent, int nteam
         out[i] = SYM_TEAM_INVALID;
     struct sym_chan probe;
     if (largest > 0) {
-        sym_status_t st = sym_chan_init(&probe, 0, teams.slot_size, largest, NULL,
-                                        sym_rt.cfg.chunk_size, op);
+        sym_status_t st =
+            sym_chan_init(&probe, 0, teams.slot_size, largest, NULL, sym_rt.cfg.chunk_size, op);
         if (st != SYM_OK)
             return st;
         sym_chan_fini(&probe);
     }
     struct sym_coll c;
-    sym_status_t st = sym_coll_begin(&c, op, parent, SYM_COLL_TEAM_SPLIT, SYM_UINT64, 0, 1, -1,
-                                     NULL);
+    sym_status_t st =
+        sym_coll_begin(&c, op, parent, SYM_COLL_TEAM_SPLIT, SYM_UINT64, 0, 1, -1, NULL);
     if (st != SYM_OK)
         return st;
     c.fp.count = hash;
@@ -319,12 +321,13 @@ static sym_status_t team_make(const char *op, struct sym_team *parent, int nteam
     st = sym_allreduce_naive(&c, &avail, &teams.free_mask, 1, SYM_UINT64, SYM_OP_BAND);
     if (st != SYM_OK)
         return sym_coll_end(&c, st);
-    int slots[2] = { -1, -1 };
+    int slots[2] = {-1, -1};
     for (int i = 0, s = 0; i < nteams; i++) {
         while (s < teams.nslots && !(avail & (UINT64_C(1) << s)))
             s++;
         if (s >= teams.nslots)
-            return sym_error(SYM_ERR_NO_MEMORY, "%s: no free team mailbox (%d slots, all in "
+            return sym_error(SYM_ERR_NO_MEMORY,
+                             "%s: no free team mailbox (%d slots, all in "
                              "use on some PE of %s): destroy teams or raise SYMHEAP_TEAM_SLOTS",
                              op, teams.nslots, parent->name);
         slots[i] = s++;
@@ -387,9 +390,10 @@ SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int st
     long last = (long)start + (long)stride * ((long)size - 1);
     if (size < 1 || size > parent->size || start < 0 || start >= parent->size || last < 0 ||
         last >= parent->size || (stride == 0 && size > 1))
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: start %d, stride %d, size %d do not select "
-                         "distinct PEs of %s (%d PEs)", op, start, stride, size, parent->name,
-                         parent->size);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: start %d, stride %d, size %d do not select "
+                         "distinct PEs of %s (%d PEs)",
+                         op, start, stride, size, parent->name, parent->size);
     int *members = malloc((size_t)size * sizeof(int));
     if (!members)
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
@@ -398,8 +402,8 @@ SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int st
         members[i] = start + i * stride;
         member |= members[i] == parent->rank;
     }
-    int *mine[1] = { member ? members : NULL };
-    int counts[1] = { size };
+    int *mine[1] = {member ? members : NULL};
+    int counts[1] = {size};
     st = team_make(op, parent, 1, mine, counts, size, hash_members(members, size), new_team_p);
     free(members);
     return st;
@@ -435,12 +439,12 @@ SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t
         row[nrow++] = r;
     for (int r = x; r < n; r += xrange)
         col[ncol++] = r;
-    int *mine[2] = { row, col };
-    int counts[2] = { nrow, ncol };
+    int *mine[2] = {row, col};
+    int counts[2] = {nrow, ncol};
     int largest = xrange > (n + xrange - 1) / xrange ? xrange : (n + xrange - 1) / xrange;
     sym_team_t out[2];
-    st = team_make(op, parent, 2, mine, counts, largest,
-                   UINT64_C(0x2d00000000) ^ (uint64_t)xrange, out);
+    st = team_make(op, parent, 2, mine, counts, largest, UINT64_C(0x2d00000000) ^ (uint64_t)xrange,
+                   out);
     free(row);
     free(col);
     if (st == SYM_OK) {
@@ -479,8 +483,8 @@ SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int 
         member |= r == parent->rank;
     }
     free(seen);
-    int *mine[1] = { member ? (int *)members : NULL };
-    int counts[1] = { nmembers };
+    int *mine[1] = {member ? (int *)members : NULL};
+    int counts[1] = {nmembers};
     return team_make(op, parent, 1, mine, counts, nmembers, hash_members(members, nmembers),
                      new_team_p);
 }

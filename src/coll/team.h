@@ -21,8 +21,8 @@
 #include "coll/chan.h"
 #include "symheap.h"
 
-#define SYM_TEAM_MAGIC 0x5445414du     /* "TEAM" */
-#define SYM_TEAM_DEAD 0x44454144u      /* destroyed */
+#define SYM_TEAM_MAGIC     0x5445414du /* "TEAM" */
+#define SYM_TEAM_DEAD      0x44454144u /* destroyed */
 #define SYM_TEAM_MAX_SLOTS 64
 /* Destroyed teams whose records are kept, so their stale handles are still
  * recognised ("was destroyed"); beyond this the oldest record is reused for
@@ -31,15 +31,15 @@
 
 struct sym_team {
     uint32_t magic;
-    int slot;           /* -1: world */
-    int id;             /* for names: 0 world, else a job-unique number */
+    int slot; /* -1: world */
+    int id;   /* for names: 0 world, else a job-unique number */
     char name[24];
     int size;
-    int rank;           /* mine */
-    int *pe_of;         /* [size] team number -> global PE */
-    int *rank_of;       /* [npes] global PE -> team number or -1 */
-    double timeout_s;   /* 0: SYMHEAP_TIMEOUT */
-    uint64_t coll_seq;  /* collectives started on this team */
+    int rank;          /* mine */
+    int *pe_of;        /* [size] team number -> global PE */
+    int *rank_of;      /* [npes] global PE -> team number or -1 */
+    double timeout_s;  /* 0: SYMHEAP_TIMEOUT */
+    uint64_t coll_seq; /* collectives started on this team */
     struct sym_chan chan;
     /* A failed collective breaks the team: later calls fail at once. */
     sym_status_t broken;

@@ -78,7 +78,7 @@ sym_status_t sym_barrier_tree(struct sym_coll *c)
     return SYM_OK;
 }
 
-static const sym_barrier_fn barrier_algorithms[] = { SYM_BARRIER_ALGOS(SYM_ALGO_ENTRY) };
+static const sym_barrier_fn barrier_algorithms[] = {SYM_BARRIER_ALGOS(SYM_ALGO_ENTRY)};
 
 /* The world barrier runs in core (core/barrier.c: sym_malloc and
  * sym_finalize need it too) on the sync area, not on a team's channel; its
@@ -88,9 +88,7 @@ static const sym_barrier_fn barrier_algorithms[] = { SYM_BARRIER_ALGOS(SYM_ALGO_
  * core picks naive, the central counter, when the host is oversubscribed,
  * rd, dissemination, otherwise (sym_rt.central_barrier, decided at init
  * after this). */
-static const sym_barrier_all_fn barrier_all_algorithms[] = {
-    SYM_BARRIER_ALL_ALGOS(SYM_ALGO_ENTRY)
-};
+static const sym_barrier_all_fn barrier_all_algorithms[] = {SYM_BARRIER_ALL_ALGOS(SYM_ALGO_ENTRY)};
 
 void sym_barrier_all_choose(sym_algorithm_t env_choice)
 {

@@ -62,11 +62,11 @@ const char *sym_p2p_chunk_check(const struct sym_chunk_hdr *h, size_t chunk,
         return "message larger than the address space";
     if (!partial)
         return h->len == chunk_len(h->msg_bytes, 0, chunk) ? NULL
-                                                            : "first chunk of the wrong length";
+                                                           : "first chunk of the wrong length";
     if (h->msg_bytes != partial->bytes || h->fp.root != partial->tag)
         return "chunk of another message in the middle of one";
     if (partial->have >= partial->bytes)
         return "chunk beyond the end of the message";
     return h->len == chunk_len(partial->bytes, partial->have, chunk) ? NULL
-                                                                    : "chunk of the wrong length";
+                                                                     : "chunk of the wrong length";
 }

@@ -13,7 +13,7 @@ int sym_alloc_init(struct sym_alloc *a, uint64_t base, uint64_t size)
         return -1;
     a->base = base;
     a->size = size;
-    a->blocks[0] = (struct sym_alloc_block){ .off = base, .size = size, .used = false };
+    a->blocks[0] = (struct sym_alloc_block){.off = base, .size = size, .used = false};
     a->nblocks = size ? 1 : 0;
     return 0;
 }
@@ -90,7 +90,7 @@ int sym_alloc_alloc(struct sym_alloc *a, uint64_t size, uint64_t align, uint64_t
         if (pad > b->size || b->size - pad < size)
             continue;
         uint64_t tail = b->size - pad - size;
-        struct sym_alloc_block used = { .off = start, .size = size, .used = true };
+        struct sym_alloc_block used = {.off = start, .size = size, .used = true};
         if (pad) {
             b->size = pad;
             insert_at(a, ++i, used);
@@ -98,7 +98,7 @@ int sym_alloc_alloc(struct sym_alloc *a, uint64_t size, uint64_t align, uint64_t
             *b = used;
         }
         if (tail)
-            insert_at(a, i + 1, (struct sym_alloc_block){ start + size, tail, false });
+            insert_at(a, i + 1, (struct sym_alloc_block){start + size, tail, false});
         *off_p = start;
         return 0;
     }
@@ -151,7 +151,7 @@ int sym_alloc_resize_in_place(struct sym_alloc *a, uint64_t off, uint64_t new_si
     if (new_size < b->size) {
         uint64_t rest = b->size - new_size;
         b->size = new_size;
-        insert_at(a, i + 1, (struct sym_alloc_block){ off + new_size, rest, false });
+        insert_at(a, i + 1, (struct sym_alloc_block){off + new_size, rest, false});
         coalesce(a, i + 1);
         return 0;
     }

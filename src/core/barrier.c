@@ -92,8 +92,8 @@ sym_status_t sym_barrier_all_rd(struct sym_deadline *dl)
             return st;
         if (sym_flag_load(off) >= epoch)
             continue;
-        struct barrier_wait w = { { off, epoch, from, "barrier" }, epoch, round };
-        struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
+        struct barrier_wait w = {{off, epoch, from, "barrier"}, epoch, round};
+        struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, NULL};
         if ((st = sym_wait_for(dl, &waiter)) != SYM_OK)
             return st;
     }
@@ -131,8 +131,8 @@ sym_status_t sym_barrier_all_naive(struct sym_deadline *dl)
     }
     if (sym_flag_load(release) >= epoch)
         return SYM_OK;
-    struct barrier_wait w = { { release, epoch, 0, "barrier" }, epoch, 0 };
-    struct sym_waiter waiter = { barrier_ready, barrier_describe, &w, NULL };
+    struct barrier_wait w = {{release, epoch, 0, "barrier"}, epoch, 0};
+    struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, NULL};
     return sym_wait_for(dl, &waiter);
 }
 

@@ -41,24 +41,22 @@ static sym_status_t debug_verify(const char *op, uint64_t off, size_t size)
     uint64_t rec[3];
     struct sym_deadline dl = sym_deadline_default(op);
     sym_status_t st = sym_rt.peer_tp[0]->ops->get(
-        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec),
-        &dl);
+        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec), &dl);
     if (st != SYM_OK)
         return st;
-    const struct { uint64_t dbg_alloc_seq, dbg_alloc_off, dbg_alloc_size; } root = {
-        rec[0], rec[1], rec[2]
-    };
+    const struct {
+        uint64_t dbg_alloc_seq, dbg_alloc_off, dbg_alloc_size;
+    } root = {rec[0], rec[1], rec[2]};
     if (root.dbg_alloc_seq != mine->dbg_alloc_seq || root.dbg_alloc_off != off ||
         root.dbg_alloc_size != size)
-        st = sym_error(SYM_ERR_MISMATCH,
-                       "%s: collective allocation #%llu differs between PEs: PE 0 got %llu "
-                       "bytes at heap offset %llu (call #%llu), PE %d got %zu bytes at %llu "
-                       "(every PE must make the same allocation calls)",
-                       op, (unsigned long long)mine->dbg_alloc_seq,
-                       (unsigned long long)root.dbg_alloc_size,
-                       (unsigned long long)root.dbg_alloc_off,
-                       (unsigned long long)root.dbg_alloc_seq, sym_rt.me, size,
-                       (unsigned long long)off);
+        st = sym_error(
+            SYM_ERR_MISMATCH,
+            "%s: collective allocation #%llu differs between PEs: PE 0 got %llu "
+            "bytes at heap offset %llu (call #%llu), PE %d got %zu bytes at %llu "
+            "(every PE must make the same allocation calls)",
+            op, (unsigned long long)mine->dbg_alloc_seq, (unsigned long long)root.dbg_alloc_size,
+            (unsigned long long)root.dbg_alloc_off, (unsigned long long)root.dbg_alloc_seq,
+            sym_rt.me, size, (unsigned long long)off);
     sym_status_t st2 = sym_barrier_internal(op);
     return st != SYM_OK ? st : st2;
 }
@@ -82,8 +80,8 @@ static void *collective_alloc(const char *op, size_t size, size_t align, bool ze
         return NULL;
     }
     if (align > SYM_HEAP_BASE_ALIGN) {
-        sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu exceeds the largest supported, %zu",
-                  op, align, SYM_HEAP_BASE_ALIGN);
+        sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu exceeds the largest supported, %zu", op,
+                  align, SYM_HEAP_BASE_ALIGN);
         return NULL;
     }
     if (size == 0)
@@ -112,8 +110,8 @@ static void *collective_alloc(const char *op, size_t size, size_t align, bool ze
             sym_alloc_free(&sym_rt.alloc, off);
         return NULL;
     }
-    sym_debug("%s #%llu: %zu bytes at heap offset %llu", op,
-              (unsigned long long)sym_rt.alloc_seq, size, (unsigned long long)off);
+    sym_debug("%s #%llu: %zu bytes at heap offset %llu", op, (unsigned long long)sym_rt.alloc_seq,
+              size, (unsigned long long)off);
     return addr_of(off);
 }
 
@@ -144,8 +142,10 @@ static uint64_t object_offset(const char *op, const void *ptr)
     if (sym_sym_offset(op, "ptr", ptr, 0, -1, &off) != SYM_OK)
         return 0;
     if (off >= sym_rt.heap_total) {
-        sym_error(SYM_ERR_INVALID_ARG, "%s: %p is a global or static variable, not an object "
-                  "from sym_malloc()", op, ptr);
+        sym_error(SYM_ERR_INVALID_ARG,
+                  "%s: %p is a global or static variable, not an object "
+                  "from sym_malloc()",
+                  op, ptr);
         return 0;
     }
     if (sym_alloc_size_of(&sym_rt.alloc, off) == 0) {

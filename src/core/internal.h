@@ -32,8 +32,8 @@ struct sym_runtime {
     int npes;
     struct sym_config cfg;
 
-    uint8_t *base;        /* my heap mapping */
-    size_t heap_total;    /* bytes of every heap mapping */
+    uint8_t *base;     /* my heap mapping */
+    size_t heap_total; /* bytes of every heap mapping */
     struct sym_heap_layout layout;
 
     uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
@@ -48,25 +48,25 @@ struct sym_runtime {
     /* Every atomic goes through this transport (sym_amo_tp): one in use
      * without SYM_TP_CAP_CPU_ATOMICS; NULL: each peer's own. */
     struct sym_transport *amo_tp;
-    bool *peer_local;               /* [npes] runs on this host */
+    bool *peer_local; /* [npes] runs on this host */
 
     struct sym_boot *boot;
-    struct sym_job_ctrl *job;       /* launcher's control segment, or NULL */
-    int *peer_pid;                  /* [npes] for liveness checks */
-    bool oversubscribed;            /* more local PEs than cores: never busy-spin */
-    bool wait_sleeps_at_once;       /* every peer's operation wakes a sleeping waiter */
-    bool central_barrier;           /* same on every PE: see barrier.c */
+    struct sym_job_ctrl *job; /* launcher's control segment, or NULL */
+    int *peer_pid;            /* [npes] for liveness checks */
+    bool oversubscribed;      /* more local PEs than cores: never busy-spin */
+    bool wait_sleeps_at_once; /* every peer's operation wakes a sleeping waiter */
+    bool central_barrier;     /* same on every PE: see barrier.c */
 
     uint64_t barrier_epoch;
-    sym_status_t barrier_broken;    /* first failed world barrier: sticky */
+    sym_status_t barrier_broken; /* first failed world barrier: sticky */
     char barrier_broken_msg[256];
     struct sym_alloc alloc;
-    uint64_t alloc_seq;             /* collective allocation calls so far */
+    uint64_t alloc_seq; /* collective allocation calls so far */
     /* .data/.bss, the second symmetric region (offsets from heap_total
      * on), as the transport owning it describes it */
     struct sym_region globals;
-    uint64_t direct_end;            /* peer_base[pe] + off is valid for off < this */
-    int thread_level;               /* sym_thread_level_t in force */
+    uint64_t direct_end; /* peer_base[pe] + off is valid for off < this */
+    int thread_level;    /* sym_thread_level_t in force */
 };
 
 extern struct sym_runtime sym_rt;
@@ -98,9 +98,8 @@ sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void
 /* Translate a symmetric address to its offset, checking that the whole
  * range [addr, addr + nbytes) lies in the user heap or in the global
  * variables (offsets from heap_total on). */
-static inline sym_status_t sym_sym_offset(const char *op, const char *argname,
-                                          const void *addr, size_t nbytes, int pe,
-                                          uint64_t *off_p)
+static inline sym_status_t sym_sym_offset(const char *op, const char *argname, const void *addr,
+                                          size_t nbytes, int pe, uint64_t *off_p)
 {
     uintptr_t a = (uintptr_t)addr;
     uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;

@@ -11,8 +11,7 @@ static inline sym_status_t check_rma(const char *op, const char *symname, const 
     if (__builtin_expect(st != SYM_OK, 0))
         return st;
     if (__builtin_expect(!local && nbytes, 0))
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: local buffer is NULL for %zu bytes", op,
-                         nbytes);
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: local buffer is NULL for %zu bytes", op, nbytes);
     return sym_sym_offset(op, symname, sym, nbytes, pe, off_p);
 }
 
@@ -79,11 +78,21 @@ SYM_API sym_status_t sym_get_nbi(void *dest, const void *src, size_t nbytes, int
 static inline void copy_elem(void *d, const void *s, size_t size)
 {
     switch (size) {
-    case 1: memcpy(d, s, 1); break;
-    case 2: memcpy(d, s, 2); break;
-    case 4: memcpy(d, s, 4); break;
-    case 8: memcpy(d, s, 8); break;
-    default: memcpy(d, s, 16); break;
+    case 1:
+        memcpy(d, s, 1);
+        break;
+    case 2:
+        memcpy(d, s, 2);
+        break;
+    case 4:
+        memcpy(d, s, 4);
+        break;
+    case 8:
+        memcpy(d, s, 8);
+        break;
+    default:
+        memcpy(d, s, 16);
+        break;
     }
 }
 
@@ -97,8 +106,8 @@ static sym_status_t check_strided(const char *op, const char *symname, const voi
     if (st != SYM_OK)
         return st;
     if (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: element size %zu (must be 1, 2, 4, 8 or 16)",
-                         op, elem);
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: element size %zu (must be 1, 2, 4, 8 or 16)", op,
+                         elem);
     if (sym_stride < 1 || local_stride < 1)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: strides must be >= 1 (got %td and %td)", op,
                          sym_stride, local_stride);
@@ -132,8 +141,8 @@ SYM_API sym_status_t sym_iput(void *dest, const void *src, ptrdiff_t dst_stride,
         uint64_t o = off + i * (size_t)dst_stride * elem_size;
         if (d)
             copy_elem(d + (o - off), from, elem_size);
-        else if ((st = sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, o, from,
-                                                         elem_size, &dl)) != SYM_OK)
+        else if ((st = sym_rt.peer_tp[pe]->ops->put_nbi(sym_rt.peer_tp[pe], pe, o, from, elem_size,
+                                                        &dl)) != SYM_OK)
             return st;
     }
     return SYM_OK;
@@ -144,8 +153,8 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
 {
     sym_fault_point(SYM_FAULT_OP_GET);
     uint64_t off = 0;
-    sym_status_t st = check_strided("sym_iget", "src", src, src_stride, dest, dst_stride,
-                                    elem_size, nelems, pe, &off);
+    sym_status_t st = check_strided("sym_iget", "src", src, src_stride, dest, dst_stride, elem_size,
+                                    nelems, pe, &off);
     if (st != SYM_OK)
         return st;
     uint8_t *d = dest;
@@ -156,8 +165,8 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
         uint64_t o = off + i * (size_t)src_stride * elem_size;
         if (s)
             copy_elem(to, s + (o - off), elem_size);
-        else if ((st = sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, to, o,
-                                                         elem_size, &dl)) != SYM_OK)
+        else if ((st = sym_rt.peer_tp[pe]->ops->get_nbi(sym_rt.peer_tp[pe], pe, to, o, elem_size,
+                                                        &dl)) != SYM_OK)
             return st;
     }
     if (!s)
@@ -167,47 +176,49 @@ SYM_API sym_status_t sym_iget(void *dest, const void *src, ptrdiff_t dst_stride,
 
 /* Single-element put/get: one atomic access so a concurrent reader never
  * sees a torn value. */
-#define SYM_PG_DEFINE_(bits)                                                                \
-    SYM_API sym_status_t sym_p##bits(uint##bits##_t *dest, uint##bits##_t value, int pe)    \
-    {                                                                                       \
-        sym_fault_point(SYM_FAULT_OP_PUT);                                                  \
-        uint64_t off = 0;                                                                   \
-        sym_status_t st = check_rma("sym_p" #bits, "dest", dest, &value, sizeof(value), pe, \
-                                    &off);                                                  \
-        if (__builtin_expect(st != SYM_OK, 0))                                              \
-            return st;                                                                      \
-        if (__builtin_expect(off % sizeof(value) != 0, 0))                                  \
-            return sym_error(SYM_ERR_INVALID_ARG, "sym_p" #bits ": dest %p is not %zu-byte " \
-                             "aligned", (void *)dest, sizeof(value));                       \
-        uint##bits##_t *d = sym_direct(pe, off);                                            \
-        if (__builtin_expect(d != NULL, 1)) {                                               \
-            __atomic_store_n(d, value, __ATOMIC_RELAXED);                                   \
-            return SYM_OK;                                                                  \
-        }                                                                                   \
-        struct sym_deadline dl = sym_deadline_default("sym_p" #bits);                       \
-        return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, &value,            \
-                                            sizeof(value), &dl);                            \
-    }                                                                                       \
-    SYM_API sym_status_t sym_g##bits(uint##bits##_t *value_p, const uint##bits##_t *src,    \
-                                     int pe)                                                \
-    {                                                                                       \
-        sym_fault_point(SYM_FAULT_OP_GET);                                                  \
-        uint64_t off = 0;                                                                   \
-        sym_status_t st = check_rma("sym_g" #bits, "src", src, value_p, sizeof(*value_p),   \
-                                    pe, &off);                                              \
-        if (__builtin_expect(st != SYM_OK, 0))                                              \
-            return st;                                                                      \
-        if (__builtin_expect(off % sizeof(*value_p) != 0, 0))                               \
-            return sym_error(SYM_ERR_INVALID_ARG, "sym_g" #bits ": src %p is not %zu-byte "  \
-                             "aligned", (const void *)src, sizeof(*value_p));               \
-        const uint##bits##_t *s = sym_direct(pe, off);                                      \
-        if (__builtin_expect(s != NULL, 1)) {                                               \
-            *value_p = __atomic_load_n(s, __ATOMIC_RELAXED);                                \
-            return SYM_OK;                                                                  \
-        }                                                                                   \
-        struct sym_deadline dl = sym_deadline_default("sym_g" #bits);                       \
-        return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, value_p, off,          \
-                                            sizeof(*value_p), &dl);                         \
+#define SYM_PG_DEFINE_(bits)                                                                       \
+    SYM_API sym_status_t sym_p##bits(uint##bits##_t *dest, uint##bits##_t value, int pe)           \
+    {                                                                                              \
+        sym_fault_point(SYM_FAULT_OP_PUT);                                                         \
+        uint64_t off = 0;                                                                          \
+        sym_status_t st = check_rma("sym_p" #bits, "dest", dest, &value, sizeof(value), pe, &off); \
+        if (__builtin_expect(st != SYM_OK, 0))                                                     \
+            return st;                                                                             \
+        if (__builtin_expect(off % sizeof(value) != 0, 0))                                         \
+            return sym_error(SYM_ERR_INVALID_ARG,                                                  \
+                             "sym_p" #bits ": dest %p is not %zu-byte "                            \
+                             "aligned",                                                            \
+                             (void *)dest, sizeof(value));                                         \
+        uint##bits##_t *d = sym_direct(pe, off);                                                   \
+        if (__builtin_expect(d != NULL, 1)) {                                                      \
+            __atomic_store_n(d, value, __ATOMIC_RELAXED);                                          \
+            return SYM_OK;                                                                         \
+        }                                                                                          \
+        struct sym_deadline dl = sym_deadline_default("sym_p" #bits);                              \
+        return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, &value, sizeof(value),    \
+                                            &dl);                                                  \
+    }                                                                                              \
+    SYM_API sym_status_t sym_g##bits(uint##bits##_t *value_p, const uint##bits##_t *src, int pe)   \
+    {                                                                                              \
+        sym_fault_point(SYM_FAULT_OP_GET);                                                         \
+        uint64_t off = 0;                                                                          \
+        sym_status_t st =                                                                          \
+            check_rma("sym_g" #bits, "src", src, value_p, sizeof(*value_p), pe, &off);             \
+        if (__builtin_expect(st != SYM_OK, 0))                                                     \
+            return st;                                                                             \
+        if (__builtin_expect(off % sizeof(*value_p) != 0, 0))                                      \
+            return sym_error(SYM_ERR_INVALID_ARG,                                                  \
+                             "sym_g" #bits ": src %p is not %zu-byte "                             \
+                             "aligned",                                                            \
+                             (const void *)src, sizeof(*value_p));                                 \
+        const uint##bits##_t *s = sym_direct(pe, off);                                             \
+        if (__builtin_expect(s != NULL, 1)) {                                                      \
+            *value_p = __atomic_load_n(s, __ATOMIC_RELAXED);                                       \
+            return SYM_OK;                                                                         \
+        }                                                                                          \
+        struct sym_deadline dl = sym_deadline_default("sym_g" #bits);                              \
+        return sym_rt.peer_tp[pe]->ops->get(sym_rt.peer_tp[pe], pe, value_p, off,                  \
+                                            sizeof(*value_p), &dl);                                \
     }
 SYM_PG_DEFINE_(8)
 SYM_PG_DEFINE_(16)
@@ -216,7 +227,7 @@ SYM_PG_DEFINE_(64)
 #undef SYM_PG_DEFINE_
 
 sym_status_t sym_put_off_dl(int pe, uint64_t off, const void *src, size_t nbytes,
-                           struct sym_deadline *dl)
+                            struct sym_deadline *dl)
 {
     void *d = sym_direct(pe, off);
     if (d) {
@@ -227,8 +238,7 @@ sym_status_t sym_put_off_dl(int pe, uint64_t off, const void *src, size_t nbytes
     return sym_rt.peer_tp[pe]->ops->put(sym_rt.peer_tp[pe], pe, off, src, nbytes, dl);
 }
 
-sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes,
-                           struct sym_deadline *dl)
+sym_status_t sym_get_off_dl(int pe, void *dst, uint64_t off, size_t nbytes, struct sym_deadline *dl)
 {
     const void *s = sym_direct(pe, off);
     if (s) {

@@ -18,8 +18,10 @@ static sym_status_t put_signal(const char *op_name, void *dest, const void *src,
         return sym_error(SYM_ERR_INVALID_ARG, "%s: local buffer is NULL for %zu bytes", op_name,
                          nbytes);
     if (op != SYM_SIGNAL_SET && op != SYM_SIGNAL_ADD)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: signal op %d is neither SYM_SIGNAL_SET nor "
-                         "SYM_SIGNAL_ADD", op_name, (int)op);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: signal op %d is neither SYM_SIGNAL_SET nor "
+                         "SYM_SIGNAL_ADD",
+                         op_name, (int)op);
     if ((st = sym_sym_offset(op_name, "dest", dest, nbytes, pe, &off)) != SYM_OK ||
         (st = sym_sym_offset(op_name, "sig_addr", sig_addr, 8, pe, &sig_off)) != SYM_OK)
         return st;
@@ -31,9 +33,8 @@ static sym_status_t put_signal(const char *op_name, void *dest, const void *src,
     return sym_put_signal_off_dl(pe, off, src, nbytes, sig_off, signal, op, &dl);
 }
 
-SYM_API sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes,
-                                    uint64_t *sig_addr, uint64_t signal, sym_signal_op_t op,
-                                    int pe)
+SYM_API sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                                    uint64_t signal, sym_signal_op_t op, int pe)
 {
     return put_signal("sym_put_signal", dest, src, nbytes, sig_addr, signal, op, pe, false);
 }
@@ -54,8 +55,8 @@ static sym_status_t check_local_word(const char *op, const void *addr, size_t wi
     if ((st = sym_sym_offset(op, "address", addr, width, -1, off_p)) != SYM_OK)
         return st;
     if (*off_p % width)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: address %p is not %zu-byte aligned", op,
-                         addr, width);
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: address %p is not %zu-byte aligned", op, addr,
+                         width);
     return SYM_OK;
 }
 
@@ -90,8 +91,8 @@ static bool signal_ready(void *arg)
 static void signal_describe(void *arg, char *buf, size_t len)
 {
     struct signal_wait *w = arg;
-    snprintf(buf, len, "signal at %p to become %s %" PRIu64 " (it is %" PRIu64 ")",
-             (void *)w->sig, sym_cmp_text(w->cmp), w->value, w->seen);
+    snprintf(buf, len, "signal at %p to become %s %" PRIu64 " (it is %" PRIu64 ")", (void *)w->sig,
+             sym_cmp_text(w->cmp), w->value, w->seen);
 }
 
 SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, uint64_t value,
@@ -103,10 +104,12 @@ SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, ui
     if (st != SYM_OK)
         return st;
     if (!sym_cmp_valid(cmp))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_signal_wait_until: comparison %d is not a "
-                         "sym_cmp_t", (int)cmp);
-    struct signal_wait w = { sig_addr, cmp, value, 0 };
-    struct sym_waiter waiter = { signal_ready, signal_describe, &w, NULL };
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "sym_signal_wait_until: comparison %d is not a "
+                         "sym_cmp_t",
+                         (int)cmp);
+    struct signal_wait w = {sig_addr, cmp, value, 0};
+    struct sym_waiter waiter = {signal_ready, signal_describe, &w, NULL};
     struct sym_deadline dl = sym_deadline_default("sym_signal_wait_until");
     st = sym_wait_for(&dl, &waiter);
     if (st == SYM_OK && value_p)

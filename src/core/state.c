@@ -4,14 +4,14 @@
 
 #include "core/internal.h"
 
-struct sym_runtime sym_rt = { .me = -1, .npes = -1 };
+struct sym_runtime sym_rt = {.me = -1, .npes = -1};
 
 sym_status_t sym_check_pe_slow(const char *op, int pe)
 {
     if (!sym_rt.initialized)
         return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
-    return sym_error(SYM_ERR_INVALID_PE, "%s: PE %d out of range (the job has %d PEs: 0..%d)",
-                     op, pe, sym_rt.npes, sym_rt.npes - 1);
+    return sym_error(SYM_ERR_INVALID_PE, "%s: PE %d out of range (the job has %d PEs: 0..%d)", op,
+                     pe, sym_rt.npes, sym_rt.npes - 1);
 }
 
 sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
@@ -39,6 +39,6 @@ sym_status_t sym_check_range_slow(const char *op, const char *argname, const voi
                          op, argname, nbytes, addr, nbytes - (size_t)(ghi - a), target);
     return sym_error(SYM_ERR_NOT_SYMMETRIC,
                      "%s: %s %p is not a symmetric address (the heap is [%p, %p), global "
-                     "variables [%p, %p))%s", op, argname, addr, (void *)lo, (void *)hi,
-                     (void *)glo, (void *)ghi, target);
+                     "variables [%p, %p))%s",
+                     op, argname, addr, (void *)lo, (void *)hi, (void *)glo, (void *)ghi, target);
 }

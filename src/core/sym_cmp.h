@@ -14,22 +14,28 @@ static inline bool sym_cmp_valid(sym_cmp_t cmp)
 
 static inline const char *sym_cmp_text(sym_cmp_t cmp)
 {
-    static const char *const text[] = { "?", "==", "!=", ">", ">=", "<", "<=" };
+    static const char *const text[] = {"?", "==", "!=", ">", ">=", "<", "<="};
     return sym_cmp_valid(cmp) ? text[cmp] : "?";
 }
 
-#define SYM_CMP_DEFINE_(name, T)                                      \
-    static inline bool sym_cmp_##name(T a, sym_cmp_t cmp, T b)        \
-    {                                                                 \
-        switch (cmp) {                                                \
-        case SYM_CMP_EQ: return a == b;                               \
-        case SYM_CMP_NE: return a != b;                               \
-        case SYM_CMP_GT: return a > b;                                \
-        case SYM_CMP_GE: return a >= b;                               \
-        case SYM_CMP_LT: return a < b;                                \
-        case SYM_CMP_LE: return a <= b;                               \
-        }                                                             \
-        return false;                                                 \
+#define SYM_CMP_DEFINE_(name, T)                                                                   \
+    static inline bool sym_cmp_##name(T a, sym_cmp_t cmp, T b)                                     \
+    {                                                                                              \
+        switch (cmp) {                                                                             \
+        case SYM_CMP_EQ:                                                                           \
+            return a == b;                                                                         \
+        case SYM_CMP_NE:                                                                           \
+            return a != b;                                                                         \
+        case SYM_CMP_GT:                                                                           \
+            return a > b;                                                                          \
+        case SYM_CMP_GE:                                                                           \
+            return a >= b;                                                                         \
+        case SYM_CMP_LT:                                                                           \
+            return a < b;                                                                          \
+        case SYM_CMP_LE:                                                                           \
+            return a <= b;                                                                         \
+        }                                                                                          \
+        return false;                                                                              \
     }
 SYM_CMP_DEFINE_(i32, int32_t)
 SYM_CMP_DEFINE_(i64, int64_t)

@@ -18,15 +18,15 @@
 
 #include "owner.h"
 
-#define SYM_JOB_MAGIC UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
-#define SYM_JOB_VERSION 2u
-#define SYM_JOB_KEY_LEN 32 /* hex characters */
+#define SYM_JOB_MAGIC    UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
+#define SYM_JOB_VERSION  2u
+#define SYM_JOB_KEY_LEN  32 /* hex characters */
 #define SYM_JOB_BLOB_MAX 1024
-#define SYM_JOB_MAX_PES 4096
+#define SYM_JOB_MAX_PES  4096
 
 /* Environment the launcher passes to each PE. */
-#define SYM_ENV_SYMRUN_FD "SYMHEAP_SYMRUN_FD"
-#define SYM_ENV_SYMRUN_PE "SYMHEAP_SYMRUN_PE"
+#define SYM_ENV_SYMRUN_FD   "SYMHEAP_SYMRUN_FD"
+#define SYM_ENV_SYMRUN_PE   "SYMHEAP_SYMRUN_PE"
 #define SYM_ENV_SYMRUN_NPES "SYMHEAP_SYMRUN_NPES"
 
 /* Life cycle of a PE, as written by the PE (STARTING..FINALIZED) and by the
@@ -42,9 +42,9 @@ enum sym_job_pe_state {
 
 /* One cache line (plus the blob) per PE, so PEs never share a line. */
 struct sym_job_pe {
-    uint32_t state;       /* enum sym_job_pe_state, accessed atomically */
-    int32_t pid;          /* set by the launcher before the PE runs */
-    int32_t wait_status;  /* waitpid() status, valid once EXITED/DEAD */
+    uint32_t state;      /* enum sym_job_pe_state, accessed atomically */
+    int32_t pid;         /* set by the launcher before the PE runs */
+    int32_t wait_status; /* waitpid() status, valid once EXITED/DEAD */
     uint32_t pad0;
     uint64_t boot_arrivals; /* bootstrap barrier: number of barriers entered */
     uint8_t pad1[40];
@@ -77,7 +77,7 @@ static inline size_t sym_job_ctrl_size(uint32_t npes)
  * "<pid>.<start>" (owner.h) and <what> is a PE number or "ctrl".  A sweep
  * (symrun at start, `symheap-info --cleanup`) removes the objects of this
  * user whose owner is dead. */
-#define SYM_SHM_PREFIX "symheap-"
+#define SYM_SHM_PREFIX   "symheap-"
 #define SYM_SHM_NAME_FMT "/" SYM_SHM_PREFIX "%u-%s-%s-%s"
 
 #endif /* SYM_LAUNCH_JOB_H */

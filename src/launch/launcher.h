@@ -22,17 +22,17 @@
 typedef int (*sym_launch_body_fn)(int pe, int npes, void *arg);
 
 struct sym_launch_opts {
-    int npes;                 /* >= 1 */
-    char *const *argv;        /* exec mode: program and arguments (NULL: function mode) */
-    sym_launch_body_fn body;  /* function mode */
+    int npes;                /* >= 1 */
+    char *const *argv;       /* exec mode: program and arguments (NULL: function mode) */
+    sym_launch_body_fn body; /* function mode */
     void *body_arg;
-    double job_timeout_s;     /* kill the whole job after this long; 0 = no limit */
-    double grace_s;           /* after the first failure, kill survivors after this; default 5 */
-    bool tag_output;          /* prefix every output line with "[pe] " (exec mode only) */
-    const char *const *env;   /* extra "NAME=value" strings set in every PE, NULL-terminated */
-    bool quiet;               /* do not print failure reports to stderr */
-    bool keep_objects;        /* skip the final /dev/shm sweep, so a test can see what
-                                 the PEs themselves left behind */
+    double job_timeout_s;      /* kill the whole job after this long; 0 = no limit */
+    double grace_s;            /* after the first failure, kill survivors after this; default 5 */
+    bool tag_output;           /* prefix every output line with "[pe] " (exec mode only) */
+    const char *const *env;    /* extra "NAME=value" strings set in every PE, NULL-terminated */
+    bool quiet;                /* do not print failure reports to stderr */
+    bool keep_objects;         /* skip the final /dev/shm sweep, so a test can see what
+                                  the PEs themselves left behind */
     const char *tcp_root_addr; /* NULL: PEs join through the job control segment
                                   (SYMHEAP_SYMRUN_*).  "host:port": they join
                                   through the TCP rendezvous instead, exactly as
@@ -47,21 +47,21 @@ struct sym_launch_opts {
 
 struct sym_launch_result {
     int npes;
-    int exit_code;        /* first failing PE's exit code (128 + signal if killed),
-                             124 if the job timed out, 0 if every PE succeeded */
-    int first_failed_pe;  /* -1 if none */
-    bool timed_out;       /* the job hit job_timeout_s */
-    bool aborted;         /* the launcher raised the abort word */
-    int *wait_status;     /* per PE raw waitpid() status (malloc'ed; free with
-                             sym_launch_result_free) */
-    int *final_state;     /* per PE enum sym_job_pe_state at the end */
-    char key[33];         /* the job key (to check that nothing of the job is left) */
-    int objects_left;     /* symheap objects of the job found in /dev/shm once every
-                             PE was reaped, before the sweep (keep_objects: not swept):
-                             named with the job key, or with tcp_root_addr, named
-                             after one of the job's PEs as owner (a PE joining by the
-                             rendezvous owns its objects and names them with the key
-                             PE 0 drew, which the launcher never learns) */
+    int exit_code;       /* first failing PE's exit code (128 + signal if killed),
+                            124 if the job timed out, 0 if every PE succeeded */
+    int first_failed_pe; /* -1 if none */
+    bool timed_out;      /* the job hit job_timeout_s */
+    bool aborted;        /* the launcher raised the abort word */
+    int *wait_status;    /* per PE raw waitpid() status (malloc'ed; free with
+                            sym_launch_result_free) */
+    int *final_state;    /* per PE enum sym_job_pe_state at the end */
+    char key[33];        /* the job key (to check that nothing of the job is left) */
+    int objects_left;    /* symheap objects of the job found in /dev/shm once every
+                            PE was reaped, before the sweep (keep_objects: not swept):
+                            named with the job key, or with tcp_root_addr, named
+                            after one of the job's PEs as owner (a PE joining by the
+                            rendezvous owns its objects and names them with the key
+                            PE 0 drew, which the launcher never learns) */
 };
 
 /* Run a job to completion.  Returns 0 if the job could be started (inspect

@@ -121,7 +121,7 @@ static void log_stale_object(const char *name, void *arg)
 
 int sym_launch_sweep_stale(bool dry_run, FILE *log)
 {
-    struct sweep_log l = { log, dry_run ? "stale:" : "removed" };
+    struct sweep_log l = {log, dry_run ? "stale:" : "removed"};
     return sym_launch_shm_scan(stale_object, &l, !dry_run, log_stale_object);
 }
 
@@ -162,12 +162,12 @@ static void log_stale_region(const char *name, void *arg)
     const struct sweep_log *l = arg;
     pid_t pid = 0;
     if (l->log != NULL && sym_launch_parse_region_name(name, &pid) == 0)
-        fprintf(l->log, "%s /dev/shm/%s (libfabric shm region, pid %ld is gone)\n", l->verb,
-                name, (long)pid);
+        fprintf(l->log, "%s /dev/shm/%s (libfabric shm region, pid %ld is gone)\n", l->verb, name,
+                (long)pid);
 }
 
 int sym_launch_sweep_provider_regions(bool dry_run, FILE *log)
 {
-    struct sweep_log l = { log, dry_run ? "stale:" : "removed" };
+    struct sweep_log l = {log, dry_run ? "stale:" : "removed"};
     return sym_launch_shm_scan(stale_region, &l, !dry_run, log_stale_region);
 }

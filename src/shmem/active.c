@@ -30,17 +30,22 @@ static struct aset aset_of(const char *routine, int start, int log_stride, int s
                        start, log_stride, size);
     struct aset a = {start, 1 << log_stride, size, -1};
     if ((long)start + (long)(size - 1) * a.stride >= n)
-        symshmem_failf(routine, "active set (PE_start %d, stride %d, PE_size %d) exceeds the %d PEs",
-                       start, a.stride, size, n);
+        symshmem_failf(routine,
+                       "active set (PE_start %d, stride %d, PE_size %d) exceeds the %d PEs", start,
+                       a.stride, size, n);
     if (me >= start && (me - start) % a.stride == 0 && (me - start) / a.stride < size)
         a.idx = (me - start) / a.stride;
     else
-        symshmem_failf(routine, "PE %d is not in the active set (PE_start %d, stride %d, PE_size %d)",
-                       me, start, a.stride, size);
+        symshmem_failf(routine,
+                       "PE %d is not in the active set (PE_start %d, stride %d, PE_size %d)", me,
+                       start, a.stride, size);
     return a;
 }
 
-static int aset_pe(const struct aset *a, int i) { return a->start + i * a->stride; }
+static int aset_pe(const struct aset *a, int i)
+{
+    return a->start + i * a->stride;
+}
 
 struct psync_wait {
     long *word;
@@ -87,8 +92,7 @@ sym_status_t symshmem_active_barrier(const char *routine, int start, int log_str
         /* Reset before releasing anyone: no PE can arrive again before. */
         __atomic_store_n(&psync[0], SHMEM_SYNC_VALUE, __ATOMIC_RELEASE);
         for (int i = 1; i < size; i++)
-            symshmem_check(routine, sym_atomic_set64(&p[1], SHMEM_SYNC_VALUE + 1,
-                                                     aset_pe(&a, i)));
+            symshmem_check(routine, sym_atomic_set64(&p[1], SHMEM_SYNC_VALUE + 1, aset_pe(&a, i)));
     }
     return SYM_OK;
 }
@@ -108,9 +112,8 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 #define ENTER_() symshmem_active_barrier(routine, start, log_stride, size, psync, true)
 #define LEAVE_() symshmem_active_barrier(routine, start, log_stride, size, psync, true)
 
-static void active_broadcast(const char *routine, void *dest, const void *source,
-                             size_t nbytes, int root, int start, int log_stride, int size,
-                             long *psync)
+static void active_broadcast(const char *routine, void *dest, const void *source, size_t nbytes,
+                             int root, int start, int log_stride, int size, long *psync)
 {
     struct aset a = aset_of(routine, start, log_stride, size);
     if (root < 0 || root >= size)
@@ -147,18 +150,18 @@ static void active_collect(const char *routine, void *dest, const void *source, 
         __atomic_store_n(&psync[2], SHMEM_SYNC_VALUE, __ATOMIC_RELEASE);
     }
     if (a.idx + 1 < size)
-        symshmem_check(routine, sym_atomic_set64((uint64_t *)&psync[2],
-                                                 (uint64_t)(off + (long)nelems + 1),
-                                                 aset_pe(&a, a.idx + 1)));
+        symshmem_check(routine,
+                       sym_atomic_set64((uint64_t *)&psync[2], (uint64_t)(off + (long)nelems + 1),
+                                        aset_pe(&a, a.idx + 1)));
     for (int i = 0; i < size; i++)
         symshmem_check(routine, sym_put((char *)dest + (size_t)off * esz, source, nelems * esz,
                                         aset_pe(&a, i)));
     LEAVE_();
 }
 
-static void active_alltoalls(const char *routine, void *dest, const void *source,
-                             ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esz, int start,
-                             int log_stride, int size, long *psync)
+static void active_alltoalls(const char *routine, void *dest, const void *source, ptrdiff_t dst,
+                             ptrdiff_t sst, size_t nelems, size_t esz, int start, int log_stride,
+                             int size, long *psync)
 {
     struct aset a = aset_of(routine, start, log_stride, size);
     ENTER_();
@@ -170,37 +173,37 @@ static void active_alltoalls(const char *routine, void *dest, const void *source
     LEAVE_();
 }
 
-#define ACTIVE_DEF_(BITS)                                                                    \
-    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,   \
-                               int PE_start, int logPE_stride, int PE_size, long *pSync)     \
-    {                                                                                        \
-        active_broadcast("shmem_broadcast" #BITS, dest, source, nelems * (BITS / 8),         \
-                         PE_root, PE_start, logPE_stride, PE_size, pSync);                   \
-    }                                                                                        \
-    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,    \
-                             int logPE_stride, int PE_size, long *pSync)                     \
-    {                                                                                        \
-        active_collect("shmem_collect" #BITS, dest, source, nelems, BITS / 8, PE_start,      \
-                       logPE_stride, PE_size, pSync);                                        \
-    }                                                                                        \
-    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,   \
-                              int logPE_stride, int PE_size, long *pSync)                    \
-    {                                                                                        \
-        active_fcollect("shmem_fcollect" #BITS, dest, source, nelems * (BITS / 8), PE_start, \
-                        logPE_stride, PE_size, pSync);                                       \
-    }                                                                                        \
-    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,   \
-                              int logPE_stride, int PE_size, long *pSync)                    \
-    {                                                                                        \
-        active_alltoalls("shmem_alltoall" #BITS, dest, source, 1, 1, nelems, BITS / 8,       \
-                         PE_start, logPE_stride, PE_size, pSync);                            \
-    }                                                                                        \
-    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
-                               size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
-                               long *pSync)                                                  \
-    {                                                                                        \
-        active_alltoalls("shmem_alltoalls" #BITS, dest, source, dst, sst, nelems, BITS / 8,  \
-                         PE_start, logPE_stride, PE_size, pSync);                            \
+#define ACTIVE_DEF_(BITS)                                                                          \
+    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
+                               int PE_start, int logPE_stride, int PE_size, long *pSync)           \
+    {                                                                                              \
+        active_broadcast("shmem_broadcast" #BITS, dest, source, nelems *(BITS / 8), PE_root,       \
+                         PE_start, logPE_stride, PE_size, pSync);                                  \
+    }                                                                                              \
+    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,          \
+                             int logPE_stride, int PE_size, long *pSync)                           \
+    {                                                                                              \
+        active_collect("shmem_collect" #BITS, dest, source, nelems, BITS / 8, PE_start,            \
+                       logPE_stride, PE_size, pSync);                                              \
+    }                                                                                              \
+    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
+                              int logPE_stride, int PE_size, long *pSync)                          \
+    {                                                                                              \
+        active_fcollect("shmem_fcollect" #BITS, dest, source, nelems *(BITS / 8), PE_start,        \
+                        logPE_stride, PE_size, pSync);                                             \
+    }                                                                                              \
+    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
+                              int logPE_stride, int PE_size, long *pSync)                          \
+    {                                                                                              \
+        active_alltoalls("shmem_alltoall" #BITS, dest, source, 1, 1, nelems, BITS / 8, PE_start,   \
+                         logPE_stride, PE_size, pSync);                                            \
+    }                                                                                              \
+    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
+                               size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
+                               long *pSync)                                                        \
+    {                                                                                              \
+        active_alltoalls("shmem_alltoalls" #BITS, dest, source, dst, sst, nelems, BITS / 8,        \
+                         PE_start, logPE_stride, PE_size, pSync);                                  \
     }
 ACTIVE_DEF_(32)
 ACTIVE_DEF_(64)
@@ -239,47 +242,39 @@ static void active_reduce(const char *routine, void *dest, const void *source, i
     free(in);
 }
 
-#define TO_ALL_(T, N, op, OPC, kind)                                                          \
-    void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce, int PE_start,       \
-                                   int logPE_stride, int PE_size, T *pWrk, long *pSync)       \
-    {                                                                                         \
-        (void)pWrk;                                                                           \
-        active_reduce("shmem_" #N "_" #op "_to_all", dest, source, nreduce, sizeof(T), OPC,   \
-                      N##_##kind, PE_start, logPE_stride, PE_size, pSync);                    \
+#define TO_ALL_(T, N, op, OPC, kind)                                                               \
+    void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce, int PE_start,            \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync)            \
+    {                                                                                              \
+        (void)pWrk;                                                                                \
+        active_reduce("shmem_" #N "_" #op "_to_all", dest, source, nreduce, sizeof(T), OPC,        \
+                      N##_##kind, PE_start, logPE_stride, PE_size, pSync);                         \
     }
 
-#define ACTIVE_RED_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)    \
-    SYMSHMEM_IF_(OLD)(                                                                        \
-    static void N##_arith(void *acc, const void *in, size_t n, int op)                        \
-    {                                                                                         \
-        T *x = acc;                                                                           \
-        const T *y = in;                                                                      \
-        for (size_t i = 0; i < n; i++)                                                        \
-            x[i] = op == OP_SUM ? (T)(x[i] + y[i]) : (T)(x[i] * y[i]);                        \
-    }                                                                                         \
-    TO_ALL_(T, N, sum, OP_SUM, arith)                                                         \
-    TO_ALL_(T, N, prod, OP_PROD, arith))                                                      \
-    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, RMM))(                                                    \
-    static void N##_cmp(void *acc, const void *in, size_t n, int op)                          \
-    {                                                                                         \
-        T *x = acc;                                                                           \
-        const T *y = in;                                                                      \
-        for (size_t i = 0; i < n; i++)                                                        \
-            if (op == OP_MAX ? y[i] > x[i] : y[i] < x[i])                                     \
-                x[i] = y[i];                                                                  \
-    }                                                                                         \
-    TO_ALL_(T, N, max, OP_MAX, cmp)                                                           \
-    TO_ALL_(T, N, min, OP_MIN, cmp))                                                          \
-    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(                                    \
-    static void N##_bit(void *acc, const void *in, size_t n, int op)                          \
-    {                                                                                         \
-        T *x = acc;                                                                           \
-        const T *y = in;                                                                      \
-        for (size_t i = 0; i < n; i++)                                                        \
-            x[i] = op == OP_AND ? (T)(x[i] & y[i])                                            \
-                 : op == OP_OR  ? (T)(x[i] | y[i]) : (T)(x[i] ^ y[i]);                        \
-    }                                                                                         \
-    TO_ALL_(T, N, and, OP_AND, bit)                                                           \
-    TO_ALL_(T, N, or, OP_OR, bit)                                                             \
-    TO_ALL_(T, N, xor, OP_XOR, bit))
+#define ACTIVE_RED_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)         \
+    SYMSHMEM_IF_(OLD)                                                                              \
+    (static void N##_arith(void *acc, const void *in, size_t n, int op) {                          \
+        T *x = acc;                                                                                \
+        const T *y = in;                                                                           \
+        for (size_t i = 0; i < n; i++)                                                             \
+            x[i] = op == OP_SUM ? (T)(x[i] + y[i]) : (T)(x[i] * y[i]);                             \
+    } TO_ALL_(T, N, sum, OP_SUM, arith) TO_ALL_(T, N, prod, OP_PROD, arith))                       \
+        SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, RMM))(                                                     \
+            static void N##_cmp(void *acc, const void *in, size_t n, int op) {                     \
+                T *x = acc;                                                                        \
+                const T *y = in;                                                                   \
+                for (size_t i = 0; i < n; i++)                                                     \
+                    if (op == OP_MAX ? y[i] > x[i] : y[i] < x[i])                                  \
+                        x[i] = y[i];                                                               \
+            } TO_ALL_(T, N, max, OP_MAX, cmp) TO_ALL_(T, N, min, OP_MIN, cmp))                     \
+            SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(                                 \
+                static void N##_bit(void *acc, const void *in, size_t n, int op) {                 \
+                    T *x = acc;                                                                    \
+                    const T *y = in;                                                               \
+                    for (size_t i = 0; i < n; i++)                                                 \
+                        x[i] = op == OP_AND  ? (T)(x[i] & y[i])                                    \
+                               : op == OP_OR ? (T)(x[i] | y[i])                                    \
+                                             : (T)(x[i] ^ y[i]);                                   \
+                } TO_ALL_(T, N, and, OP_AND, bit) TO_ALL_(T, N, or, OP_OR, bit)                    \
+                    TO_ALL_(T, N, xor, OP_XOR, bit))
 SYMSHMEM_TYPES_(ACTIVE_RED_DEF_, _)

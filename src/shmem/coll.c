@@ -11,15 +11,24 @@
 #include "onecopy.h"
 #include "shmem_internal.h"
 
-void shmem_barrier_all(void) { symshmem_check("shmem_barrier_all", sym_barrier_all()); }
-void shmem_sync_all(void) { symshmem_check("shmem_sync_all", sym_sync_all()); }
+void shmem_barrier_all(void)
+{
+    symshmem_check("shmem_barrier_all", sym_barrier_all());
+}
+void shmem_sync_all(void)
+{
+    symshmem_check("shmem_sync_all", sym_sync_all());
+}
 
 int shmem_team_sync(shmem_team_t team)
 {
     return sym_barrier(symshmem_native_team(team), NULL) == SYM_OK ? 0 : -1;
 }
 
-static int status_of(sym_status_t st) { return st == SYM_OK ? 0 : -1; }
+static int status_of(sym_status_t st)
+{
+    return st == SYM_OK ? 0 : -1;
+}
 
 static int bytes_of(size_t nelems, size_t esz, size_t *nbytes_p)
 {
@@ -54,8 +63,8 @@ static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size
     int oc = symshmem_onecopy_fcollect(symshmem_native_team(team), dest, source, nelems, esz);
     if (oc != SYMSHMEM_ONECOPY_DECLINED)
         return oc;
-    return status_of(sym_all_gather(symshmem_native_team(team), dest, source, nbytes,
-                                    SYM_UINT8, NULL));
+    return status_of(
+        sym_all_gather(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
 }
 
 static int coll_collect(shmem_team_t team, void *dest, const void *source, size_t nelems,
@@ -91,8 +100,8 @@ static int coll_alltoall(shmem_team_t team, void *dest, const void *source, size
     int oc = symshmem_onecopy_alltoall(symshmem_native_team(team), dest, source, nelems, esz);
     if (oc != SYMSHMEM_ONECOPY_DECLINED)
         return oc;
-    return status_of(sym_all_to_all(symshmem_native_team(team), dest, source, nbytes,
-                                    SYM_UINT8, NULL));
+    return status_of(
+        sym_all_to_all(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
 }
 
 /* Strided all-to-all: element k of the block for member j is
@@ -182,94 +191,82 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
 
 /* The native datatype of an integer type by size and signedness; of a
  * float by size; 0 (none) for long double and complex. */
-#define DT_INT_(T)                                                                           \
-    ((T)-1 < (T)1 ? (sizeof(T) == 1 ? SYM_INT8 : sizeof(T) == 2 ? SYM_INT16                 \
-                     : sizeof(T) == 4 ? SYM_INT32 : SYM_INT64)                               \
-                  : (sizeof(T) == 1 ? SYM_UINT8 : sizeof(T) == 2 ? SYM_UINT16               \
-                     : sizeof(T) == 4 ? SYM_UINT32 : SYM_UINT64))
+#define DT_INT_(T)                                                                                 \
+    ((T)-1 < (T)1 ? (sizeof(T) == 1   ? SYM_INT8                                                   \
+                     : sizeof(T) == 2 ? SYM_INT16                                                  \
+                     : sizeof(T) == 4 ? SYM_INT32                                                  \
+                                      : SYM_INT64)                                                 \
+                  : (sizeof(T) == 1   ? SYM_UINT8                                                  \
+                     : sizeof(T) == 2 ? SYM_UINT16                                                 \
+                     : sizeof(T) == 4 ? SYM_UINT32                                                 \
+                                      : SYM_UINT64))
 #define DT_I(T) DT_INT_(T)
 #define DT_U(T) DT_INT_(T)
 #define DT_F(T) (sizeof(T) == 4 ? SYM_FLOAT : SYM_DOUBLE)
 #define DT_L(T) ((sym_datatype_t)0)
 #define DT_C(T) ((sym_datatype_t)0)
 
-#define COLL_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)          \
-    SYMSHMEM_IF_(RMA)(                                                                        \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
-                              int PE_root)                                                    \
-    {                                                                                         \
-        return coll_broadcast(team, dest, source, nelems, sizeof(T), PE_root);                \
-    }                                                                                         \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)       \
-    {                                                                                         \
-        return coll_collect(team, dest, source, nelems, sizeof(T));                           \
-    }                                                                                         \
-    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
-    {                                                                                         \
-        return coll_fcollect(team, dest, source, nelems, sizeof(T));                          \
-    }                                                                                         \
-    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
-    {                                                                                         \
-        return coll_alltoall(team, dest, source, nelems, sizeof(T));                          \
-    }                                                                                         \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
-                              ptrdiff_t sst, size_t nelems)                                   \
-    {                                                                                         \
-        return coll_alltoalls(team, dest, source, dst, sst, nelems, sizeof(T));               \
-    })                                                                                        \
-    SYMSHMEM_IF_(RSUM)(                                                                       \
-    __attribute__((unused)) static void N##_sumprod(void *acc, const void *in, size_t n,     \
-                                                    sym_op_t op)                              \
-    {                                                                                         \
-        T *a = acc;                                                                           \
-        const T *b = in;                                                                      \
-        for (size_t i = 0; i < n; i++)                                                        \
-            a[i] = op == SYM_OP_SUM ? (T)(a[i] + b[i]) : (T)(a[i] * b[i]);                    \
-    }                                                                                         \
-    int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_SUM,     \
-                           N##_sumprod);                                                      \
-    }                                                                                         \
-    int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)  \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_PROD,    \
-                           N##_sumprod);                                                      \
-    })                                                                                        \
-    SYMSHMEM_IF_(RMM)(                                                                        \
-    __attribute__((unused)) static void N##_minmax(void *acc, const void *in, size_t n,      \
-                                                   sym_op_t op)                               \
-    {                                                                                         \
-        T *a = acc;                                                                           \
-        const T *b = in;                                                                      \
-        for (size_t i = 0; i < n; i++)                                                        \
-            if (op == SYM_OP_MAX ? b[i] > a[i] : b[i] < a[i])                                 \
-                a[i] = b[i];                                                                  \
-    }                                                                                         \
-    int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MAX,     \
-                           N##_minmax);                                                       \
-    }                                                                                         \
-    int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MIN,     \
-                           N##_minmax);                                                       \
-    })                                                                                        \
-    SYMSHMEM_IF_(RBIT)(                                                                       \
-    int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BAND,    \
-                           NULL);                                                             \
-    }                                                                                         \
-    int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)    \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BOR,     \
-                           NULL);                                                             \
-    }                                                                                         \
-    int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
-    {                                                                                         \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BXOR,    \
-                           NULL);                                                             \
-    })
+#define COLL_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)               \
+    SYMSHMEM_IF_(RMA)                                                                              \
+    (                                                                                              \
+        int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,      \
+                                  int PE_root) {                                                   \
+            return coll_broadcast(team, dest, source, nelems, sizeof(T), PE_root);                 \
+        } int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
+            return coll_collect(team, dest, source, nelems, sizeof(T));                            \
+        } int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems) {   \
+            return coll_fcollect(team, dest, source, nelems, sizeof(T));                           \
+        } int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems) {   \
+            return coll_alltoall(team, dest, source, nelems, sizeof(T));                           \
+        } int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,    \
+                                    ptrdiff_t sst, size_t nelems) {                                \
+            return coll_alltoalls(team, dest, source, dst, sst, nelems, sizeof(T));                \
+        })                                                                                         \
+        SYMSHMEM_IF_(RSUM)(                                                                        \
+            __attribute__((unused)) static void N##_sumprod(void *acc, const void *in, size_t n,   \
+                                                            sym_op_t op) {                         \
+                T *a = acc;                                                                        \
+                const T *b = in;                                                                   \
+                for (size_t i = 0; i < n; i++)                                                     \
+                    a[i] = op == SYM_OP_SUM ? (T)(a[i] + b[i]) : (T)(a[i] * b[i]);                 \
+            } int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source,              \
+                                         size_t nreduce) {                                         \
+                return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_SUM,  \
+                                   N##_sumprod);                                                   \
+            } int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source,             \
+                                          size_t nreduce) {                                        \
+                return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_PROD, \
+                                   N##_sumprod);                                                   \
+            })                                                                                     \
+            SYMSHMEM_IF_(RMM)(                                                                     \
+                __attribute__((unused)) static void N##_minmax(void *acc, const void *in,          \
+                                                               size_t n, sym_op_t op) {            \
+                    T *a = acc;                                                                    \
+                    const T *b = in;                                                               \
+                    for (size_t i = 0; i < n; i++)                                                 \
+                        if (op == SYM_OP_MAX ? b[i] > a[i] : b[i] < a[i])                          \
+                            a[i] = b[i];                                                           \
+                } int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source,          \
+                                             size_t nreduce) {                                     \
+                    return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),          \
+                                       SYM_OP_MAX, N##_minmax);                                    \
+                } int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source,          \
+                                             size_t nreduce) {                                     \
+                    return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),          \
+                                       SYM_OP_MIN, N##_minmax);                                    \
+                })                                                                                 \
+                SYMSHMEM_IF_(RBIT)(                                                                \
+                    int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source,        \
+                                               size_t nreduce) {                                   \
+                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
+                                           SYM_OP_BAND, NULL);                                     \
+                    } int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source,       \
+                                                size_t nreduce) {                                  \
+                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
+                                           SYM_OP_BOR, NULL);                                      \
+                    } int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source,      \
+                                                 size_t nreduce) {                                 \
+                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
+                                           SYM_OP_BXOR, NULL);                                     \
+                    })
 SYMSHMEM_TYPES_(COLL_DEF_, _)

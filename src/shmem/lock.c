@@ -29,8 +29,8 @@ static bool ticket_ready(void *arg)
 static void ticket_describe(void *arg, char *buf, size_t len)
 {
     struct ticket_wait *w = arg;
-    snprintf(buf, len, "lock %p on PE %d to serve ticket %u (serving %u)",
-             (void *)w->serving, LOCK_PE, w->ticket, w->seen);
+    snprintf(buf, len, "lock %p on PE %d to serve ticket %u (serving %u)", (void *)w->serving,
+             LOCK_PE, w->ticket, w->seen);
 }
 
 void shmem_set_lock(long *lock)

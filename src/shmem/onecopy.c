@@ -37,15 +37,15 @@
 
 enum oc_routine { OC_BROADCAST = 1, OC_FCOLLECT, OC_COLLECT, OC_ALLTOALL, OC_ALLTOALLS };
 
-static const char *const oc_names[] = {"?", "shmem_broadcast", "shmem_fcollect",
-                                       "shmem_collect", "shmem_alltoall", "shmem_alltoalls"};
+static const char *const oc_names[] = {
+    "?", "shmem_broadcast", "shmem_fcollect", "shmem_collect", "shmem_alltoall", "shmem_alltoalls"};
 
 /* Gathered as uint64 words: a count and datatype no facade call of another
  * routine uses, so a member on a mailbox path never matches it natively. */
 #define OC_MAGIC 0x6f6e65636f707900ull /* "onecopy" */
 enum { OC_DEST_SYM = 1, OC_SRC_SYM = 2 };
 struct oc_fp {
-    uint64_t magic;   /* OC_MAGIC | routine */
+    uint64_t magic; /* OC_MAGIC | routine */
     uint64_t esz;
     uint64_t nelems;  /* collect: this member's count */
     int64_t root;     /* broadcast; else -1 */
@@ -139,9 +139,8 @@ static void describe(const struct oc_fp *f, char *buf, size_t len)
 /* Do two members' calls agree?  collect's counts may differ. */
 static bool same_call(const struct oc_fp *a, const struct oc_fp *b)
 {
-    return a->magic == b->magic && a->esz == b->esz && a->root == b->root &&
-           a->dst == b->dst && a->sst == b->sst &&
-           ((a->magic & 0xff) == OC_COLLECT || a->nelems == b->nelems);
+    return a->magic == b->magic && a->esz == b->esz && a->root == b->root && a->dst == b->dst &&
+           a->sst == b->sst && ((a->magic & 0xff) == OC_COLLECT || a->nelems == b->nelems);
 }
 
 /* Step 1.  SYM_OK with c->all filled, or the error (recorded) on every
@@ -398,8 +397,15 @@ int symshmem_onecopy_broadcast(sym_team_t t, void *dest, const void *source, siz
     int n = sym_team_n_pes(t);
     if (__builtin_mul_overflow(nelems, esz, &len) || !wanted(t, len) || root < 0 || root >= n)
         return SYMSHMEM_ONECOPY_DECLINED;
-    struct oc_call c = {.routine = OC_BROADCAST, .t = t, .dest = dest, .source = source,
-                        .esz = esz, .nelems = nelems, .root = root, .dst = 1, .sst = 1};
+    struct oc_call c = {.routine = OC_BROADCAST,
+                        .t = t,
+                        .dest = dest,
+                        .source = source,
+                        .esz = esz,
+                        .nelems = nelems,
+                        .root = root,
+                        .dst = 1,
+                        .sst = 1};
     return oc_run(&c);
 }
 
@@ -408,8 +414,14 @@ int symshmem_onecopy_fcollect(sym_team_t t, void *dest, const void *source, size
 {
     if (!blocks_wanted(t, nelems, esz))
         return SYMSHMEM_ONECOPY_DECLINED;
-    struct oc_call c = {.routine = OC_FCOLLECT, .t = t, .dest = dest, .source = source,
-                        .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};
+    struct oc_call c = {.routine = OC_FCOLLECT,
+                        .t = t,
+                        .dest = dest,
+                        .source = source,
+                        .esz = esz,
+                        .nelems = nelems,
+                        .dst = 1,
+                        .sst = 1};
     return oc_run(&c);
 }
 
@@ -418,8 +430,14 @@ int symshmem_onecopy_collect(sym_team_t t, void *dest, const void *source, size_
 {
     if (sym_team_n_pes(t) < 2 || !sym_initialized())
         return SYMSHMEM_ONECOPY_DECLINED;
-    struct oc_call c = {.routine = OC_COLLECT, .t = t, .dest = dest, .source = source,
-                        .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};
+    struct oc_call c = {.routine = OC_COLLECT,
+                        .t = t,
+                        .dest = dest,
+                        .source = source,
+                        .esz = esz,
+                        .nelems = nelems,
+                        .dst = 1,
+                        .sst = 1};
     return oc_run(&c);
 }
 
@@ -428,8 +446,14 @@ int symshmem_onecopy_alltoall(sym_team_t t, void *dest, const void *source, size
 {
     if (!blocks_wanted(t, nelems, esz))
         return SYMSHMEM_ONECOPY_DECLINED;
-    struct oc_call c = {.routine = OC_ALLTOALL, .t = t, .dest = dest, .source = source,
-                        .esz = esz, .nelems = nelems, .dst = 1, .sst = 1};
+    struct oc_call c = {.routine = OC_ALLTOALL,
+                        .t = t,
+                        .dest = dest,
+                        .source = source,
+                        .esz = esz,
+                        .nelems = nelems,
+                        .dst = 1,
+                        .sst = 1};
     return oc_run(&c);
 }
 
@@ -441,7 +465,13 @@ int symshmem_onecopy_alltoalls(sym_team_t t, void *dest, const void *source, ptr
     /* sym_iput moves elements of 1, 2, 4, 8 or 16 bytes */
     if (esz != 1 && esz != 2 && esz != 4 && esz != 8 && esz != 16)
         return SYMSHMEM_ONECOPY_DECLINED;
-    struct oc_call c = {.routine = OC_ALLTOALLS, .t = t, .dest = dest, .source = source,
-                        .esz = esz, .nelems = nelems, .dst = dst, .sst = sst};
+    struct oc_call c = {.routine = OC_ALLTOALLS,
+                        .t = t,
+                        .dest = dest,
+                        .source = source,
+                        .esz = esz,
+                        .nelems = nelems,
+                        .dst = dst,
+                        .sst = sst};
     return oc_run(&c);
 }

@@ -36,8 +36,7 @@ static void settings_load(void)
 void symshmem_fail(const char *routine, sym_status_t status)
 {
     fprintf(stderr, "shmem: PE %d: %s failed: %s (%s)\n", sym_my_pe(), routine,
-            sym_last_error()[0] ? sym_last_error() : sym_strerror(status),
-            sym_status_name(status));
+            sym_last_error()[0] ? sym_last_error() : sym_strerror(status), sym_status_name(status));
     fflush(stderr);
     sym_global_exit(1);
 }
@@ -122,11 +121,26 @@ void shmem_global_exit(int status)
     sym_global_exit(status);
 }
 
-int shmem_my_pe(void) { return sym_my_pe(); }
-int shmem_n_pes(void) { return sym_n_pes(); }
-int shmem_pe_accessible(int pe) { return sym_pe_accessible(pe); }
-int shmem_addr_accessible(const void *addr, int pe) { return sym_addr_accessible(addr, pe); }
-void *shmem_ptr(const void *dest, int pe) { return sym_ptr(dest, pe); }
+int shmem_my_pe(void)
+{
+    return sym_my_pe();
+}
+int shmem_n_pes(void)
+{
+    return sym_n_pes();
+}
+int shmem_pe_accessible(int pe)
+{
+    return sym_pe_accessible(pe);
+}
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    return sym_addr_accessible(addr, pe);
+}
+void *shmem_ptr(const void *dest, int pe)
+{
+    return sym_ptr(dest, pe);
+}
 
 void shmem_info_get_version(int *major, int *minor)
 {
@@ -142,7 +156,10 @@ void shmem_info_get_name(char *name)
         snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
 
-void shmem_pcontrol(const int level, ...) { (void)level; }
+void shmem_pcontrol(const int level, ...)
+{
+    (void)level;
+}
 
 /* Deprecated setup and cache routines: caches are coherent here. */
 void start_pes(int npes)
@@ -150,28 +167,76 @@ void start_pes(int npes)
     (void)npes;
     shmem_init();
 }
-int _my_pe(void) { return sym_my_pe(); }
-int _num_pes(void) { return sym_n_pes(); }
-void shmem_set_cache_inv(void) {}
-void shmem_set_cache_line_inv(void *dest) { (void)dest; }
-void shmem_clear_cache_inv(void) {}
-void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
-void shmem_udcflush(void) {}
-void shmem_udcflush_line(void *dest) { (void)dest; }
+int _my_pe(void)
+{
+    return sym_my_pe();
+}
+int _num_pes(void)
+{
+    return sym_n_pes();
+}
+void shmem_set_cache_inv(void)
+{
+}
+void shmem_set_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_clear_cache_inv(void)
+{
+}
+void shmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+void shmem_udcflush(void)
+{
+}
+void shmem_udcflush_line(void *dest)
+{
+    (void)dest;
+}
 
 /* ---- memory ------------------------------------------------------------ */
 
-void *shmem_malloc(size_t size) { return sym_malloc(size); }
+void *shmem_malloc(size_t size)
+{
+    return sym_malloc(size);
+}
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
     (void)hints;
     return sym_malloc(size);
 }
-void *shmem_calloc(size_t count, size_t size) { return sym_calloc(count, size); }
-void *shmem_align(size_t alignment, size_t size) { return sym_align(alignment, size); }
-void *shmem_realloc(void *ptr, size_t size) { return sym_realloc(ptr, size); }
-void shmem_free(void *ptr) { sym_free(ptr); }
-void *shmalloc(size_t size) { return sym_malloc(size); }
-void *shmemalign(size_t alignment, size_t size) { return sym_align(alignment, size); }
-void *shrealloc(void *ptr, size_t size) { return sym_realloc(ptr, size); }
-void shfree(void *ptr) { sym_free(ptr); }
+void *shmem_calloc(size_t count, size_t size)
+{
+    return sym_calloc(count, size);
+}
+void *shmem_align(size_t alignment, size_t size)
+{
+    return sym_align(alignment, size);
+}
+void *shmem_realloc(void *ptr, size_t size)
+{
+    return sym_realloc(ptr, size);
+}
+void shmem_free(void *ptr)
+{
+    sym_free(ptr);
+}
+void *shmalloc(size_t size)
+{
+    return sym_malloc(size);
+}
+void *shmemalign(size_t alignment, size_t size)
+{
+    return sym_align(alignment, size);
+}
+void *shrealloc(void *ptr, size_t size)
+{
+    return sym_realloc(ptr, size);
+}
+void shfree(void *ptr)
+{
+    sym_free(ptr);
+}

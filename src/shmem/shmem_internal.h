@@ -13,14 +13,14 @@
 #include "symheap.h"
 
 struct symshmem_team {
-    sym_team_t t;               /* native team, SYM_TEAM_INVALID when unset */
+    sym_team_t t; /* native team, SYM_TEAM_INVALID when unset */
     shmem_team_config_t config;
-    bool predefined;            /* world/shared: never freed by the user */
-    struct symshmem_ctx *ctxs;  /* contexts made from this team (teams.c's lock) */
+    bool predefined;           /* world/shared: never freed by the user */
+    struct symshmem_ctx *ctxs; /* contexts made from this team (teams.c's lock) */
 };
 
 struct symshmem_ctx {
-    shmem_team_t team;          /* NULL once its team was destroyed */
+    shmem_team_t team; /* NULL once its team was destroyed */
     long options;
     bool live;
     /* In its team's list, or in the list of contexts whose team was
@@ -88,17 +88,17 @@ sym_status_t symshmem_active_barrier(const char *routine, int start, int log_str
  * (the default context) with the same body, which sees `ctx` and `routine`
  * (the routine's name).  The body is given in parentheses. */
 #define SYMSHMEM_UNPAREN_(...) __VA_ARGS__
-#define SYMSHMEM_DEF_CTX_(ret, name, body, ...)                                 \
-    ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__)                           \
-    {                                                                            \
-        const char *routine = "shmem_ctx_" #name;                                \
-        SYMSHMEM_UNPAREN_ body                                                   \
-    }                                                                            \
-    ret shmem_##name(__VA_ARGS__)                                                \
-    {                                                                            \
-        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                     \
-        const char *routine = "shmem_" #name;                                    \
-        SYMSHMEM_UNPAREN_ body                                                   \
+#define SYMSHMEM_DEF_CTX_(ret, name, body, ...)                                                    \
+    ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__)                                             \
+    {                                                                                              \
+        const char *routine = "shmem_ctx_" #name;                                                  \
+        SYMSHMEM_UNPAREN_ body                                                                     \
+    }                                                                                              \
+    ret shmem_##name(__VA_ARGS__)                                                                  \
+    {                                                                                              \
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                                       \
+        const char *routine = "shmem_" #name;                                                      \
+        SYMSHMEM_UNPAREN_ body                                                                     \
     }
 
 #endif /* SYMSHMEM_INTERNAL_H */

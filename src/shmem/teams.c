@@ -81,8 +81,14 @@ void symshmem_teams_fini(void)
     symshmem_team_world_.t = SYM_TEAM_INVALID;
 }
 
-int shmem_team_my_pe(shmem_team_t team) { return sym_team_my_pe(symshmem_native_team(team)); }
-int shmem_team_n_pes(shmem_team_t team) { return sym_team_n_pes(symshmem_native_team(team)); }
+int shmem_team_my_pe(shmem_team_t team)
+{
+    return sym_team_my_pe(symshmem_native_team(team));
+}
+int shmem_team_n_pes(shmem_team_t team)
+{
+    return sym_team_n_pes(symshmem_native_team(team));
+}
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
@@ -226,8 +232,10 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
 {
     if (ctx && !ctx->team)
-        symshmem_failf(routine, "context %p was destroyed with its team (shmem_team_destroy "
-                       "destroys the contexts made from the team)", (void *)ctx);
+        symshmem_failf(routine,
+                       "context %p was destroyed with its team (shmem_team_destroy "
+                       "destroys the contexts made from the team)",
+                       (void *)ctx);
     if (!ctx || !ctx->live)
         symshmem_failf(routine, "invalid context %p", (void *)ctx);
     if (ctx->team == SHMEM_TEAM_WORLD)
@@ -241,8 +249,14 @@ int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
 
 /* ---- ordering ---------------------------------------------------------- */
 
-void shmem_fence(void) { symshmem_check("shmem_fence", sym_fence()); }
-void shmem_quiet(void) { symshmem_check("shmem_quiet", sym_quiet()); }
+void shmem_fence(void)
+{
+    symshmem_check("shmem_fence", sym_fence());
+}
+void shmem_quiet(void)
+{
+    symshmem_check("shmem_quiet", sym_quiet());
+}
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {

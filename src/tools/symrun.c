@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     if (cli.grace_s >= 0)
         opts.grace_s = cli.grace_s > 0 ? cli.grace_s : 1e-9;
     char transport_env[64];
-    const char *env[2] = { NULL, NULL };
+    const char *env[2] = {NULL, NULL};
     if (cli.transport) {
         snprintf(transport_env, sizeof(transport_env), "SYMHEAP_TRANSPORT=%s", cli.transport);
         env[0] = transport_env;

@@ -63,8 +63,8 @@ static int parse_npes(const char *opt, const char *text, int *out)
     if (v < 1 || *end != '\0')
         return usage_error("%.*s needs a positive number, got '%s'", opt_len(opt), opt, text);
     if (errno == ERANGE || v > SYM_JOB_MAX_PES)
-        return usage_error("%.*s must be at most %d, got '%s'", opt_len(opt), opt,
-                           SYM_JOB_MAX_PES, text);
+        return usage_error("%.*s must be at most %d, got '%s'", opt_len(opt), opt, SYM_JOB_MAX_PES,
+                           text);
     *out = (int)v;
     return 0;
 }
@@ -75,8 +75,8 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     double v = text[0] >= '0' && text[0] <= '9' ? strtod(text, &end) : -1;
     /* The upper bound also turns away "inf" spelled as digits (1e999). */
     if (!(v >= 0 && v <= 1e9) || *end != '\0')
-        return usage_error("%.*s needs a number of seconds from 0 to 1e9, got '%s'",
-                           opt_len(opt), opt, text);
+        return usage_error("%.*s needs a number of seconds from 0 to 1e9, got '%s'", opt_len(opt),
+                           opt, text);
     *out = v;
     return 0;
 }
@@ -155,4 +155,3 @@ int symrun_parse_args(int argc, char **argv, struct cli *cli)
     cli->argv = argv + i;
     return -1;
 }
-

@@ -9,16 +9,16 @@
 
 /* Distinct from usage errors (2) and from the statuses a shell gives to
  * programs that cannot be run (126, 127), like timeout(1) and env(1). */
-#define EXIT_USAGE 2
+#define EXIT_USAGE         2
 #define EXIT_LAUNCH_FAILED 125
 
 struct cli {
     int npes; /* 0: not given */
     bool tag_output;
     double timeout_s;
-    double grace_s; /* < 0: not given */
+    double grace_s;        /* < 0: not given */
     const char *transport; /* NULL: not given */
-    char **argv;    /* the program and its arguments */
+    char **argv;           /* the program and its arguments */
 };
 
 /* Parse argv into *cli (which the caller initialises, grace_s = -1).

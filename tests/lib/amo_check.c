@@ -7,15 +7,21 @@
 #include "harness.h"
 
 const char *const amo_name[A_COUNT] = {
-    "fetch", "set", "swap", "compare_swap", "add", "fetch_add", "inc", "fetch_inc",
-    "and", "or", "xor", "fetch_and", "fetch_or", "fetch_xor",
+    "fetch",     "set", "swap", "compare_swap", "add",       "fetch_add", "inc",
+    "fetch_inc", "and", "or",   "xor",          "fetch_and", "fetch_or",  "fetch_xor",
 };
 
 bool amo_fetches(enum amo_id id)
 {
     switch (id) {
-    case A_FETCH: case A_SWAP: case A_CSWAP: case A_FADD: case A_FINC:
-    case A_FAND: case A_FOR: case A_FXOR:
+    case A_FETCH:
+    case A_SWAP:
+    case A_CSWAP:
+    case A_FADD:
+    case A_FINC:
+    case A_FAND:
+    case A_FOR:
+    case A_FXOR:
         return true;
     default:
         return false;
@@ -30,29 +36,62 @@ bool amo_fetches(enum amo_id id)
 static sym_status_t amo32(enum amo_id id, void *dest, uint64_t value, uint64_t cond,
                           uint64_t *old_p, int pe)
 {
-    struct { uint32_t old, guard; } out = { 0x5EEDF00Du, GUARD32 };
+    struct {
+        uint32_t old, guard;
+    } out = {0x5EEDF00Du, GUARD32};
     uint32_t *o = old_p ? &out.old : NULL;
     uint32_t *d = dest, v = (uint32_t)value, c = (uint32_t)cond;
     sym_status_t st = SYM_ERR_INTERNAL;
     switch (id) {
-    case A_FETCH: st = sym_atomic_fetch32(o, d, pe); break;
-    case A_SET: st = sym_atomic_set32(d, v, pe); break;
-    case A_SWAP: st = sym_atomic_swap32(d, v, o, pe); break;
-    case A_CSWAP: st = sym_atomic_compare_swap32(d, c, v, o, pe); break;
-    case A_ADD: st = sym_atomic_add32(d, v, pe); break;
-    case A_FADD: st = sym_atomic_fetch_add32(d, v, o, pe); break;
-    case A_INC: st = sym_atomic_inc32(d, pe); break;
-    case A_FINC: st = sym_atomic_fetch_inc32(d, o, pe); break;
-    case A_AND: st = sym_atomic_and32(d, v, pe); break;
-    case A_OR: st = sym_atomic_or32(d, v, pe); break;
-    case A_XOR: st = sym_atomic_xor32(d, v, pe); break;
-    case A_FAND: st = sym_atomic_fetch_and32(d, v, o, pe); break;
-    case A_FOR: st = sym_atomic_fetch_or32(d, v, o, pe); break;
-    case A_FXOR: st = sym_atomic_fetch_xor32(d, v, o, pe); break;
-    case A_COUNT: break;
+    case A_FETCH:
+        st = sym_atomic_fetch32(o, d, pe);
+        break;
+    case A_SET:
+        st = sym_atomic_set32(d, v, pe);
+        break;
+    case A_SWAP:
+        st = sym_atomic_swap32(d, v, o, pe);
+        break;
+    case A_CSWAP:
+        st = sym_atomic_compare_swap32(d, c, v, o, pe);
+        break;
+    case A_ADD:
+        st = sym_atomic_add32(d, v, pe);
+        break;
+    case A_FADD:
+        st = sym_atomic_fetch_add32(d, v, o, pe);
+        break;
+    case A_INC:
+        st = sym_atomic_inc32(d, pe);
+        break;
+    case A_FINC:
+        st = sym_atomic_fetch_inc32(d, o, pe);
+        break;
+    case A_AND:
+        st = sym_atomic_and32(d, v, pe);
+        break;
+    case A_OR:
+        st = sym_atomic_or32(d, v, pe);
+        break;
+    case A_XOR:
+        st = sym_atomic_xor32(d, v, pe);
+        break;
+    case A_FAND:
+        st = sym_atomic_fetch_and32(d, v, o, pe);
+        break;
+    case A_FOR:
+        st = sym_atomic_fetch_or32(d, v, o, pe);
+        break;
+    case A_FXOR:
+        st = sym_atomic_fetch_xor32(d, v, o, pe);
+        break;
+    case A_COUNT:
+        break;
     }
-    PE_ASSERT(out.guard == GUARD32, "sym_atomic_%s32 wrote past its 32-bit output "
-              "(guard is now 0x%08x)", amo_name[id], out.guard);
+    PE_ASSERT(out.guard == GUARD32,
+              "sym_atomic_%s32 wrote past its 32-bit output "
+              "(guard is now 0x%08x)",
+              amo_name[id], out.guard);
     if (old_p && st == SYM_OK)
         *old_p = out.old;
     return st;
@@ -66,21 +105,50 @@ static sym_status_t amo64(enum amo_id id, void *dest, uint64_t value, uint64_t c
     uint64_t *d = dest;
     sym_status_t st = SYM_ERR_INTERNAL;
     switch (id) {
-    case A_FETCH: st = sym_atomic_fetch64(o, d, pe); break;
-    case A_SET: st = sym_atomic_set64(d, value, pe); break;
-    case A_SWAP: st = sym_atomic_swap64(d, value, o, pe); break;
-    case A_CSWAP: st = sym_atomic_compare_swap64(d, cond, value, o, pe); break;
-    case A_ADD: st = sym_atomic_add64(d, value, pe); break;
-    case A_FADD: st = sym_atomic_fetch_add64(d, value, o, pe); break;
-    case A_INC: st = sym_atomic_inc64(d, pe); break;
-    case A_FINC: st = sym_atomic_fetch_inc64(d, o, pe); break;
-    case A_AND: st = sym_atomic_and64(d, value, pe); break;
-    case A_OR: st = sym_atomic_or64(d, value, pe); break;
-    case A_XOR: st = sym_atomic_xor64(d, value, pe); break;
-    case A_FAND: st = sym_atomic_fetch_and64(d, value, o, pe); break;
-    case A_FOR: st = sym_atomic_fetch_or64(d, value, o, pe); break;
-    case A_FXOR: st = sym_atomic_fetch_xor64(d, value, o, pe); break;
-    case A_COUNT: break;
+    case A_FETCH:
+        st = sym_atomic_fetch64(o, d, pe);
+        break;
+    case A_SET:
+        st = sym_atomic_set64(d, value, pe);
+        break;
+    case A_SWAP:
+        st = sym_atomic_swap64(d, value, o, pe);
+        break;
+    case A_CSWAP:
+        st = sym_atomic_compare_swap64(d, cond, value, o, pe);
+        break;
+    case A_ADD:
+        st = sym_atomic_add64(d, value, pe);
+        break;
+    case A_FADD:
+        st = sym_atomic_fetch_add64(d, value, o, pe);
+        break;
+    case A_INC:
+        st = sym_atomic_inc64(d, pe);
+        break;
+    case A_FINC:
+        st = sym_atomic_fetch_inc64(d, o, pe);
+        break;
+    case A_AND:
+        st = sym_atomic_and64(d, value, pe);
+        break;
+    case A_OR:
+        st = sym_atomic_or64(d, value, pe);
+        break;
+    case A_XOR:
+        st = sym_atomic_xor64(d, value, pe);
+        break;
+    case A_FAND:
+        st = sym_atomic_fetch_and64(d, value, o, pe);
+        break;
+    case A_FOR:
+        st = sym_atomic_fetch_or64(d, value, o, pe);
+        break;
+    case A_FXOR:
+        st = sym_atomic_fetch_xor64(d, value, o, pe);
+        break;
+    case A_COUNT:
+        break;
     }
     if (old_p && st == SYM_OK)
         *old_p = out;
@@ -94,14 +162,14 @@ sym_status_t amo(int bits, enum amo_id id, void *dest, uint64_t value, uint64_t 
                       : amo64(id, dest, value, cond, old_p, pe);
 }
 
-uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *dest,
-                   uint64_t value, uint64_t cond, int pe)
+uint64_t amo_ok_at(const char *file, int line, int bits, enum amo_id id, void *dest, uint64_t value,
+                   uint64_t cond, int pe)
 {
     uint64_t old = 0;
     sym_status_t st = amo(bits, id, dest, value, cond, amo_fetches(id) ? &old : NULL, pe);
     if (st != SYM_OK)
-        pe_fail(file, line, "AMO_OK", "sym_atomic_%s%d on PE %d returned %s: %s",
-                amo_name[id], bits, pe, sym_status_name(st), sym_last_error());
+        pe_fail(file, line, "AMO_OK", "sym_atomic_%s%d on PE %d returned %s: %s", amo_name[id],
+                bits, pe, sym_status_name(st), sym_last_error());
     return old;
 }
 
@@ -157,6 +225,6 @@ size_t make_amo_params(void)
     size_t k = 0;
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
         for (int b = 32; b <= 64; b += 32)
-            amo_params[k++] = (struct amo_param){ counts[i], b };
+            amo_params[k++] = (struct amo_param){counts[i], b};
     return k;
 }

@@ -164,7 +164,7 @@ void bjob_wait(struct bjob *j, double deadline_s)
             return;
         if (now_s() > end)
             break;
-        struct timespec ts = { 0, 10000000 };
+        struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
     }
     for (int r = 0; r < j->n; r++)
@@ -174,8 +174,7 @@ void bjob_wait(struct bjob *j, double deadline_s)
             j->p[r].done = true;
         }
     dump_all(j);
-    cr_assert_fail("the job was still running after %.0f s: killed (outputs above)",
-                   deadline_s);
+    cr_assert_fail("the job was still running after %.0f s: killed (outputs above)", deadline_s);
 }
 
 static const char *tail(const char *s)
@@ -251,11 +250,11 @@ void bjob_fini(struct bjob *j)
 int bjob_free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(a);
     cr_assert(fd >= 0 && bind(fd, (void *)&a, sizeof(a)) == 0 &&
-              getsockname(fd, (void *)&a, &len) == 0, "cannot find a free port: %s",
-              strerror(errno));
+                  getsockname(fd, (void *)&a, &len) == 0,
+              "cannot find a free port: %s", strerror(errno));
     close(fd);
     return ntohs(a.sin_port);
 }

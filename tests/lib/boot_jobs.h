@@ -19,10 +19,10 @@
 #define BJOB_MAX 16
 
 struct bjob_proc {
-    pid_t pid;     /* 0: not started */
-    int status;    /* waitpid() status once done */
+    pid_t pid;  /* 0: not started */
+    int status; /* waitpid() status once done */
     bool done;
-    int log_fd;    /* its output: a file unlinked at once, so none is ever left */
+    int log_fd; /* its output: a file unlinked at once, so none is ever left */
 };
 
 struct bjob {

@@ -67,12 +67,12 @@ __attribute__((noreturn, format(printf, 1, 2))) static void broken(const char *f
     _exit(BROKEN);
 }
 
-#define OK(call)                                                                            \
-    do {                                                                                    \
-        sym_status_t st_ = (call);                                                          \
-        if (st_ != SYM_OK)                                                                  \
-            broken("%s:%d: %s returned %s: %s", __FILE__, __LINE__, #call,                  \
-                   sym_status_name(st_), sym_last_error());                                 \
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        sym_status_t st_ = (call);                                                                 \
+        if (st_ != SYM_OK)                                                                         \
+            broken("%s:%d: %s returned %s: %s", __FILE__, __LINE__, #call, sym_status_name(st_),   \
+                   sym_last_error());                                                              \
     } while (0)
 
 static void init_or_die(void)
@@ -122,15 +122,15 @@ static void check_ring(size_t words)
     OK(sym_barrier_all());
     for (size_t i = 0; i < words; i++)
         if (buf[i] != pattern(left, i))
-            broken("put ring of %zu words: word %zu from PE %d is %#llx, expected %#llx", words,
-                   i, left, (unsigned long long)buf[i], (unsigned long long)pattern(left, i));
+            broken("put ring of %zu words: word %zu from PE %d is %#llx, expected %#llx", words, i,
+                   left, (unsigned long long)buf[i], (unsigned long long)pattern(left, i));
     /* get the right neighbour's buffer (it holds what I put there) */
     memset(local, 0, words * sizeof(uint64_t));
     OK(sym_get(local, buf, words * sizeof(uint64_t), right));
     for (size_t i = 0; i < words; i++)
         if (local[i] != pattern(me, i))
-            broken("get of %zu words from PE %d: word %zu is %#llx, expected %#llx", words,
-                   right, i, (unsigned long long)local[i], (unsigned long long)pattern(me, i));
+            broken("get of %zu words from PE %d: word %zu is %#llx, expected %#llx", words, right,
+                   i, (unsigned long long)local[i], (unsigned long long)pattern(me, i));
     OK(sym_barrier_all());
     sym_free(buf);
     free(local);
@@ -201,16 +201,15 @@ static void check_contention(void)
         uint64_t t;
         OK(sym_atomic_fetch_inc64(ticket, &t, 0));
         if (k > 0 && t <= last)
-            broken("ticket %llu drawn after %llu", (unsigned long long)t,
-                   (unsigned long long)last);
+            broken("ticket %llu drawn after %llu", (unsigned long long)t, (unsigned long long)last);
         last = t;
         OK(sym_atomic_inc64(ticket, npes - 1));
     }
     OK(sym_barrier_all());
     const uint64_t want = (uint64_t)npes * (uint64_t)rounds * (me == 0 && npes == 1 ? 2 : 1);
     if ((me == 0 || me == npes - 1) && *ticket != want)
-        broken("contended counter on PE %d is %llu, expected %llu", me,
-               (unsigned long long)*ticket, (unsigned long long)want);
+        broken("contended counter on PE %d is %llu, expected %llu", me, (unsigned long long)*ticket,
+               (unsigned long long)want);
     OK(sym_barrier_all());
     sym_free(ticket);
 }
@@ -276,8 +275,7 @@ static void check_globals(void)
     OK(sym_put(glob_ring, src, sizeof(src), right));
     for (int pe = 0; pe < npes; pe++)
         OK(sym_atomic_add64(&glob_ctr, (uint64_t)me + 1, pe));
-    OK(sym_put_signal(glob_sigbuf, src, sizeof(glob_sigbuf), &glob_sig, 1, SYM_SIGNAL_ADD,
-                      right));
+    OK(sym_put_signal(glob_sigbuf, src, sizeof(glob_sigbuf), &glob_sig, 1, SYM_SIGNAL_ADD, right));
     OK(sym_signal_wait_until(&glob_sig, SYM_CMP_GE, 1, NULL));
     for (size_t i = 0; i < 64; i++)
         if (glob_sigbuf[i] != glob_val(left, i))
@@ -313,8 +311,10 @@ static void check_locality(char *out, size_t len)
         int g = group_of(pe);
         if (g >= 0 && direct != (g == group_of(me)))
             broken("PE %d (group %d) is %s, but this PE is in group %d", pe, g,
-                   direct ? "reached through shared memory" : "not reached through "
-                   "shared memory", group_of(me));
+                   direct ? "reached through shared memory"
+                          : "not reached through "
+                            "shared memory",
+                   group_of(me));
     }
     sym_free(probe);
 }
@@ -365,7 +365,7 @@ static int mode_die(int victim)
         broken("victim %d is not a PE of the job", victim);
     OK(sym_barrier_all());
     if (me == victim) {
-        struct timespec ts = { 0, 200000000 }; /* let the others get into the barrier */
+        struct timespec ts = {0, 200000000}; /* let the others get into the barrier */
         nanosleep(&ts, NULL);
         raise(SIGKILL);
     }
@@ -391,8 +391,7 @@ static int mode_die(int victim)
      * because one already left) may be what it reports first. */
     st = sym_finalize();
     if (st != SYM_ERR_PEER_LOST && st != SYM_ERR_TRANSPORT)
-        broken("finalize after the loss returned %s: %s", sym_status_name(st),
-               sym_last_error());
+        broken("finalize after the loss returned %s: %s", sym_status_name(st), sym_last_error());
     return 0;
 }
 
@@ -478,6 +477,7 @@ int main(int argc, char **argv)
         return mode_finalize_puts();
     if (argc == 3 && !strcmp(argv[1], "init-fails"))
         return mode_init_fails(argv[2]);
-    fprintf(stderr, "usage: boot_pe check | die VICTIM | init-fails STATUS | finalize-puts | boot-barrier-progress\n");
+    fprintf(stderr, "usage: boot_pe check | die VICTIM | init-fails STATUS | finalize-puts | "
+                    "boot-barrier-progress\n");
     return 2;
 }

@@ -34,7 +34,7 @@ static double now_s(void)
 
 static void pause_ms(long ms)
 {
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
@@ -181,8 +181,8 @@ static void run_guardian(int rd, const struct bslurm *s)
     snprintf(conf, sizeof(conf), "%s/slurm.conf", s->dir);
     snprintf(ctld_log, sizeof(ctld_log), "%s/slurmctld.out", s->dir);
     snprintf(d_log, sizeof(d_log), "%s/slurmd.out", s->dir);
-    const char *ctld_argv[] = { "slurmctld", "-D", "-i", "-f", conf, NULL };
-    const char *d_argv[] = { "slurmd", "-D", "-f", conf, NULL };
+    const char *ctld_argv[] = {"slurmctld", "-D", "-i", "-f", conf, NULL};
+    const char *d_argv[] = {"slurmd", "-D", "-f", conf, NULL};
     pid_t ctld = spawn(ctld_argv, ctld_log);
     pid_t d = spawn(d_argv, d_log);
     char b;
@@ -330,8 +330,10 @@ bool bslurm_start(struct bslurm *s, double deadline_s, char *why, size_t len)
         pause_ms(50);
     }
     if (strcmp(state, "idle") != 0) {
-        snprintf(why, len, "the Slurm node was not idle %.0f s after slurmctld and slurmd "
-                 "started (sinfo says \"%s\")", deadline_s, state);
+        snprintf(why, len,
+                 "the Slurm node was not idle %.0f s after slurmctld and slurmd "
+                 "started (sinfo says \"%s\")",
+                 deadline_s, state);
         add_tail(s, "slurmctld.log", why, len);
         add_tail(s, "slurmd.log", why, len);
         add_tail(s, "slurmd.out", why, len);

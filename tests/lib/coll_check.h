@@ -25,10 +25,10 @@
 
 /* Elements of the "larger than the mailbox" count: 280 KB of int32 against
  * a 256 KiB mailbox, so every algorithm stages it in many chunks. */
-#define LARGE 70001
-#define GUARD 64
+#define LARGE      70001
+#define GUARD      64
 #define GUARD_BYTE 0xA5
-#define SENTINEL 0x5A
+#define SENTINEL   0x5A
 
 /* Two team slots of 64 KiB each, the same as the world's area: split teams
  * chunk large data like the world does, without making 8-PE teams crawl
@@ -37,7 +37,10 @@ extern const char *const matrix_env[];
 
 /* Job sizes: with the three teams of each job (world, a strided team and a
  * created sub-team) every team size 1..8 occurs. */
-#define COLL_PE_COUNTS {1, 2, 3, 4, 5, 6, 8}
+#define COLL_PE_COUNTS                                                                             \
+    {                                                                                              \
+        1, 2, 3, 4, 5, 6, 8                                                                        \
+    }
 
 #define NDTS 12
 extern const sym_datatype_t all_dts[NDTS];

@@ -118,8 +118,7 @@ void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "PE %d: %s:%d: check `%s` failed: %s\n", sym_my_pe(), file, line, expr,
-            msg);
+    fprintf(stderr, "PE %d: %s:%d: check `%s` failed: %s\n", sym_my_pe(), file, line, expr, msg);
     fflush(NULL);
     _exit(1);
 }
@@ -195,9 +194,8 @@ void pe_job_run(const struct pe_job *job, struct pe_outcome *out)
         .env = env,
         .quiet = false,
         .keep_objects = false, /* res.objects_left: what the library left, then swept */
-        .tcp_root_addr = !strcmp(launcher, "tcp")
-                             ? harness_tcp_root_addr(root_addr, sizeof(root_addr))
-                             : NULL,
+        .tcp_root_addr =
+            !strcmp(launcher, "tcp") ? harness_tcp_root_addr(root_addr, sizeof(root_addr)) : NULL,
     };
     struct sym_launch_result res;
     double t0 = harness_now();
@@ -228,12 +226,13 @@ void assert_job_ok(const struct pe_outcome *out)
         if (out->exit_code[i] != 0 && used < sizeof(failed))
             used += (size_t)snprintf(failed + used, sizeof(failed) - used, " PE %d (%s %d)", i,
                                      out->term_signal[i] ? "signal" : "exit",
-                                     out->term_signal[i] ? out->term_signal[i]
-                                                         : out->exit_code[i]);
+                                     out->term_signal[i] ? out->term_signal[i] : out->exit_code[i]);
     cr_assert(!out->timed_out, "the %d-PE job timed out (see PE messages above)", out->npes);
     cr_assert(used == 0, "%d-PE job failed on:%s (see PE messages above)", out->npes, failed);
-    cr_assert(out->leftover_objects == 0, "%d shared-memory objects of the job were left in "
-              "/dev/shm", out->leftover_objects);
+    cr_assert(out->leftover_objects == 0,
+              "%d shared-memory objects of the job were left in "
+              "/dev/shm",
+              out->leftover_objects);
 }
 
 /* SYMHEAP_TEST_PES="2,3": run jobs of these sizes only, for stages that
@@ -268,7 +267,7 @@ static void skip_unlisted_size(int npes)
 void run_pes_env(int npes, const char *const *env, pe_body_fn body, void *arg)
 {
     skip_unlisted_size(npes);
-    struct pe_job job = { .npes = npes, .body = body, .arg = arg, .env = env };
+    struct pe_job job = {.npes = npes, .body = body, .arg = arg, .env = env};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

@@ -52,21 +52,21 @@ struct pe_job {
     int npes;
     pe_body_fn body;
     void *arg;
-    bool raw;                /* do not call sym_init/sym_finalize around the body */
-    const char *const *env;  /* extra "NAME=value" strings, NULL-terminated */
-    double job_timeout_s;    /* whole job; default 120 */
-    double grace_s;          /* launcher grace after the first failure; default 5 */
-    const char *launcher;    /* NULL: harness_launcher(); or force "symrun", "tcp", "mpirun" */
+    bool raw;               /* do not call sym_init/sym_finalize around the body */
+    const char *const *env; /* extra "NAME=value" strings, NULL-terminated */
+    double job_timeout_s;   /* whole job; default 120 */
+    double grace_s;         /* launcher grace after the first failure; default 5 */
+    const char *launcher;   /* NULL: harness_launcher(); or force "symrun", "tcp", "mpirun" */
 };
 
 struct pe_outcome {
     int npes;
-    int exit_code[HARNESS_MAX_PES]; /* exit status, or 128 + signal */
+    int exit_code[HARNESS_MAX_PES];   /* exit status, or 128 + signal */
     int term_signal[HARNESS_MAX_PES]; /* 0 unless killed by a signal */
     int job_exit_code;
     bool timed_out;
-    int leftover_objects;    /* /dev/shm objects of the job after it ended */
-    double seconds;          /* wall time of the whole job */
+    int leftover_objects; /* /dev/shm objects of the job after it ended */
+    double seconds;       /* wall time of the whole job */
 };
 
 /* Run a job and describe how it ended; never asserts. */
@@ -92,29 +92,28 @@ void assert_job_ok(const struct pe_outcome *out);
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 4, 5)));
 
-#define PE_ASSERT(cond, ...)                                           \
-    do {                                                               \
-        if (!(cond))                                                   \
-            pe_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);           \
+#define PE_ASSERT(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            pe_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                       \
     } while (0)
 
 /* Assert that a symheap call returned SYM_OK, printing sym_last_error(). */
-#define PE_OK(call)                                                                 \
-    do {                                                                            \
-        sym_status_t pe_st_ = (call);                                               \
-        if (pe_st_ != SYM_OK)                                                       \
-            pe_fail(__FILE__, __LINE__, #call, "returned %s: %s",                   \
-                    sym_status_name(pe_st_), sym_last_error());                     \
+#define PE_OK(call)                                                                                \
+    do {                                                                                           \
+        sym_status_t pe_st_ = (call);                                                              \
+        if (pe_st_ != SYM_OK)                                                                      \
+            pe_fail(__FILE__, __LINE__, #call, "returned %s: %s", sym_status_name(pe_st_),         \
+                    sym_last_error());                                                             \
     } while (0)
 
 /* Assert that a symheap call failed with `expected`. */
-#define PE_FAILS_WITH(call, expected)                                               \
-    do {                                                                            \
-        sym_status_t pe_st_ = (call);                                               \
-        if (pe_st_ != (expected))                                                   \
-            pe_fail(__FILE__, __LINE__, #call, "returned %s, expected %s (%s)",     \
-                    sym_status_name(pe_st_), sym_status_name(expected),             \
-                    sym_last_error());                                              \
+#define PE_FAILS_WITH(call, expected)                                                              \
+    do {                                                                                           \
+        sym_status_t pe_st_ = (call);                                                              \
+        if (pe_st_ != (expected))                                                                  \
+            pe_fail(__FILE__, __LINE__, #call, "returned %s, expected %s (%s)",                    \
+                    sym_status_name(pe_st_), sym_status_name(expected), sym_last_error());         \
     } while (0)
 
 /* Monotonic seconds. */
@@ -135,7 +134,7 @@ double harness_time_scale(void);
 #define HARNESS_BUILD_TIME_SCALE 1
 #endif
 /* A Criterion `.timeout` (a constant): `s` times the build's factor only. */
-#define HARNESS_CR_TIMEOUT(s) ((s) * HARNESS_BUILD_TIME_SCALE)
+#define HARNESS_CR_TIMEOUT(s) ((s)*HARNESS_BUILD_TIME_SCALE)
 
 /* `s` seconds times harness_time_scale(). */
 double harness_seconds(double s);
@@ -174,6 +173,9 @@ void harness_mpirun_job_run(const struct pe_job *job, struct pe_outcome *out);
 const char *harness_mpirun_last_dir(void);
 
 /* The PE counts every multi-PE feature is tested at. */
-#define HARNESS_PE_COUNTS {1, 2, 3, 4, 8}
+#define HARNESS_PE_COUNTS                                                                          \
+    {                                                                                              \
+        1, 2, 3, 4, 8                                                                              \
+    }
 
 #endif /* SYM_TEST_HARNESS_H */

@@ -49,13 +49,13 @@
 #define MPIRUN_TERM_S 5.0
 
 struct rank {
-    int conn;               /* the proxy's connection, -1 once closed */
-    pid_t pid;              /* the PE, 0 before it is forked */
+    int conn;  /* the proxy's connection, -1 once closed */
+    pid_t pid; /* the PE, 0 before it is forked */
     int pidfd;
     unsigned long long start; /* its start time, for its /dev/shm objects' owner tag */
     bool reaped;
     int status;
-    bool told;              /* its proxy got the status */
+    bool told; /* its proxy got the status */
 };
 
 struct mjob {
@@ -110,11 +110,10 @@ static void start_mpirun(struct mjob *m)
     char np[16], tmpbase[96];
     snprintf(np, sizeof(np), "%d", m->npes);
     snprintf(tmpbase, sizeof(tmpbase), "%s", m->dir);
-    const char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe",
-                           "--mca", "oob_tcp_if_include", "lo",
-                           /* its session directories where we remove them */
-                           "--mca", "orte_tmpdir_base", tmpbase,
-                           "-np", np, proxy_path(), m->sock, NULL };
+    const char *argv[] = {
+        "mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "oob_tcp_if_include", "lo",
+        /* its session directories where we remove them */
+        "--mca", "orte_tmpdir_base", tmpbase, "-np", np, proxy_path(), m->sock, NULL};
     pid_t pid = fork_tied();
     if (pid == 0) {
         setpgid(0, 0); /* a terminal's ^C is the test's, not mpirun's */
@@ -139,7 +138,7 @@ static int read_by(int fd, void *buf, size_t len, double deadline)
         double left = deadline - harness_now();
         if (left <= 0)
             return -1;
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR)
             continue;
@@ -208,8 +207,8 @@ static void accept_proxy(struct mjob *m, double deadline)
         if (strncmp(p, "PMIX_RANK=", 10) == 0)
             rank = atoi(p + 10);
     if (rank < 0 || rank >= m->npes || m->r[rank].conn >= 0 || m->r[rank].pid) {
-        fprintf(stderr, "pe_job_run (mpirun): a proxy came with PMIX_RANK %d (job of %d)\n",
-                rank, m->npes);
+        fprintf(stderr, "pe_job_run (mpirun): a proxy came with PMIX_RANK %d (job of %d)\n", rank,
+                m->npes);
         free(block);
         close(fd);
         return;
@@ -286,7 +285,7 @@ static void end_mpirun(struct mjob *m)
             kill(m->mpirun, SIGKILL);
         double until = harness_now() + (stage == 2 ? 60 : harness_seconds(MPIRUN_TERM_S));
         while (!m->mpirun_reaped && harness_now() < until) {
-            struct pollfd pfd = { .fd = m->mpirun_fd, .events = POLLIN };
+            struct pollfd pfd = {.fd = m->mpirun_fd, .events = POLLIN};
             poll(&pfd, 1, 100);
             reap_mpirun(m);
         }
@@ -331,20 +330,20 @@ static void supervise(struct mjob *m, struct pe_outcome *out, double t0)
 
         int n = 0;
         if (m->connected < m->npes && !m->mpirun_reaped) {
-            pfd[n] = (struct pollfd){ .fd = m->lsock, .events = POLLIN };
+            pfd[n] = (struct pollfd){.fd = m->lsock, .events = POLLIN};
             what[n++] = -1;
         }
         if (!m->mpirun_reaped) {
-            pfd[n] = (struct pollfd){ .fd = m->mpirun_fd, .events = POLLIN };
+            pfd[n] = (struct pollfd){.fd = m->mpirun_fd, .events = POLLIN};
             what[n++] = -2;
         }
         for (int i = 0; i < m->npes; i++) {
             if (m->r[i].pidfd >= 0) {
-                pfd[n] = (struct pollfd){ .fd = m->r[i].pidfd, .events = POLLIN };
+                pfd[n] = (struct pollfd){.fd = m->r[i].pidfd, .events = POLLIN};
                 what[n++] = i;
             }
             if (m->r[i].conn >= 0) {
-                pfd[n] = (struct pollfd){ .fd = m->r[i].conn, .events = POLLIN };
+                pfd[n] = (struct pollfd){.fd = m->r[i].conn, .events = POLLIN};
                 what[n++] = HARNESS_MAX_PES + i;
             }
         }
@@ -386,7 +385,7 @@ static void supervise(struct mjob *m, struct pe_outcome *out, double t0)
     if (!out->timed_out) {
         /* told proxies end now, and mpirun after them */
         while (!m->mpirun_reaped && harness_now() < deadline) {
-            struct pollfd p = { .fd = m->mpirun_fd, .events = POLLIN };
+            struct pollfd p = {.fd = m->mpirun_fd, .events = POLLIN};
             poll(&p, 1, (int)((deadline - harness_now()) * 1000) + 1);
             reap_mpirun(m);
         }
@@ -405,8 +404,7 @@ static bool object_of_pe(const char *name, void *arg)
     unsigned uid;
     pid_t owner;
     unsigned long long start;
-    if (sym_launch_parse_object_name(name, &uid, &owner, &start) != 0 ||
-        uid != (unsigned)getuid())
+    if (sym_launch_parse_object_name(name, &uid, &owner, &start) != 0 || uid != (unsigned)getuid())
         return false;
     for (int i = 0; i < m->npes; i++)
         if (m->r[i].pid == owner && (m->r[i].start == 0 || start == 0 || m->r[i].start == start))
@@ -460,7 +458,7 @@ void harness_mpirun_job_run(const struct pe_job *job, struct pe_outcome *out)
         cr_assert_fail("pe_job_run (mpirun): mkdtemp failed: %s", strerror(errno));
     snprintf(last_dir, sizeof(last_dir), "%s", m.dir);
     snprintf(m.sock, sizeof(m.sock), "%s/s", m.dir);
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", m.sock);
     m.lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (m.lsock < 0 || bind(m.lsock, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
@@ -487,12 +485,14 @@ void harness_mpirun_job_run(const struct pe_job *job, struct pe_outcome *out)
         }
     }
     int ms = m.mpirun_status;
-    out->job_exit_code = out->timed_out              ? 124
-                         : WIFSIGNALED(ms)           ? 128 + WTERMSIG(ms)
-                                                     : WEXITSTATUS(ms);
+    out->job_exit_code = out->timed_out    ? 124
+                         : WIFSIGNALED(ms) ? 128 + WTERMSIG(ms)
+                                           : WEXITSTATUS(ms);
     out->leftover_objects = sweep_pe_objects(&m);
     nftw(m.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (missing && !out->timed_out)
-        fprintf(stderr, "pe_job_run (mpirun): mpirun ended (exit %d) before %d of %d ranks "
-                "reached the harness\n", out->job_exit_code, missing, m.npes);
+        fprintf(stderr,
+                "pe_job_run (mpirun): mpirun ended (exit %d) before %d of %d ranks "
+                "reached the harness\n",
+                out->job_exit_code, missing, m.npes);
 }

@@ -21,7 +21,7 @@
  * only explicit binds land, and probed; two jobs drawing the same one in
  * the few milliseconds before PE 0 listens is the remaining risk. */
 #define PORT_FLOOR 16384
-#define PROBES 64
+#define PROBES     64
 
 static unsigned ephemeral_low(void)
 {
@@ -42,8 +42,9 @@ static bool port_free(unsigned port)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     bool ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
     close(fd);
     return ok;
@@ -54,7 +55,7 @@ static bool port_free(unsigned port)
 static unsigned kernel_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof(a);
     cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
                   getsockname(fd, (struct sockaddr *)&a, &len) == 0,
@@ -70,14 +71,15 @@ const char *harness_tcp_root_addr(char *buf, size_t len)
     if (lo > PORT_FLOOR + 1024) {
         for (int i = 0; i < PROBES && port == 0; i++) {
             uint32_t r;
-            cr_assert(getrandom(&r, sizeof(r), 0) == sizeof(r), "getrandom: %s",
-                      strerror(errno));
+            cr_assert(getrandom(&r, sizeof(r), 0) == sizeof(r), "getrandom: %s", strerror(errno));
             unsigned p = PORT_FLOOR + r % (lo - PORT_FLOOR);
             if (port_free(p))
                 port = p;
         }
-        cr_assert(port != 0, "SYMHEAP_TEST_LAUNCHER=tcp: %d random ports in %u..%u were all "
-                  "taken", PROBES, PORT_FLOOR, lo - 1);
+        cr_assert(port != 0,
+                  "SYMHEAP_TEST_LAUNCHER=tcp: %d random ports in %u..%u were all "
+                  "taken",
+                  PROBES, PORT_FLOOR, lo - 1);
     } else {
         port = kernel_port();
     }

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     /* mpirun killed hard must not leave this process waiting on its own */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(argv[1]) >= sizeof(sa.sun_path)) {
         fprintf(stderr, "mpirun_proxy: socket path too long: %s\n", argv[1]);
         return 2;

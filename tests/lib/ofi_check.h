@@ -8,7 +8,7 @@
 
 #include "harness.h"
 
-static const char *const ofi_providers[] = { "tcp;ofi_rxm", "shm" };
+static const char *const ofi_providers[] = {"tcp;ofi_rxm", "shm"};
 
 struct ofi_param {
     int provider; /* index into ofi_providers */

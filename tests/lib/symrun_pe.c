@@ -49,7 +49,7 @@
 
 #include "launch/job.h"
 
-#define BROKEN 10
+#define BROKEN     10
 #define RING_WORDS 1000
 
 static int my_pe = -1;
@@ -88,8 +88,7 @@ static void read_job_key(char key[SYM_JOB_KEY_LEN + 1])
     struct stat st;
     if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct sym_job_ctrl))
         broken("%s=%d is not the control segment", SYM_ENV_SYMRUN_FD, fd);
-    const struct sym_job_ctrl *ctrl =
-        mmap(NULL, sizeof(*ctrl), PROT_READ, MAP_SHARED, fd, 0);
+    const struct sym_job_ctrl *ctrl = mmap(NULL, sizeof(*ctrl), PROT_READ, MAP_SHARED, fd, 0);
     if (ctrl == MAP_FAILED)
         broken("mmap of the control segment: %s", strerror(errno));
     if (ctrl->magic != SYM_JOB_MAGIC || strnlen(ctrl->key, sizeof(ctrl->key)) != SYM_JOB_KEY_LEN)
@@ -196,13 +195,13 @@ static void expect_peer_lost(int victim, const char *how)
 {
     sym_status_t st = sym_barrier_all();
     if (st != SYM_ERR_PEER_LOST)
-        broken("sym_barrier_all returned %s, expected SYM_ERR_PEER_LOST: %s",
-               sym_status_name(st), sym_last_error());
+        broken("sym_barrier_all returned %s, expected SYM_ERR_PEER_LOST: %s", sym_status_name(st),
+               sym_last_error());
     char want[32];
     snprintf(want, sizeof(want), "PE %d ", victim);
     if (strstr(sym_last_error(), want) == NULL || strstr(sym_last_error(), how) == NULL)
-        broken("the loss message \"%s\" does not name \"%s\" and \"%s\"", sym_last_error(),
-               want, how);
+        broken("the loss message \"%s\" does not name \"%s\" and \"%s\"", sym_last_error(), want,
+               how);
     say(stdout, "pe %d lost PE %d\n", my_pe, victim);
     st = sym_finalize();
     if (st != SYM_ERR_PEER_LOST)
@@ -309,8 +308,8 @@ int main(int argc, char **argv)
         if (my_pe == victim)
             pause_forever();
         sym_status_t st = sym_init();
-        broken("sym_init returned %s while PE %d never started: %s", sym_status_name(st),
-               victim, sym_last_error());
+        broken("sym_init returned %s while PE %d never started: %s", sym_status_name(st), victim,
+               sym_last_error());
     } else if (strcmp(mode, "leak-then-die") == 0) {
         int victim = arg_int(argc, argv, 2);
         if (my_pe == victim)

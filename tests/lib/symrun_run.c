@@ -117,8 +117,8 @@ static char **make_argv(const char *const *args)
     cr_assert(argv != NULL);
     argv[0] = (char *)tool_path("SYMRUN");
     for (size_t i = 0; i < n; i++)
-        argv[i + 1] = strcmp(args[i], "@PE") == 0 ? (char *)tool_path("SYMRUN_PE")
-                                                   : (char *)args[i];
+        argv[i + 1] =
+            strcmp(args[i], "@PE") == 0 ? (char *)tool_path("SYMRUN_PE") : (char *)args[i];
     return argv;
 }
 
@@ -221,7 +221,7 @@ enum pump_end run_pump(struct run *r, until_fn until, const void *arg)
         int idx[2], n = 0;
         for (int k = 0; k < 2; k++) {
             if (r->fd[k] >= 0) {
-                pfd[n] = (struct pollfd){ .fd = r->fd[k], .events = POLLIN };
+                pfd[n] = (struct pollfd){.fd = r->fd[k], .events = POLLIN};
                 idx[n++] = k;
             }
         }
@@ -293,8 +293,8 @@ void find_key(struct run *r)
 int job_objects(const char *key, char *names, size_t cap, bool remove)
 {
     char prefix[128];
-    int plen = snprintf(prefix, sizeof(prefix), "%s%u-%s-", SYM_SHM_PREFIX, (unsigned)getuid(),
-                        key);
+    int plen =
+        snprintf(prefix, sizeof(prefix), "%s%u-%s-", SYM_SHM_PREFIX, (unsigned)getuid(), key);
     DIR *dir = opendir("/dev/shm");
     cr_assert(dir != NULL, "opendir /dev/shm: %s", strerror(errno));
     int count = 0;
@@ -349,10 +349,12 @@ void run_finish(struct run *r)
     find_key(r);
     char names[512] = "";
     int left = r->key[0] ? job_objects(r->key, names, sizeof(names), true) : 0;
-    cr_assert(!survivors, "a process of the job is still running after symrun exited\n"
-              "stdout:\n%s\nstderr:\n%s", tail_of(OUT(r)), tail_of(ERR(r)));
-    cr_assert(left == 0, "%d object(s) of job %s left in /dev/shm:%s\nstderr:\n%s", left,
-              r->key, names, tail_of(ERR(r)));
+    cr_assert(!survivors,
+              "a process of the job is still running after symrun exited\n"
+              "stdout:\n%s\nstderr:\n%s",
+              tail_of(OUT(r)), tail_of(ERR(r)));
+    cr_assert(left == 0, "%d object(s) of job %s left in /dev/shm:%s\nstderr:\n%s", left, r->key,
+              names, tail_of(ERR(r)));
 }
 
 void run_free(struct run *r)
@@ -427,7 +429,7 @@ static void collect_pid(const char *line, size_t len, void *arg)
 
 struct pid_list pids_of(const struct run *r)
 {
-    struct pid_list l = { 0 };
+    struct pid_list l = {0};
     each_line(OUT(r) ? OUT(r) : "", collect_pid, &l);
     return l;
 }
@@ -456,8 +458,8 @@ static void collect_lost(const char *line, size_t len, void *arg)
     int pe, victim;
     if (is_key_line(line, len)) {
         l->keys++;
-    } else if (LINE_IS(line, len, "pe %d lost PE %d%n", &pe, &victim) && pe >= 0 &&
-               pe < l->npes && victim == l->victim) {
+    } else if (LINE_IS(line, len, "pe %d lost PE %d%n", &pe, &victim) && pe >= 0 && pe < l->npes &&
+               victim == l->victim) {
         l->seen[pe]++;
     } else if (l->other++ == 0) {
         snprintf(l->other_line, sizeof(l->other_line), "%.*s", (int)len, line);
@@ -466,7 +468,7 @@ static void collect_lost(const char *line, size_t len, void *arg)
 
 void assert_survivors_saw_loss(const struct run *r, int npes, int victim)
 {
-    struct lost_lines l = { .npes = npes, .victim = victim };
+    struct lost_lines l = {.npes = npes, .victim = victim};
     each_line(OUT(r), collect_lost, &l);
     cr_assert(l.other == 0, "unexpected output line \"%s\"\nstdout:\n%s", l.other_line,
               tail_of(OUT(r)));

@@ -17,9 +17,9 @@
 #include <symheap.h>
 
 #define NTHREADS 4
-#define BLOCK 512  /* uint64 words each thread writes into each peer */
-#define ROUNDS 40  /* signalled messages each thread sends its neighbour */
-#define ADDS 300   /* atomic increments per thread per PE */
+#define BLOCK    512 /* uint64 words each thread writes into each peer */
+#define ROUNDS   40  /* signalled messages each thread sends its neighbour */
+#define ADDS     300 /* atomic increments per thread per PE */
 
 /* Atomic targets among the global variables too. */
 static uint64_t g_hits;
@@ -27,11 +27,11 @@ static uint32_t g_hits32[NTHREADS];
 
 struct shared {
     int me, n;
-    uint64_t *blocks;   /* [n * NTHREADS * BLOCK]: block (pe, t) written by thread t of pe */
-    uint64_t *counter;  /* one word everybody increments */
-    uint64_t *msg;      /* [NTHREADS * 8]: thread t's mailbox from the left neighbour */
-    uint64_t *sig;      /* [NTHREADS]: round counters for the mailboxes */
-    uint64_t *ack;      /* [NTHREADS]: rounds the right neighbour has consumed */
+    uint64_t *blocks;  /* [n * NTHREADS * BLOCK]: block (pe, t) written by thread t of pe */
+    uint64_t *counter; /* one word everybody increments */
+    uint64_t *msg;     /* [NTHREADS * 8]: thread t's mailbox from the left neighbour */
+    uint64_t *sig;     /* [NTHREADS]: round counters for the mailboxes */
+    uint64_t *ack;     /* [NTHREADS]: rounds the right neighbour has consumed */
 };
 
 struct targ {
@@ -59,8 +59,12 @@ static void *thread_main(void *arg)
             src[i] = word(me, t, i, pe);
         uint64_t *dst = s->blocks + ((size_t)me * NTHREADS + (size_t)t) * BLOCK;
         switch (t % 4) {
-        case 0: PE_OK(sym_put(dst, src, sizeof(src), pe)); break;
-        case 1: PE_OK(sym_put_nbi(dst, src, sizeof(src), pe)); break;
+        case 0:
+            PE_OK(sym_put(dst, src, sizeof(src), pe));
+            break;
+        case 1:
+            PE_OK(sym_put_nbi(dst, src, sizeof(src), pe));
+            break;
         case 2:
             for (size_t i = 0; i < BLOCK; i++)
                 PE_OK(sym_p64(dst + i, src[i], pe));
@@ -93,8 +97,7 @@ static void *thread_main(void *arg)
         uint64_t m[8];
         for (size_t i = 0; i < 8; i++)
             m[i] = word(me, t, i + r * 8, right);
-        PE_OK(sym_put_signal(&s->msg[t * 8], m, sizeof(m), &s->sig[t], 1, SYM_SIGNAL_ADD,
-                             right));
+        PE_OK(sym_put_signal(&s->msg[t * 8], m, sizeof(m), &s->sig[t], 1, SYM_SIGNAL_ADD, right));
         uint64_t seen = 0;
         PE_OK(sym_signal_wait_until(&s->sig[t], SYM_CMP_GE, r, &seen));
         PE_ASSERT(seen == r, "thread %d round %llu: signal %llu", t, (unsigned long long)r,
@@ -127,20 +130,19 @@ static void *thread_main(void *arg)
 static void threads_body(int me, int n, void *arg)
 {
     (void)arg;
-    struct shared s = { .me = me, .n = n };
+    struct shared s = {.me = me, .n = n};
     s.blocks = sym_calloc((size_t)n * NTHREADS * BLOCK, sizeof(uint64_t));
     s.counter = sym_calloc(1, sizeof(uint64_t));
     s.msg = sym_calloc(NTHREADS * 8, sizeof(uint64_t));
     s.sig = sym_calloc(NTHREADS, sizeof(uint64_t));
     s.ack = sym_calloc(NTHREADS, sizeof(uint64_t));
-    PE_ASSERT(s.blocks && s.counter && s.msg && s.sig && s.ack, "sym_calloc: %s",
-              sym_last_error());
+    PE_ASSERT(s.blocks && s.counter && s.msg && s.sig && s.ack, "sym_calloc: %s", sym_last_error());
     PE_OK(sym_barrier_all());
 
     pthread_t th[NTHREADS];
     struct targ a[NTHREADS];
     for (int t = 0; t < NTHREADS; t++) {
-        a[t] = (struct targ){ &s, t };
+        a[t] = (struct targ){&s, t};
         PE_ASSERT(pthread_create(&th[t], NULL, thread_main, &a[t]) == 0, "pthread_create");
     }
     for (int t = 0; t < NTHREADS; t++)
@@ -151,8 +153,10 @@ static void threads_body(int me, int n, void *arg)
         for (int t = 0; t < NTHREADS; t++)
             for (size_t i = 0; i < BLOCK; i++) {
                 uint64_t got = s.blocks[((size_t)pe * NTHREADS + (size_t)t) * BLOCK + i];
-                PE_ASSERT(got == word(pe, t, i, me), "block of PE %d thread %d word %zu: "
-                          "%llx", pe, t, i, (unsigned long long)got);
+                PE_ASSERT(got == word(pe, t, i, me),
+                          "block of PE %d thread %d word %zu: "
+                          "%llx",
+                          pe, t, i, (unsigned long long)got);
             }
     /* every thread of every PE added ADDS times round-robin over the PEs */
     uint64_t expect = 0;
@@ -160,15 +164,17 @@ static void threads_body(int me, int n, void *arg)
         for (int k = 0; k < ADDS; k++)
             expect += (pe + k) % n == me;
     expect *= NTHREADS;
-    PE_ASSERT(*s.counter == expect, "counter %llu, expected %llu",
-              (unsigned long long)*s.counter, (unsigned long long)expect);
+    PE_ASSERT(*s.counter == expect, "counter %llu, expected %llu", (unsigned long long)*s.counter,
+              (unsigned long long)expect);
     PE_ASSERT(g_hits == 2 * expect, "g_hits %llu, expected %llu", (unsigned long long)g_hits,
               (unsigned long long)(2 * expect));
     for (int t = 0; t < NTHREADS; t++)
         PE_ASSERT(g_hits32[t] == expect / NTHREADS, "g_hits32[%d] = %u", t, g_hits32[t]);
     for (int t = 0; t < NTHREADS; t++)
-        PE_ASSERT(s.sig[t] == ROUNDS && s.ack[t] == ROUNDS, "thread %d: %llu signals, %llu "
-                  "acks", t, (unsigned long long)s.sig[t], (unsigned long long)s.ack[t]);
+        PE_ASSERT(s.sig[t] == ROUNDS && s.ack[t] == ROUNDS,
+                  "thread %d: %llu signals, %llu "
+                  "acks",
+                  t, (unsigned long long)s.sig[t], (unsigned long long)s.ack[t]);
     PE_OK(sym_barrier_all());
     sym_free(s.ack);
     sym_free(s.sig);

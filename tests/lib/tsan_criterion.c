@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #define ARENA_SLOT_FIRST 0x350000u /* (0x550000000000 - 0x200000000000) >> 24 */
-#define ARENA_SLOTS 0x17000u       /* up to 0x567000000000: room for the arena */
+#define ARENA_SLOTS      0x17000u  /* up to 0x567000000000: room for the arena */
 
 __attribute__((visibility("default"))) int rand_r(unsigned int *seed)
 {

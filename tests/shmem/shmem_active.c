@@ -133,8 +133,8 @@ static void run_set(int start, int log_stride, int size)
 }
 
 /* Globals are symmetric: pSync, pWrk and buffers as static arrays. */
-static long g_psync[SHMEM_BCAST_SYNC_SIZE] = {SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE,
-                                              SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE};
+static long g_psync[SHMEM_BCAST_SYNC_SIZE] = {SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE, SHMEM_SYNC_VALUE,
+                                              SHMEM_SYNC_VALUE};
 static long g_src[64], g_dst[64 * 8];
 static long g_wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 

@@ -14,108 +14,110 @@ static int me, npes;
  * allocated once by all PEs: room for NE * npes * 3 of the widest type. */
 static void *sym_src, *sym_dst, *sym_red_s, *sym_red_d;
 
+/* clang-format off */
 #define BIT_RED_TYPES(X)                                                                      \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                   \
     X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)                  \
     X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)                   \
     X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+/* clang-format on */
 #define CMPLX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
 
-#define DATA_TEST(T, N)                                                                       \
-    static void data_##N(shmem_team_t team)                                                   \
-    {                                                                                         \
-        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                           \
-        T *src = sym_src, *dst = sym_dst;                                                     \
-        for (int i = 0; i < NE * n * 3; i++)                                                  \
-            src[i] = TVAL(T, t, i, 5);                                                        \
-        /* broadcast from the last member: dest updated everywhere, root too */              \
-        memset(dst, 0, NE * sizeof(T));                                                       \
-        CHECK(shmem_##N##_broadcast(team, dst, src, NE, n - 1) == 0);                         \
-        for (int i = 0; i < NE; i++)                                                          \
-            CHECKF(dst[i] == TVAL(T, n - 1, i, 5), #N " broadcast %d", i);                    \
-        CHECK(shmem_broadcast(team, dst, src + 1, NE - 1, 0) == 0);                           \
-        for (int i = 0; i < NE - 1; i++)                                                      \
-            CHECK(dst[i] == TVAL(T, 0, i + 1, 5));                                            \
-        /* fcollect and collect (member k gives k % 3 + 1 elements) */                       \
-        CHECK(shmem_##N##_fcollect(team, dst, src, NE) == 0);                                 \
-        for (int k = 0; k < n; k++)                                                           \
-            for (int i = 0; i < NE; i++)                                                      \
-                CHECKF(dst[k * NE + i] == TVAL(T, k, i, 5), #N " fcollect %d %d", k, i);      \
-        memset(dst, 0, NE * (size_t)n * sizeof(T));                                           \
-        CHECK(shmem_collect(team, dst, src, (size_t)(t % 3 + 1)) == 0);                       \
-        for (int k = 0, at = 0; k < n; at += k % 3 + 1, k++)                                  \
-            for (int i = 0; i < k % 3 + 1; i++)                                               \
-                CHECKF(dst[at + i] == TVAL(T, k, i, 5), #N " collect %d %d", k, i);           \
-        CHECK(shmem_fcollect(team, dst, src, 2) == 0 && dst[2 * n - 1] == TVAL(T, n - 1, 1, 5)); \
-        CHECK(shmem_##N##_collect(team, dst, src, 1) == 0 && dst[n - 1] == TVAL(T, n - 1, 0, 5)); \
-        /* alltoall: block j of member k goes to member j */                                 \
-        CHECK(shmem_##N##_alltoall(team, dst, src, 2) == 0);                                  \
-        for (int k = 0; k < n; k++)                                                           \
-            for (int i = 0; i < 2; i++)                                                       \
-                CHECKF(dst[k * 2 + i] == TVAL(T, k, t * 2 + i, 5), #N " alltoall %d", k);     \
-        CHECK(shmem_alltoall(team, dst, src, 1) == 0 && dst[n - 1] == TVAL(T, n - 1, t, 5));  \
-        /* alltoalls, dest stride 3, source stride 2 */                                       \
-        memset(dst, 0, NE * (size_t)n * 3 * sizeof(T));                                       \
-        CHECK(shmem_##N##_alltoalls(team, dst, src, 3, 2, 2) == 0);                           \
-        for (int k = 0; k < n; k++)                                                           \
-            for (int i = 0; i < 2; i++) {                                                     \
-                CHECKF(dst[(k * 2 + i) * 3] == TVAL(T, k, (t * 2 + i) * 2, 5),                \
-                       #N " alltoalls %d %d", k, i);                                          \
-                CHECK(dst[(k * 2 + i) * 3 + 1] == 0);                                         \
-            }                                                                                 \
-        CHECK(shmem_alltoalls(team, dst, src, 1, 1, 1) == 0 && dst[0] == TVAL(T, 0, t, 5));   \
+#define DATA_TEST(T, N)                                                                            \
+    static void data_##N(shmem_team_t team)                                                        \
+    {                                                                                              \
+        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                                \
+        T *src = sym_src, *dst = sym_dst;                                                          \
+        for (int i = 0; i < NE * n * 3; i++)                                                       \
+            src[i] = TVAL(T, t, i, 5);                                                             \
+        /* broadcast from the last member: dest updated everywhere, root too */                    \
+        memset(dst, 0, NE * sizeof(T));                                                            \
+        CHECK(shmem_##N##_broadcast(team, dst, src, NE, n - 1) == 0);                              \
+        for (int i = 0; i < NE; i++)                                                               \
+            CHECKF(dst[i] == TVAL(T, n - 1, i, 5), #N " broadcast %d", i);                         \
+        CHECK(shmem_broadcast(team, dst, src + 1, NE - 1, 0) == 0);                                \
+        for (int i = 0; i < NE - 1; i++)                                                           \
+            CHECK(dst[i] == TVAL(T, 0, i + 1, 5));                                                 \
+        /* fcollect and collect (member k gives k % 3 + 1 elements) */                             \
+        CHECK(shmem_##N##_fcollect(team, dst, src, NE) == 0);                                      \
+        for (int k = 0; k < n; k++)                                                                \
+            for (int i = 0; i < NE; i++)                                                           \
+                CHECKF(dst[k * NE + i] == TVAL(T, k, i, 5), #N " fcollect %d %d", k, i);           \
+        memset(dst, 0, NE *(size_t)n * sizeof(T));                                                 \
+        CHECK(shmem_collect(team, dst, src, (size_t)(t % 3 + 1)) == 0);                            \
+        for (int k = 0, at = 0; k < n; at += k % 3 + 1, k++)                                       \
+            for (int i = 0; i < k % 3 + 1; i++)                                                    \
+                CHECKF(dst[at + i] == TVAL(T, k, i, 5), #N " collect %d %d", k, i);                \
+        CHECK(shmem_fcollect(team, dst, src, 2) == 0 && dst[2 * n - 1] == TVAL(T, n - 1, 1, 5));   \
+        CHECK(shmem_##N##_collect(team, dst, src, 1) == 0 && dst[n - 1] == TVAL(T, n - 1, 0, 5));  \
+        /* alltoall: block j of member k goes to member j */                                       \
+        CHECK(shmem_##N##_alltoall(team, dst, src, 2) == 0);                                       \
+        for (int k = 0; k < n; k++)                                                                \
+            for (int i = 0; i < 2; i++)                                                            \
+                CHECKF(dst[k * 2 + i] == TVAL(T, k, t * 2 + i, 5), #N " alltoall %d", k);          \
+        CHECK(shmem_alltoall(team, dst, src, 1) == 0 && dst[n - 1] == TVAL(T, n - 1, t, 5));       \
+        /* alltoalls, dest stride 3, source stride 2 */                                            \
+        memset(dst, 0, NE *(size_t)n * 3 * sizeof(T));                                             \
+        CHECK(shmem_##N##_alltoalls(team, dst, src, 3, 2, 2) == 0);                                \
+        for (int k = 0; k < n; k++)                                                                \
+            for (int i = 0; i < 2; i++) {                                                          \
+                CHECKF(dst[(k * 2 + i) * 3] == TVAL(T, k, (t * 2 + i) * 2, 5),                     \
+                       #N " alltoalls %d %d", k, i);                                               \
+                CHECK(dst[(k * 2 + i) * 3 + 1] == 0);                                              \
+            }                                                                                      \
+        CHECK(shmem_alltoalls(team, dst, src, 1, 1, 1) == 0 && dst[0] == TVAL(T, 0, t, 5));        \
     }
 TEST_RMA_TYPES(DATA_TEST)
 
 /* Inputs of member p, element i, per operation: exact in every type. */
-#define IN_SUM(T, p, i) ((T)(((p) * 3 + (i)) % 10 + 1))
+#define IN_SUM(T, p, i)  ((T)(((p)*3 + (i)) % 10 + 1))
 #define IN_PROD(T, p, i) ((T)(((p) + (i)) % 3 == 0 ? 2 : 1))
-#define IN_MM(T, p, i) ((T)(((p) * 7 + (i) * 3) % 50 + 1))
-#define IN_BIT(T, p, i) ((T)((((p) + 1) * 37 + (i) * 11) & 0x7f))
+#define IN_MM(T, p, i)   ((T)(((p)*7 + (i)*3) % 50 + 1))
+#define IN_BIT(T, p, i)  ((T)((((p) + 1) * 37 + (i)*11) & 0x7f))
 
-#define RED_CHECK(T, N, op, IN, combine)                                                      \
-    do {                                                                                      \
-        T *s = sym_red_s, *d = sym_red_d, ref[NE];                                            \
-        for (int i = 0; i < NE; i++) {                                                        \
-            s[i] = IN(T, t, i);                                                               \
-            ref[i] = IN(T, 0, i);                                                             \
-            for (int p = 1; p < n; p++) {                                                     \
-                T x = IN(T, p, i);                                                            \
-                combine;                                                                      \
-            }                                                                                 \
-        }                                                                                     \
-        CHECK(shmem_##N##_##op##_reduce(team, d, s, NE) == 0);                                \
-        for (int i = 0; i < NE; i++)                                                          \
-            CHECKF(d[i] == ref[i], #N " " #op "_reduce element %d", i);                       \
-        shmem_team_sync(team); /* all have read s before it is reused */                      \
-        /* in place, through the generic name */                                              \
-        CHECK(shmem_##op##_reduce(team, s, s, NE) == 0);                                      \
-        for (int i = 0; i < NE; i++)                                                          \
-            CHECKF(s[i] == ref[i], #N " in-place " #op "_reduce element %d", i);              \
+#define RED_CHECK(T, N, op, IN, combine)                                                           \
+    do {                                                                                           \
+        T *s = sym_red_s, *d = sym_red_d, ref[NE];                                                 \
+        for (int i = 0; i < NE; i++) {                                                             \
+            s[i] = IN(T, t, i);                                                                    \
+            ref[i] = IN(T, 0, i);                                                                  \
+            for (int p = 1; p < n; p++) {                                                          \
+                T x = IN(T, p, i);                                                                 \
+                combine;                                                                           \
+            }                                                                                      \
+        }                                                                                          \
+        CHECK(shmem_##N##_##op##_reduce(team, d, s, NE) == 0);                                     \
+        for (int i = 0; i < NE; i++)                                                               \
+            CHECKF(d[i] == ref[i], #N " " #op "_reduce element %d", i);                            \
+        shmem_team_sync(team); /* all have read s before it is reused */                           \
+        /* in place, through the generic name */                                                   \
+        CHECK(shmem_##op##_reduce(team, s, s, NE) == 0);                                           \
+        for (int i = 0; i < NE; i++)                                                               \
+            CHECKF(s[i] == ref[i], #N " in-place " #op "_reduce element %d", i);                   \
     } while (0)
 
-#define ARITH_TEST(T, N)                                                                      \
-    static void arith_##N(shmem_team_t team)                                                  \
-    {                                                                                         \
-        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                           \
-        RED_CHECK(T, N, sum, IN_SUM, ref[i] = (T)(ref[i] + x));                               \
-        RED_CHECK(T, N, prod, IN_PROD, ref[i] = (T)(ref[i] * x));                             \
+#define ARITH_TEST(T, N)                                                                           \
+    static void arith_##N(shmem_team_t team)                                                       \
+    {                                                                                              \
+        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                                \
+        RED_CHECK(T, N, sum, IN_SUM, ref[i] = (T)(ref[i] + x));                                    \
+        RED_CHECK(T, N, prod, IN_PROD, ref[i] = (T)(ref[i] * x));                                  \
     }
-#define MM_TEST(T, N)                                                                         \
-    ARITH_TEST(T, N)                                                                          \
-    static void mm_##N(shmem_team_t team)                                                     \
-    {                                                                                         \
-        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                           \
-        RED_CHECK(T, N, max, IN_MM, if (x > ref[i]) ref[i] = x);                              \
-        RED_CHECK(T, N, min, IN_MM, if (x < ref[i]) ref[i] = x);                              \
+#define MM_TEST(T, N)                                                                              \
+    ARITH_TEST(T, N)                                                                               \
+    static void mm_##N(shmem_team_t team)                                                          \
+    {                                                                                              \
+        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                                \
+        RED_CHECK(T, N, max, IN_MM, if (x > ref[i]) ref[i] = x);                                   \
+        RED_CHECK(T, N, min, IN_MM, if (x < ref[i]) ref[i] = x);                                   \
     }
-#define BIT_TEST(T, N)                                                                        \
-    static void bit_##N(shmem_team_t team)                                                    \
-    {                                                                                         \
-        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                           \
-        RED_CHECK(T, N, and, IN_BIT, ref[i] &= x);                                            \
-        RED_CHECK(T, N, or, IN_BIT, ref[i] |= x);                                             \
-        RED_CHECK(T, N, xor, IN_BIT, ref[i] ^= x);                                            \
+#define BIT_TEST(T, N)                                                                             \
+    static void bit_##N(shmem_team_t team)                                                         \
+    {                                                                                              \
+        int n = shmem_team_n_pes(team), t = shmem_team_my_pe(team);                                \
+        RED_CHECK(T, N, and, IN_BIT, ref[i] &= x);                                                 \
+        RED_CHECK(T, N, or, IN_BIT, ref[i] |= x);                                                  \
+        RED_CHECK(T, N, xor, IN_BIT, ref[i] ^= x);                                                 \
     }
 TEST_RMA_TYPES(MM_TEST)
 CMPLX_TYPES(ARITH_TEST)
@@ -149,7 +151,9 @@ static void run_on(shmem_team_t team)
     CHECK(shmem_team_sync(team) == 0);
 #define RUN_DATA(T, N) data_##N(team);
     TEST_RMA_TYPES(RUN_DATA)
-#define RUN_MM(T, N) mm_##N(team); arith_##N(team);
+#define RUN_MM(T, N)                                                                               \
+    mm_##N(team);                                                                                  \
+    arith_##N(team);
     TEST_RMA_TYPES(RUN_MM)
 #define RUN_ARITH(T, N) arith_##N(team);
     CMPLX_TYPES(RUN_ARITH)

@@ -16,7 +16,7 @@
 
 #include "check.h"
 
-#define FILL 0xEE
+#define FILL  0xEE
 #define GUARD 256
 
 static int me, npes;
@@ -35,8 +35,8 @@ static void expect(const unsigned char *got, unsigned char want, const char *wha
 {
     if (at % 4096 == 0)
         sched_yield();
-    CHECKF(*got == want, "%s: byte %zu is 0x%02x, expected 0x%02x (salt %u)", what, at, *got,
-           want, salt);
+    CHECKF(*got == want, "%s: byte %zu is 0x%02x, expected 0x%02x (salt %u)", what, at, *got, want,
+           salt);
 }
 
 static void refill(size_t len)
@@ -65,7 +65,10 @@ static void one_fcollect(shmem_team_t team, size_t nb)
     refill((size_t)n * nb);
 }
 
-static size_t collect_count(int k, size_t nb) { return nb + (size_t)(k % 3) * 5; }
+static size_t collect_count(int k, size_t nb)
+{
+    return nb + (size_t)(k % 3) * 5;
+}
 
 static void one_collect(shmem_team_t team, size_t nb)
 {
@@ -116,8 +119,8 @@ static void one_alltoalls(shmem_team_t team, size_t ne)
         for (size_t e = 0; e < ne; e++) {
             size_t se = ((size_t)t * ne + e) * 3, de = ((size_t)k * ne + e) * 2;
             uint32_t want = (uint32_t)se * 2654435761u + (uint32_t)k * 97u + salt;
-            CHECKF(d[de] == want, "alltoalls from %d element %zu: %u != %u (salt %u)", k, e,
-                   d[de], want, salt);
+            CHECKF(d[de] == want, "alltoalls from %d element %zu: %u != %u (salt %u)", k, e, d[de],
+                   want, salt);
             CHECKF(d[de + 1] == fill, "alltoalls gap %zu written", de + 1);
             if (e % 1024 == 0)
                 sched_yield();
@@ -147,8 +150,14 @@ static void all_routines(shmem_team_t team)
     /* per-PE block sizes: empty, tiny, odd, either side of 16 KiB of dest,
      * more than a mailbox slot (256 KiB chunks), megabytes (fewer on big
      * teams, for the test's time) */
-    const size_t sizes[] = {0, 1, 7, 1001, 16384 / (size_t)n - 1, 16384 / (size_t)n + 3,
-                            70001, n <= 4 ? (1u << 20) + 13 : 300001};
+    const size_t sizes[] = {0,
+                            1,
+                            7,
+                            1001,
+                            16384 / (size_t)n - 1,
+                            16384 / (size_t)n + 3,
+                            70001,
+                            n <= 4 ? (1u << 20) + 13 : 300001};
     memset(dst, FILL, room);
     salt = 0; /* the same on every member (other phases ran on other sets) */
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
@@ -165,9 +174,8 @@ static void all_routines(shmem_team_t team)
 }
 
 /* Active-set forms (64-bit), pSync arrays used alternately. */
-static long psync[2][SHMEM_ALLTOALL_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
-                         ? SHMEM_ALLTOALL_SYNC_SIZE
-                         : SHMEM_COLLECT_SYNC_SIZE];
+static long psync[2][SHMEM_ALLTOALL_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE ? SHMEM_ALLTOALL_SYNC_SIZE
+                                                                        : SHMEM_COLLECT_SYNC_SIZE];
 
 static void active_forms(int start, int log_stride, int size)
 {
@@ -200,14 +208,15 @@ static void active_forms(int start, int log_stride, int size)
             shmem_broadcast64(d, s, ne, root, start, log_stride, size, psync[which ^= 1]);
             if (t != root) /* the root's dest is not written */
                 for (size_t e = 0; e < ne; e++)
-                    CHECKF(d[e] == e * 1000003u + (uint64_t)root * 7919u + salt,
-                           "broadcast64 %zu", e);
+                    CHECKF(d[e] == e * 1000003u + (uint64_t)root * 7919u + salt, "broadcast64 %zu",
+                           e);
             shmem_collect64(d, s, ne + (size_t)t, start, log_stride, size, psync[which ^= 1]);
             size_t at = 0;
             for (int k = 0; k < size; at += ne + (size_t)k, k++)
                 for (size_t e = 0; e < ne + (size_t)k; e++)
                     CHECKF(d[at + e] == e * 1000003u + (uint64_t)k * 7919u + salt,
-                           "collect64 %d %zu: %llu (ne %zu)", k, e, (unsigned long long)d[at + e], ne);
+                           "collect64 %d %zu: %llu (ne %zu)", k, e, (unsigned long long)d[at + e],
+                           ne);
         }
     }
 }

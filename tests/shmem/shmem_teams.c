@@ -82,10 +82,10 @@ static void check_2d(int xrange)
     int rows = (npes + xr - 1) / xr;
     int xsize = row == rows - 1 ? npes - row * xr : xr;
     int ysize = rows - (col >= npes - (rows - 1) * xr ? 1 : 0);
-    CHECKF(shmem_team_my_pe(x) == col && shmem_team_n_pes(x) == xsize,
-           "split_2d(%d) x: %d of %d", xrange, shmem_team_my_pe(x), shmem_team_n_pes(x));
-    CHECKF(shmem_team_my_pe(y) == row && shmem_team_n_pes(y) == ysize,
-           "split_2d(%d) y: %d of %d", xrange, shmem_team_my_pe(y), shmem_team_n_pes(y));
+    CHECKF(shmem_team_my_pe(x) == col && shmem_team_n_pes(x) == xsize, "split_2d(%d) x: %d of %d",
+           xrange, shmem_team_my_pe(x), shmem_team_n_pes(x));
+    CHECKF(shmem_team_my_pe(y) == row && shmem_team_n_pes(y) == ysize, "split_2d(%d) y: %d of %d",
+           xrange, shmem_team_my_pe(y), shmem_team_n_pes(y));
     CHECK(shmem_team_translate_pe(x, 0, SHMEM_TEAM_WORLD) == row * xr);
     CHECK(shmem_team_translate_pe(y, 0, SHMEM_TEAM_WORLD) == col);
     CHECK(shmem_team_sync(x) == 0 && shmem_team_sync(y) == 0);

@@ -26,8 +26,7 @@ static int pe_body(int pe, int npes, void *arg)
     (void)npes;
     sym_status_t st = sym_init();
     if (st != SYM_OK) {
-        fprintf(stderr, "stress: sym_init failed: %s: %s\n", sym_status_name(st),
-                sym_last_error());
+        fprintf(stderr, "stress: sym_init failed: %s: %s\n", sym_status_name(st), sym_last_error());
         return 2;
     }
     int rc = stress_run(arg);
@@ -42,10 +41,9 @@ static int pe_body(int pe, int npes, void *arg)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: symheap-stress [--pes N[,N...]] [--seed S | --seeds S[,S...]]\n"
-            "                      [--steps K | --minutes M] [--start-step K]\n"
-            "                      [--max-bytes B] [--verbose[=2]]\n");
+    fprintf(stderr, "usage: symheap-stress [--pes N[,N...]] [--seed S | --seeds S[,S...]]\n"
+                    "                      [--steps K | --minutes M] [--start-step K]\n"
+                    "                      [--max-bytes B] [--verbose[=2]]\n");
     exit(64);
 }
 
@@ -80,7 +78,7 @@ int main(int argc, char **argv)
 {
     struct stress_opts o;
     stress_opts_default(&o);
-    uint64_t pes[16] = { 4 }, seeds[64] = { 1 };
+    uint64_t pes[16] = {4}, seeds[64] = {1};
     int npes_list = 1, nseeds = 1;
     bool steps_given = false;
     for (int i = 1; i < argc; i++) {
@@ -150,9 +148,10 @@ int main(int argc, char **argv)
             if (sym_launch_run(&lo, &res) != 0)
                 return 2;
             if (res.exit_code != 0) {
-                fprintf(stderr, "stress: seed %" PRIu64 " on %d PEs FAILED (exit %d, first "
-                        "failing PE %d)\n", o.seed, (int)pes[p], res.exit_code,
-                        res.first_failed_pe);
+                fprintf(stderr,
+                        "stress: seed %" PRIu64 " on %d PEs FAILED (exit %d, first "
+                        "failing PE %d)\n",
+                        o.seed, (int)pes[p], res.exit_code, res.first_failed_pe);
                 failures++;
             }
             sym_launch_result_free(&res);

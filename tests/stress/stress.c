@@ -22,8 +22,8 @@ enum skind { S_RMA, S_AMO, S_WAIT, S_COLL, S_ICOLL, S_P2P, S_TEAM, S_ALLOC };
 
 static enum skind pick_kind(struct rng *r)
 {
-    static const int weights[] = { [S_RMA] = 18, [S_AMO] = 10, [S_WAIT] = 7, [S_COLL] = 35,
-                                   [S_ICOLL] = 12, [S_P2P] = 9, [S_TEAM] = 5, [S_ALLOC] = 4 };
+    static const int weights[] = {[S_RMA] = 18,   [S_AMO] = 10, [S_WAIT] = 7, [S_COLL] = 35,
+                                  [S_ICOLL] = 12, [S_P2P] = 9,  [S_TEAM] = 5, [S_ALLOC] = 4};
     int total = 0;
     for (size_t i = 0; i < sizeof(weights) / sizeof(weights[0]); i++)
         total += weights[i];
@@ -56,12 +56,13 @@ static void summary(double secs)
     for (int i = 0; i < CNT_N; i++)
         all += tot[i];
     fprintf(stderr, "stress: seed %" PRIu64 ", %d PEs, steps %" PRIu64 "..%" PRIu64 ", %.1f s\n",
-           stress_state.o.seed, stress_state.n, stress_state.o.start_step, stress_state.step, secs);
+            stress_state.o.seed, stress_state.n, stress_state.o.start_step, stress_state.step,
+            secs);
     for (int i = 0; i < CNT_N; i++)
         if (tot[i])
             fprintf(stderr, "  %-26s %12" PRIu64 "\n", counter_names[i], tot[i]);
     fprintf(stderr, "stress: %" PRIu64 " operations executed (all PEs), %" PRIu64 " wrong\n", all,
-           tot[CNT_N]);
+            tot[CNT_N]);
     fflush(stderr);
 }
 
@@ -78,7 +79,7 @@ int stress_run(const struct stress_opts *o)
         return 1;
     }
     areas_init();
-    stress_state.ent[0] = (struct entry){ .live = true, .ngroups = 1, .team = sym_team_world() };
+    stress_state.ent[0] = (struct entry){.live = true, .ngroups = 1, .team = sym_team_world()};
     stress_state.ent[0].g[0].n = stress_state.n;
     for (int i = 0; i < stress_state.n; i++)
         stress_state.ent[0].g[0].pe[i] = i;
@@ -90,7 +91,8 @@ int stress_run(const struct stress_opts *o)
     for (stress_state.step = 0;; stress_state.step++) {
         if (stress_state.o.steps && stress_state.step >= stress_state.o.steps)
             break;
-        if (stress_state.o.minutes > 0 && stress_state.step >= stress_state.o.start_step && stress_state.step % 8 == 0) {
+        if (stress_state.o.minutes > 0 && stress_state.step >= stress_state.o.start_step &&
+            stress_state.step % 8 == 0) {
             /* PE 0's clock decides for everyone */
             uint8_t stop = now_s() - t0 >= stress_state.o.minutes * 60;
             CALL(sym_broadcast(sym_team_world(), &stop, 1, SYM_UINT8, 0, NULL));
@@ -103,14 +105,30 @@ int stress_run(const struct stress_opts *o)
         if (stress_state.dry && k != S_TEAM && k != S_ALLOC)
             continue;
         switch (k) {
-        case S_RMA: step_rma(&r); break;
-        case S_AMO: step_amo(&r); break;
-        case S_WAIT: step_wait(&r); break;
-        case S_COLL: step_coll(&r, false); break;
-        case S_ICOLL: step_coll(&r, true); break;
-        case S_P2P: step_p2p(&r); break;
-        case S_TEAM: step_team(&r); break;
-        case S_ALLOC: step_alloc(&r); break;
+        case S_RMA:
+            step_rma(&r);
+            break;
+        case S_AMO:
+            step_amo(&r);
+            break;
+        case S_WAIT:
+            step_wait(&r);
+            break;
+        case S_COLL:
+            step_coll(&r, false);
+            break;
+        case S_ICOLL:
+            step_coll(&r, true);
+            break;
+        case S_P2P:
+            step_p2p(&r);
+            break;
+        case S_TEAM:
+            step_team(&r);
+            break;
+        case S_ALLOC:
+            step_alloc(&r);
+            break;
         }
     }
     set_what("cleanup after the last step");
@@ -121,7 +139,8 @@ int stress_run(const struct stress_opts *o)
         }
     for (int i = 0; i < MAX_OBJS; i++)
         if (stress_state.obj[i].live) {
-            obj_check(&stress_state.obj[i], stress_state.obj[i].size, "a live symmetric object at the end");
+            obj_check(&stress_state.obj[i], stress_state.obj[i].size,
+                      "a live symmetric object at the end");
             sym_free(stress_state.obj[i].p);
             stress_state.count[CNT_FREE]++;
         }

@@ -42,12 +42,17 @@ void step_alloc(struct rng *r)
     uint64_t key = key3(stress_state.step, (uint64_t)stress_state.me, K_OBJ);
     for (int i = 0; i < MAX_OBJS; i++)
         if (stress_state.obj[i].live)
-            obj_check(&stress_state.obj[i], stress_state.obj[i].size, "a live symmetric object (overwritten?)");
+            obj_check(&stress_state.obj[i], stress_state.obj[i].size,
+                      "a live symmetric object (overwritten?)");
     if (!o->live) {
         set_what("alloc #%d: %s %zu bytes (align %zu)", k,
-                 how == 0 ? "calloc" : how == 1 ? "align" : "malloc", size, align);
-        void *p = how == 0 ? sym_calloc(1, size) : how == 1 ? sym_align(align, size)
-                                                              : sym_malloc(size);
+                 how == 0   ? "calloc"
+                 : how == 1 ? "align"
+                            : "malloc",
+                 size, align);
+        void *p = how == 0   ? sym_calloc(1, size)
+                  : how == 1 ? sym_align(align, size)
+                             : sym_malloc(size);
         stress_state.count[CNT_MALLOC]++;
         if (!p)
             die("sym_malloc/calloc/align", SYM_ERR_NO_MEMORY);
@@ -59,7 +64,7 @@ void step_alloc(struct rng *r)
                     wrong("sym_calloc memory not zero at byte %zu", i);
                     break;
                 }
-        *o = (struct obj){ .live = true, .p = p, .size = size, .align = align, .key = key };
+        *o = (struct obj){.live = true, .p = p, .size = size, .align = align, .key = key};
         obj_fill(o, 0);
     } else if (how <= 1) {
         set_what("alloc #%d: realloc %zu -> %zu bytes", k, o->size, size);

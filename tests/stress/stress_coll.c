@@ -16,28 +16,40 @@
 
 #include <symheap.h>
 
-enum ckind { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_RSCATTER, C_ALLGATHER, C_ALLGATHERV,
-             C_ALLTOALL, C_ALLTOALLV, C_GATHER, C_SCATTER, C_NKIND };
-
-static const char *const cnames[] = { "barrier", "broadcast", "reduce", "allreduce",
-                                      "reduce_scatter", "all_gather", "all_gatherv",
-                                      "all_to_all", "all_to_allv", "gather", "scatter" };
-
-static const sym_algorithm_t calgos[C_NKIND][5] = {
-    [C_BARRIER] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_RD },
-    [C_BCAST] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE },
-    [C_REDUCE] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE },
-    [C_ALLREDUCE] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD },
-    [C_RSCATTER] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING },
-    [C_ALLGATHER] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD },
-    [C_ALLGATHERV] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD },
-    [C_ALLTOALL] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE },
-    [C_ALLTOALLV] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE },
-    [C_GATHER] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE },
-    [C_SCATTER] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE },
+enum ckind {
+    C_BARRIER,
+    C_BCAST,
+    C_REDUCE,
+    C_ALLREDUCE,
+    C_RSCATTER,
+    C_ALLGATHER,
+    C_ALLGATHERV,
+    C_ALLTOALL,
+    C_ALLTOALLV,
+    C_GATHER,
+    C_SCATTER,
+    C_NKIND
 };
 
-static const int ncalgos[C_NKIND] = { 4, 4, 4, 5, 3, 4, 4, 3, 3, 3, 3 };
+static const char *const cnames[] = {"barrier",        "broadcast",  "reduce",      "allreduce",
+                                     "reduce_scatter", "all_gather", "all_gatherv", "all_to_all",
+                                     "all_to_allv",    "gather",     "scatter"};
+
+static const sym_algorithm_t calgos[C_NKIND][5] = {
+    [C_BARRIER] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_RD},
+    [C_BCAST] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+    [C_REDUCE] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+    [C_ALLREDUCE] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD},
+    [C_RSCATTER] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING},
+    [C_ALLGATHER] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD},
+    [C_ALLGATHERV] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD},
+    [C_ALLTOALL] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE},
+    [C_ALLTOALLV] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE},
+    [C_GATHER] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE},
+    [C_SCATTER] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE},
+};
+
+static const int ncalgos[C_NKIND] = {4, 4, 4, 5, 3, 4, 4, 3, 3, 3, 3};
 
 /* One collective call on one entry: the parameters every PE draws, and
  * this PE's buffers. */
@@ -47,7 +59,7 @@ struct ccall {
     sym_datatype_t dt;
     sym_op_t op;
     size_t count;
-    uint64_t rroot;     /* root = rroot % group size */
+    uint64_t rroot; /* root = rroot % group size */
     bool inplace, inpos, null_dst, nb, use_test;
     sym_coll_opts_t opts;
     uint64_t rv[MAXPE * MAXPE]; /* raw draws for v-counts */
@@ -56,7 +68,7 @@ struct ccall {
     /* this PE's */
     const struct group *g;
     int rank, root;
-    uint64_t keys[MAXPE];   /* input key of each member */
+    uint64_t keys[MAXPE]; /* input key of each member */
     size_t counts[MAXPE], scounts[MAXPE], rcounts[MAXPE];
     uint8_t *src, *dst;
     uint8_t *buf[2]; /* what to free */
@@ -64,8 +76,8 @@ struct ccall {
     sym_request_t req;
 };
 
-static const sym_op_t int_ops[] = { SYM_OP_SUM, SYM_OP_PROD, SYM_OP_MIN, SYM_OP_MAX,
-                                    SYM_OP_AVG, SYM_OP_BAND, SYM_OP_BOR, SYM_OP_BXOR };
+static const sym_op_t int_ops[] = {SYM_OP_SUM, SYM_OP_PROD, SYM_OP_MIN, SYM_OP_MAX,
+                                   SYM_OP_AVG, SYM_OP_BAND, SYM_OP_BOR, SYM_OP_BXOR};
 
 static void ccall_draw(struct rng *r, struct ccall *c, struct entry *e, int salt, bool nb)
 {
@@ -103,10 +115,9 @@ static void ccall_draw(struct rng *r, struct ccall *c, struct entry *e, int salt
 
 static void ccall_desc(const struct ccall *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s on %s count %zu %s %s root%%%" PRIu64 " algo %s%s%s",
-             c->nb ? "i" : "", cnames[c->kind], c->e->desc, c->count,
-             sym_datatype_name(c->dt), sym_op_name(c->op), c->rroot % 1000,
-             sym_algorithm_name(c->opts.algorithm),
+    snprintf(buf, len, "%s%s on %s count %zu %s %s root%%%" PRIu64 " algo %s%s%s", c->nb ? "i" : "",
+             cnames[c->kind], c->e->desc, c->count, sym_datatype_name(c->dt), sym_op_name(c->op),
+             c->rroot % 1000, sym_algorithm_name(c->opts.algorithm),
              c->inplace ? (c->inpos ? " in-place (own block)" : " in-place") : "",
              c->nb ? (c->use_test ? " (test)" : " (wait)") : "");
 }
@@ -121,20 +132,33 @@ static bool ccall_prepare(struct ccall *c)
     for (int i = 0; i < m; i++) {
         if (c->g->pe[i] == stress_state.me)
             c->rank = i;
-        c->keys[i] = key3(stress_state.step, (uint64_t)c->g->pe[i], K_DATA + 16 * (uint64_t)c->salt);
+        c->keys[i] =
+            key3(stress_state.step, (uint64_t)c->g->pe[i], K_DATA + 16 * (uint64_t)c->salt);
     }
     c->root = (int)(c->rroot % (uint64_t)m);
     const size_t es = sym_datatype_size(c->dt), n = c->count;
-    const sym_op_t gop = (c->kind == C_REDUCE || c->kind == C_ALLREDUCE ||
-                          c->kind == C_RSCATTER) ? c->op : 0;
+    const sym_op_t gop =
+        (c->kind == C_REDUCE || c->kind == C_ALLREDUCE || c->kind == C_RSCATTER) ? c->op : 0;
     const uint64_t mykey = c->keys[c->rank];
     size_t sc = 0, dc = 0; /* element counts of src and dst */
     switch (c->kind) {
-    case C_BARRIER: break;
-    case C_BCAST: sc = dc = n; break;
-    case C_REDUCE: case C_ALLREDUCE: sc = dc = n; break;
-    case C_RSCATTER: sc = n * (size_t)m; dc = n; break;
-    case C_ALLGATHER: sc = n; dc = n * (size_t)m; break;
+    case C_BARRIER:
+        break;
+    case C_BCAST:
+        sc = dc = n;
+        break;
+    case C_REDUCE:
+    case C_ALLREDUCE:
+        sc = dc = n;
+        break;
+    case C_RSCATTER:
+        sc = n * (size_t)m;
+        dc = n;
+        break;
+    case C_ALLGATHER:
+        sc = n;
+        dc = n * (size_t)m;
+        break;
     case C_ALLGATHERV:
         for (int i = 0; i < m; i++) {
             c->counts[i] = (size_t)(c->rv[i] % (c->vmax + 1));
@@ -142,7 +166,9 @@ static bool ccall_prepare(struct ccall *c)
         }
         sc = c->counts[c->rank];
         break;
-    case C_ALLTOALL: sc = dc = n * (size_t)m; break;
+    case C_ALLTOALL:
+        sc = dc = n * (size_t)m;
+        break;
     case C_ALLTOALLV:
         for (int j = 0; j < m; j++) {
             c->scounts[j] = (size_t)(c->rv[c->rank * MAXPE + j] % (c->vmax + 1));
@@ -151,13 +177,21 @@ static bool ccall_prepare(struct ccall *c)
             dc += c->rcounts[j];
         }
         break;
-    case C_GATHER: sc = n; dc = n * (size_t)m; break;
-    case C_SCATTER: sc = n * (size_t)m; dc = n; break;
-    default: break;
+    case C_GATHER:
+        sc = n;
+        dc = n * (size_t)m;
+        break;
+    case C_SCATTER:
+        sc = n * (size_t)m;
+        dc = n;
+        break;
+    default:
+        break;
     }
     c->src_bytes = sc * es;
     c->dst_bytes = dc * es;
-    uint64_t fill = key3(stress_state.step, (uint64_t)stress_state.me, K_FILL + 16 * (uint64_t)c->salt);
+    uint64_t fill =
+        key3(stress_state.step, (uint64_t)stress_state.me, K_FILL + 16 * (uint64_t)c->salt);
     /* in place: one buffer big enough for both, the input at its start or
      * (inpos) where this PE's own block of the output goes */
     bool inplace = c->inplace && c->kind != C_BARRIER && c->kind != C_BCAST &&
@@ -179,16 +213,26 @@ static bool ccall_prepare(struct ccall *c)
         if (c->inpos) {
             size_t displ = 0;
             switch (c->kind) {
-            case C_ALLGATHER: c->src += (size_t)c->rank * n * es; break;
+            case C_ALLGATHER:
+                c->src += (size_t)c->rank * n * es;
+                break;
             case C_ALLGATHERV:
                 for (int i = 0; i < c->rank; i++)
                     displ += c->counts[i];
                 c->src += displ * es;
                 break;
-            case C_GATHER: c->src += (size_t)c->root * n * es; break;
-            case C_SCATTER: c->dst += (size_t)c->root * n * es; break;
-            case C_RSCATTER: c->dst += (size_t)c->rank * n * es; break;
-            default: c->inpos = false; break;
+            case C_GATHER:
+                c->src += (size_t)c->root * n * es;
+                break;
+            case C_SCATTER:
+                c->dst += (size_t)c->root * n * es;
+                break;
+            case C_RSCATTER:
+                c->dst += (size_t)c->rank * n * es;
+                break;
+            default:
+                c->inpos = false;
+                break;
             }
         }
         gen_elems(c->src, sc, c->dt, gop, mykey, 0);
@@ -213,53 +257,80 @@ static sym_status_t ccall_issue(struct ccall *c)
     size_t n = c->count;
     if (!c->nb) {
         switch (c->kind) {
-        case C_BARRIER: stress_state.count[CNT_BARRIER]++; return sym_barrier(t, o);
-        case C_BCAST: stress_state.count[CNT_BROADCAST]++; return sym_broadcast(t, d, n, c->dt, c->root, o);
-        case C_REDUCE: stress_state.count[CNT_REDUCE]++;
+        case C_BARRIER:
+            stress_state.count[CNT_BARRIER]++;
+            return sym_barrier(t, o);
+        case C_BCAST:
+            stress_state.count[CNT_BROADCAST]++;
+            return sym_broadcast(t, d, n, c->dt, c->root, o);
+        case C_REDUCE:
+            stress_state.count[CNT_REDUCE]++;
             return sym_reduce(t, d, s, n, c->dt, c->op, c->root, o);
-        case C_ALLREDUCE: stress_state.count[CNT_ALLREDUCE]++;
+        case C_ALLREDUCE:
+            stress_state.count[CNT_ALLREDUCE]++;
             return sym_allreduce(t, d, s, n, c->dt, c->op, o);
-        case C_RSCATTER: stress_state.count[CNT_REDUCE_SCATTER]++;
+        case C_RSCATTER:
+            stress_state.count[CNT_REDUCE_SCATTER]++;
             return sym_reduce_scatter(t, d, s, n, c->dt, c->op, o);
-        case C_ALLGATHER: stress_state.count[CNT_ALL_GATHER]++;
+        case C_ALLGATHER:
+            stress_state.count[CNT_ALL_GATHER]++;
             return sym_all_gather(t, d, s, n, c->dt, o);
-        case C_ALLGATHERV: stress_state.count[CNT_ALL_GATHERV]++;
+        case C_ALLGATHERV:
+            stress_state.count[CNT_ALL_GATHERV]++;
             return sym_all_gatherv(t, d, s, c->counts, c->dt, o);
-        case C_ALLTOALL: stress_state.count[CNT_ALL_TO_ALL]++;
+        case C_ALLTOALL:
+            stress_state.count[CNT_ALL_TO_ALL]++;
             return sym_all_to_all(t, d, s, n, c->dt, o);
-        case C_ALLTOALLV: stress_state.count[CNT_ALL_TO_ALLV]++;
+        case C_ALLTOALLV:
+            stress_state.count[CNT_ALL_TO_ALLV]++;
             return sym_all_to_allv(t, d, c->rcounts, s, c->scounts, c->dt, o);
-        case C_GATHER: stress_state.count[CNT_GATHER]++;
+        case C_GATHER:
+            stress_state.count[CNT_GATHER]++;
             return sym_gather(t, d, s, n, c->dt, c->root, o);
-        case C_SCATTER: stress_state.count[CNT_SCATTER]++;
+        case C_SCATTER:
+            stress_state.count[CNT_SCATTER]++;
             return sym_scatter(t, d, s, n, c->dt, c->root, o);
-        default: return SYM_ERR_INTERNAL;
+        default:
+            return SYM_ERR_INTERNAL;
         }
     }
     sym_request_t *q = &c->req;
     switch (c->kind) {
-    case C_BARRIER: stress_state.count[CNT_IBARRIER]++; return sym_ibarrier(t, o, q);
-    case C_BCAST: stress_state.count[CNT_IBROADCAST]++;
+    case C_BARRIER:
+        stress_state.count[CNT_IBARRIER]++;
+        return sym_ibarrier(t, o, q);
+    case C_BCAST:
+        stress_state.count[CNT_IBROADCAST]++;
         return sym_ibroadcast(t, d, n, c->dt, c->root, o, q);
-    case C_REDUCE: stress_state.count[CNT_IREDUCE]++;
+    case C_REDUCE:
+        stress_state.count[CNT_IREDUCE]++;
         return sym_ireduce(t, d, s, n, c->dt, c->op, c->root, o, q);
-    case C_ALLREDUCE: stress_state.count[CNT_IALLREDUCE]++;
+    case C_ALLREDUCE:
+        stress_state.count[CNT_IALLREDUCE]++;
         return sym_iallreduce(t, d, s, n, c->dt, c->op, o, q);
-    case C_RSCATTER: stress_state.count[CNT_IREDUCE_SCATTER]++;
+    case C_RSCATTER:
+        stress_state.count[CNT_IREDUCE_SCATTER]++;
         return sym_ireduce_scatter(t, d, s, n, c->dt, c->op, o, q);
-    case C_ALLGATHER: stress_state.count[CNT_IALL_GATHER]++;
+    case C_ALLGATHER:
+        stress_state.count[CNT_IALL_GATHER]++;
         return sym_iall_gather(t, d, s, n, c->dt, o, q);
-    case C_ALLGATHERV: stress_state.count[CNT_IALL_GATHERV]++;
+    case C_ALLGATHERV:
+        stress_state.count[CNT_IALL_GATHERV]++;
         return sym_iall_gatherv(t, d, s, c->counts, c->dt, o, q);
-    case C_ALLTOALL: stress_state.count[CNT_IALL_TO_ALL]++;
+    case C_ALLTOALL:
+        stress_state.count[CNT_IALL_TO_ALL]++;
         return sym_iall_to_all(t, d, s, n, c->dt, o, q);
-    case C_ALLTOALLV: stress_state.count[CNT_IALL_TO_ALLV]++;
+    case C_ALLTOALLV:
+        stress_state.count[CNT_IALL_TO_ALLV]++;
         return sym_iall_to_allv(t, d, c->rcounts, s, c->scounts, c->dt, o, q);
-    case C_GATHER: stress_state.count[CNT_IGATHER]++;
+    case C_GATHER:
+        stress_state.count[CNT_IGATHER]++;
         return sym_igather(t, d, s, n, c->dt, c->root, o, q);
-    case C_SCATTER: stress_state.count[CNT_ISCATTER]++;
+    case C_SCATTER:
+        stress_state.count[CNT_ISCATTER]++;
         return sym_iscatter(t, d, s, n, c->dt, c->root, o, q);
-    default: return SYM_ERR_INTERNAL;
+    default:
+        return SYM_ERR_INTERNAL;
     }
 }
 
@@ -286,21 +357,31 @@ static void ccall_verify(struct ccall *c)
     const size_t es = sym_datatype_size(c->dt), n = c->count;
     uint8_t *want = xmalloc(c->dst_bytes > c->src_bytes ? c->dst_bytes : c->src_bytes);
     size_t check = c->dst_bytes; /* bytes of dst that are defined */
-    uint64_t fill = key3(stress_state.step, (uint64_t)stress_state.me, K_FILL + 16 * (uint64_t)c->salt);
+    uint64_t fill =
+        key3(stress_state.step, (uint64_t)stress_state.me, K_FILL + 16 * (uint64_t)c->salt);
     if (c->dst && !c->inplace)
         fill_bytes(want, c->dst_bytes, fill);
     switch (c->kind) {
-    case C_BARRIER: check = 0; break;
-    case C_BCAST: gen_elems(want, n, c->dt, 0, c->keys[c->root], 0); break;
+    case C_BARRIER:
+        check = 0;
+        break;
+    case C_BCAST:
+        gen_elems(want, n, c->dt, 0, c->keys[c->root], 0);
+        break;
     case C_REDUCE:
         if (me == c->root)
             ref_reduce(want, c->dt, c->op, m, c->keys, 0, n);
         else if (!c->dst)
             check = 0;
         break;
-    case C_ALLREDUCE: ref_reduce(want, c->dt, c->op, m, c->keys, 0, n); break;
-    case C_RSCATTER: ref_reduce(want, c->dt, c->op, m, c->keys, (size_t)me * n, n); break;
-    case C_ALLGATHER: case C_GATHER:
+    case C_ALLREDUCE:
+        ref_reduce(want, c->dt, c->op, m, c->keys, 0, n);
+        break;
+    case C_RSCATTER:
+        ref_reduce(want, c->dt, c->op, m, c->keys, (size_t)me * n, n);
+        break;
+    case C_ALLGATHER:
+    case C_GATHER:
         if (c->kind == C_GATHER && me != c->root) {
             check = 0; /* a non-root's dst is not the call's to keep */
             break;
@@ -334,7 +415,8 @@ static void ccall_verify(struct ccall *c)
     case C_SCATTER:
         gen_elems(want, n, c->dt, 0, c->keys[c->root], (size_t)me * n);
         break;
-    default: break;
+    default:
+        break;
     }
     char name[64];
     snprintf(name, sizeof(name), "%s result (member %d of %d)", cnames[c->kind], me, m);
@@ -342,8 +424,8 @@ static void ccall_verify(struct ccall *c)
         check_buf(c->dst, want, check, es, name);
     /* inputs are never modified (unless in place) */
     if (!c->inplace && c->kind != C_BCAST && c->src_bytes) {
-        const sym_op_t gop = (c->kind == C_REDUCE || c->kind == C_ALLREDUCE ||
-                              c->kind == C_RSCATTER) ? c->op : 0;
+        const sym_op_t gop =
+            (c->kind == C_REDUCE || c->kind == C_ALLREDUCE || c->kind == C_RSCATTER) ? c->op : 0;
         size_t sc = c->src_bytes / es;
         gen_elems(want, sc, c->dt, gop, c->keys[me], 0);
         snprintf(name, sizeof(name), "%s source (member %d of %d)", cnames[c->kind], me, m);
@@ -390,14 +472,14 @@ void step_coll(struct rng *r, bool nb)
     }
     /* a blocking collective on a team first completes its pending requests */
     bool mid_barrier = nb && rchance(r, 30);
-    sym_coll_opts_t bo = { .algorithm = calgos[C_BARRIER][rbelow(r, 4)] };
+    sym_coll_opts_t bo = {.algorithm = calgos[C_BARRIER][rbelow(r, 4)]};
     if (mid_barrier && c[0].e->my_group >= 0) {
         CALL(sym_barrier(c[0].e->team, &bo));
         stress_state.count[CNT_BARRIER]++;
     }
     /* complete in an order of this PE's own */
     struct rng mine = rng_for(stress_state.step, (uint64_t)stress_state.me, K_ORDER);
-    int order[MAX_BATCH] = { 0, 1, 2 };
+    int order[MAX_BATCH] = {0, 1, 2};
     for (int i = nc - 1; i > 0; i--) {
         int j = (int)rbelow(&mine, (uint64_t)i + 1), t = order[i];
         order[i] = order[j];

@@ -17,11 +17,9 @@
 #include <symheap.h>
 
 const char *const stress_env[] = {
-    "SYMHEAP_HEAP_SIZE=24M",
-    "SYMHEAP_MAILBOX_SIZE=128K", /* team areas of 8 KiB: 64..256-byte chunks */
-    "SYMHEAP_TEAM_SLOTS=8",
-    "SYMHEAP_TIMEOUT=60",
-    NULL,
+    "SYMHEAP_HEAP_SIZE=24M", "SYMHEAP_MAILBOX_SIZE=128K", /* team areas of 8 KiB: 64..256-byte
+                                                             chunks */
+    "SYMHEAP_TEAM_SLOTS=8",  "SYMHEAP_TIMEOUT=60",        NULL,
 };
 
 void stress_opts_default(struct stress_opts *o)
@@ -73,7 +71,7 @@ bool rchance(struct rng *r, unsigned percent)
 
 struct rng rng_for(uint64_t step, uint64_t pe, uint64_t salt)
 {
-    return (struct rng){ key3(step, pe, salt) };
+    return (struct rng){key3(step, pe, salt)};
 }
 
 void fill_bytes(void *buf, size_t n, uint64_t key)
@@ -95,25 +93,44 @@ uint8_t byte_at(uint64_t key, size_t i)
  * than the mailbox). */
 size_t pick_count(struct rng *r, size_t max)
 {
-    static const size_t primes[] = { 2, 3, 5, 7, 11, 13, 31, 61, 127, 251, 509, 1021, 4093 };
+    static const size_t primes[] = {2, 3, 5, 7, 11, 13, 31, 61, 127, 251, 509, 1021, 4093};
     size_t c;
     switch (rbelow(r, 20)) {
-    case 0: c = 0; break;
-    case 1: c = 1; break;
-    case 2: case 3: case 4: c = primes[rbelow(r, sizeof(primes) / sizeof(primes[0]))]; break;
-    case 5: c = max; break;
-    case 6: c = max - rbelow(r, max / 8 + 1); break;
-    case 7: case 8: c = rbelow(r, max + 1); break;
-    default: c = rbelow(r, (max < 600 ? max : 600) + 1); break;
+    case 0:
+        c = 0;
+        break;
+    case 1:
+        c = 1;
+        break;
+    case 2:
+    case 3:
+    case 4:
+        c = primes[rbelow(r, sizeof(primes) / sizeof(primes[0]))];
+        break;
+    case 5:
+        c = max;
+        break;
+    case 6:
+        c = max - rbelow(r, max / 8 + 1);
+        break;
+    case 7:
+    case 8:
+        c = rbelow(r, max + 1);
+        break;
+    default:
+        c = rbelow(r, (max < 600 ? max : 600) + 1);
+        break;
     }
     return c > max ? max : c;
 }
 
 void replay_hint(FILE *f)
 {
-    fprintf(f, "  replay: symheap-stress --pes %d --seed %" PRIu64 " --start-step %" PRIu64
+    fprintf(f,
+            "  replay: symheap-stress --pes %d --seed %" PRIu64 " --start-step %" PRIu64
             " --steps %" PRIu64 " --max-bytes %zu\n",
-            stress_state.n, stress_state.o.seed, stress_state.step, stress_state.step + 1, stress_state.o.max_bytes);
+            stress_state.n, stress_state.o.seed, stress_state.step, stress_state.step + 1,
+            stress_state.o.max_bytes);
 }
 
 void set_what(const char *fmt, ...)
@@ -122,15 +139,19 @@ void set_what(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(stress_state.what, sizeof(stress_state.what), fmt, ap);
     va_end(ap);
-    if (stress_state.o.verbose >= 2 || (stress_state.o.verbose == 1 && stress_state.me == 0 && !stress_state.dry))
-        fprintf(stderr, "stress: PE %d step %" PRIu64 ": %s\n", stress_state.me, stress_state.step, stress_state.what);
+    if (stress_state.o.verbose >= 2 ||
+        (stress_state.o.verbose == 1 && stress_state.me == 0 && !stress_state.dry))
+        fprintf(stderr, "stress: PE %d step %" PRIu64 ": %s\n", stress_state.me, stress_state.step,
+                stress_state.what);
 }
 
 void die(const char *call, sym_status_t st)
 {
-    fprintf(stderr, "stress: PE %d: FAILED at seed %" PRIu64 " step %" PRIu64 " (%s): %s "
-            "returned %s: %s\n", stress_state.me, stress_state.o.seed, stress_state.step, stress_state.what, call, sym_status_name(st),
-            sym_last_error());
+    fprintf(stderr,
+            "stress: PE %d: FAILED at seed %" PRIu64 " step %" PRIu64 " (%s): %s "
+            "returned %s: %s\n",
+            stress_state.me, stress_state.o.seed, stress_state.step, stress_state.what, call,
+            sym_status_name(st), sym_last_error());
     replay_hint(stderr);
     fflush(NULL);
     _exit(2);
@@ -146,15 +167,14 @@ void wrong(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "stress: PE %d: WRONG at seed %" PRIu64 " step %" PRIu64 " (%s): %s\n", stress_state.me,
-            stress_state.o.seed, stress_state.step, stress_state.what, msg);
+    fprintf(stderr, "stress: PE %d: WRONG at seed %" PRIu64 " step %" PRIu64 " (%s): %s\n",
+            stress_state.me, stress_state.o.seed, stress_state.step, stress_state.what, msg);
     replay_hint(stderr);
     fflush(stderr);
 }
 
 /* Compare got with want; one wrong result per differing buffer. */
-bool check_buf(const void *got, const void *want, size_t bytes, size_t elsize,
-               const char *name)
+bool check_buf(const void *got, const void *want, size_t bytes, size_t elsize, const char *name)
 {
     if (bytes == 0 || memcmp(got, want, bytes) == 0)
         return true;
@@ -169,8 +189,8 @@ bool check_buf(const void *got, const void *want, size_t bytes, size_t elsize,
         snprintf(gh + 2 * i, 3, "%02x", g[e + i]);
         snprintf(wh + 2 * i, 3, "%02x", w[e + i]);
     }
-    wrong("%s: %zu of %zu bytes differ; first at byte %zu (element %zu): got %s, expected %s",
-          name, nbad, bytes, first, first / elsize, gh, wh);
+    wrong("%s: %zu of %zu bytes differ; first at byte %zu (element %zu): got %s, expected %s", name,
+          nbad, bytes, first, first / elsize, gh, wh);
     return false;
 }
 
@@ -188,8 +208,8 @@ void *sym_alloc_or_die(size_t bytes, const char *what)
 {
     void *p = sym_calloc(1, bytes);
     if (!p) {
-        fprintf(stderr, "stress: PE %d: cannot allocate %zu bytes for %s: %s\n", stress_state.me, bytes,
-                what, sym_last_error());
+        fprintf(stderr, "stress: PE %d: cannot allocate %zu bytes for %s: %s\n", stress_state.me,
+                bytes, what, sym_last_error());
         _exit(2);
     }
     return p;
@@ -237,9 +257,9 @@ void sync_world(struct rng *r)
         stress_state.count[CNT_SYNC_ALL]++;
         break;
     default: {
-        static const sym_algorithm_t algos[] = { SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
-                                                 SYM_ALGO_RD };
-        sym_coll_opts_t opts = { .algorithm = algos[rbelow(r, 4)] };
+        static const sym_algorithm_t algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
+                                                SYM_ALGO_RD};
+        sym_coll_opts_t opts = {.algorithm = algos[rbelow(r, 4)]};
         CALL(sym_quiet());
         CALL(sym_barrier(sym_team_world(), &opts));
         stress_state.count[CNT_QUIET]++;

@@ -54,7 +54,8 @@ void step_p2p(struct rng *r)
         CALL(sym_sendrecv(sb, sz[me], to, tags[me], rb, sz[from] + 16, from,
                           any ? SYM_ANY_TAG : tags[from], &got));
         stress_state.count[CNT_SENDRECV]++;
-        p2p_check(rb, got, sz[from], key3(stress_state.step, (uint64_t)from, K_DATA), "sendrecv message");
+        p2p_check(rb, got, sz[from], key3(stress_state.step, (uint64_t)from, K_DATA),
+                  "sendrecv message");
         free(sb);
         free(rb);
         CALL(sym_barrier_all());
@@ -103,7 +104,8 @@ void step_p2p(struct rng *r)
             if (sending) {
                 for (int i = 0; i < k; i++) {
                     uint8_t *b = xmalloc(sz[d][i]);
-                    fill_bytes(b, sz[d][i], key3(stress_state.step, (uint64_t)(me * 8 + i), K_DATA));
+                    fill_bytes(b, sz[d][i],
+                               key3(stress_state.step, (uint64_t)(me * 8 + i), K_DATA));
                     CALL(sym_send(b, sz[d][i], peer, tags[d][i]));
                     stress_state.count[CNT_SEND]++;
                     free(b);
@@ -119,16 +121,16 @@ void step_p2p(struct rng *r)
                         stress_state.count[CNT_TRUNCATED]++;
                         if (st != SYM_ERR_TRUNCATED || got != sz[d][i])
                             wrong("recv of %zu bytes into %zu: %s, size %zu (expected "
-                                  "SYM_ERR_TRUNCATED and the size)", sz[d][i], sz[d][i] - 1,
-                                  sym_status_name(st), got);
+                                  "SYM_ERR_TRUNCATED and the size)",
+                                  sz[d][i], sz[d][i] - 1, sym_status_name(st), got);
                     }
                     CALL(sym_recv(b, sz[d][i] + 8, peer, tag, &got));
                     stress_state.count[CNT_RECV]++;
                     char what[64];
-                    snprintf(what, sizeof(what), "message %d (tag %d) from PE %d", i,
-                             tags[d][i], peer);
-                    p2p_check(b, got, sz[d][i], key3(stress_state.step, (uint64_t)(peer * 8 + i), K_DATA),
-                              what);
+                    snprintf(what, sizeof(what), "message %d (tag %d) from PE %d", i, tags[d][i],
+                             peer);
+                    p2p_check(b, got, sz[d][i],
+                              key3(stress_state.step, (uint64_t)(peer * 8 + i), K_DATA), what);
                     free(b);
                 }
             }

@@ -42,8 +42,8 @@ static void check_handle(const struct entry *e)
         if (g->pe[i] == stress_state.me)
             mine = i;
     if (sym_team_n_pes(e->team) != g->n || sym_team_my_pe(e->team) != mine)
-        wrong("%s: team has %d PEs, I am %d; expected %d and %d", e->desc,
-              sym_team_n_pes(e->team), sym_team_my_pe(e->team), g->n, mine);
+        wrong("%s: team has %d PEs, I am %d; expected %d and %d", e->desc, sym_team_n_pes(e->team),
+              sym_team_my_pe(e->team), g->n, mine);
     CALL(sym_team_members(e->team, got));
     for (int i = 0; i < g->n; i++)
         if (got[i] != g->pe[i])
@@ -58,10 +58,10 @@ int live_entries(void)
     return k;
 }
 
-static struct entry *free_entry(const struct entry *not)
+static struct entry *free_entry(const struct entry * not )
 {
     for (int i = 1; i < MAX_ENTRIES; i++)
-        if (!stress_state.ent[i].live && &stress_state.ent[i] != not)
+        if (!stress_state.ent[i].live && &stress_state.ent[i] != not )
             return &stress_state.ent[i];
     return NULL;
 }
@@ -105,8 +105,8 @@ void step_team(struct rng *r)
     a->live = true;
     if (how == 0) {
         int size = 1 + (int)rbelow(r, (uint64_t)m);
-        int stride = size == 1 ? (int)rbelow(r, 5) - 2 : 1 + (int)rbelow(r, (uint64_t)((m - 1) /
-                                                                          (size - 1)));
+        int stride = size == 1 ? (int)rbelow(r, 5) - 2
+                               : 1 + (int)rbelow(r, (uint64_t)((m - 1) / (size - 1)));
         int start;
         if (size > 1 && rchance(r, 40)) {
             stride = -stride;
@@ -121,8 +121,8 @@ void step_team(struct rng *r)
             for (int i = 0; i < size; i++)
                 a->g[g].pe[i] = par->g[g].pe[start + i * stride];
         }
-        snprintf(a->desc, sizeof(a->desc), "split_strided(%.40s, %d, %d, %d)", pdesc, start,
-                 stride, size);
+        snprintf(a->desc, sizeof(a->desc), "split_strided(%.40s, %d, %d, %d)", pdesc, start, stride,
+                 size);
         entry_locate(a);
         set_what("team %s", a->desc);
         if (par->my_group >= 0) {

@@ -24,31 +24,61 @@ static int wait_satisfied(enum wtype t, int p, sym_cmp_t cmp, int64_t sv, uint64
     uint64_t u = 0;
     bool sgn = t == W_I32 || t == W_I64;
     switch (t) {
-    case W_I32: s = __atomic_load_n(&stress_state.iv_i32[p], __ATOMIC_ACQUIRE); break;
-    case W_I64: s = __atomic_load_n(&stress_state.iv_i64[p], __ATOMIC_ACQUIRE); break;
-    case W_U32: u = __atomic_load_n(&stress_state.iv_u32[p], __ATOMIC_ACQUIRE); break;
-    default: u = __atomic_load_n(&stress_state.iv_u64[p], __ATOMIC_ACQUIRE); break;
+    case W_I32:
+        s = __atomic_load_n(&stress_state.iv_i32[p], __ATOMIC_ACQUIRE);
+        break;
+    case W_I64:
+        s = __atomic_load_n(&stress_state.iv_i64[p], __ATOMIC_ACQUIRE);
+        break;
+    case W_U32:
+        u = __atomic_load_n(&stress_state.iv_u32[p], __ATOMIC_ACQUIRE);
+        break;
+    default:
+        u = __atomic_load_n(&stress_state.iv_u64[p], __ATOMIC_ACQUIRE);
+        break;
     }
     switch (cmp) {
-    case SYM_CMP_EQ: return sgn ? s == sv : u == uv;
-    case SYM_CMP_GE: return sgn ? s >= sv : u >= uv;
-    case SYM_CMP_GT: return sgn ? s > sv : u > uv;
-    case SYM_CMP_LE: return sgn ? s <= sv : u <= uv;
-    case SYM_CMP_LT: return sgn ? s < sv : u < uv;
-    default: return 0;
+    case SYM_CMP_EQ:
+        return sgn ? s == sv : u == uv;
+    case SYM_CMP_GE:
+        return sgn ? s >= sv : u >= uv;
+    case SYM_CMP_GT:
+        return sgn ? s > sv : u > uv;
+    case SYM_CMP_LE:
+        return sgn ? s <= sv : u <= uv;
+    case SYM_CMP_LT:
+        return sgn ? s < sv : u < uv;
+    default:
+        return 0;
     }
 }
 
-#define WAIT_CALL_(name, T, arr, val, form)                                                  \
-    switch (form) {                                                                         \
-    case 0: st = sym_wait_until_all_##name(arr, nw, status, cmp, (T)val); break;            \
-    case 1: st = sym_wait_until_any_##name(arr, nw, status, cmp, (T)val, &idx); break;      \
-    case 2: st = sym_wait_until_some_##name(arr, nw, status, cmp, (T)val, idxs, &cnt); break; \
-    case 3: st = sym_test_all_##name(arr, nw, status, cmp, (T)val, &sat); break;            \
-    case 4: st = sym_test_any_##name(arr, nw, status, cmp, (T)val, &idx); break;            \
-    case 5: st = sym_test_some_##name(arr, nw, status, cmp, (T)val, idxs, &cnt); break;     \
-    case 6: st = sym_wait_until_##name(&arr[i1], cmp, (T)val); break;                      \
-    default: st = sym_test_##name(&arr[i1], cmp, (T)val, &sat); break;                     \
+#define WAIT_CALL_(name, T, arr, val, form)                                                        \
+    switch (form) {                                                                                \
+    case 0:                                                                                        \
+        st = sym_wait_until_all_##name(arr, nw, status, cmp, (T)val);                              \
+        break;                                                                                     \
+    case 1:                                                                                        \
+        st = sym_wait_until_any_##name(arr, nw, status, cmp, (T)val, &idx);                        \
+        break;                                                                                     \
+    case 2:                                                                                        \
+        st = sym_wait_until_some_##name(arr, nw, status, cmp, (T)val, idxs, &cnt);                 \
+        break;                                                                                     \
+    case 3:                                                                                        \
+        st = sym_test_all_##name(arr, nw, status, cmp, (T)val, &sat);                              \
+        break;                                                                                     \
+    case 4:                                                                                        \
+        st = sym_test_any_##name(arr, nw, status, cmp, (T)val, &idx);                              \
+        break;                                                                                     \
+    case 5:                                                                                        \
+        st = sym_test_some_##name(arr, nw, status, cmp, (T)val, idxs, &cnt);                       \
+        break;                                                                                     \
+    case 6:                                                                                        \
+        st = sym_wait_until_##name(&arr[i1], cmp, (T)val);                                         \
+        break;                                                                                     \
+    default:                                                                                       \
+        st = sym_test_##name(&arr[i1], cmp, (T)val, &sat);                                         \
+        break;                                                                                     \
     }
 
 void step_wait(struct rng *r)
@@ -59,36 +89,45 @@ void step_wait(struct rng *r)
     const bool sgn = t == W_I32 || t == W_I64, down = sgn && rchance(r, 50);
     const int64_t sv = down ? -(int64_t)(stress_state.step + 1) : (int64_t)(stress_state.step + 1);
     const uint64_t uv = stress_state.step + 1;
-    static const sym_cmp_t ups[] = { SYM_CMP_EQ, SYM_CMP_GE, SYM_CMP_GT };
-    static const sym_cmp_t downs[] = { SYM_CMP_EQ, SYM_CMP_LE, SYM_CMP_LT };
+    static const sym_cmp_t ups[] = {SYM_CMP_EQ, SYM_CMP_GE, SYM_CMP_GT};
+    static const sym_cmp_t downs[] = {SYM_CMP_EQ, SYM_CMP_LE, SYM_CMP_LT};
     sym_cmp_t cmp = down ? downs[rbelow(r, 3)] : ups[rbelow(r, 3)];
     int64_t csv = cmp == SYM_CMP_GT ? sv - 1 : cmp == SYM_CMP_LT ? sv + 1 : sv;
     uint64_t cuv = cmp == SYM_CMP_GT ? uv - 1 : uv;
     int form = (int)rbelow(r, 8);
-    int how = (int)rbelow(&(struct rng){ key3(stress_state.step, (uint64_t)me, K_OPS) }, 3);
-    static const char *const tnames[] = { "int32", "int64", "uint32", "uint64" };
+    int how = (int)rbelow(&(struct rng){key3(stress_state.step, (uint64_t)me, K_OPS)}, 3);
+    static const char *const tnames[] = {"int32", "int64", "uint32", "uint64"};
     set_what("wait_until %s target %d form %d cmp %d value %" PRId64, tnames[t], tgt, form,
              (int)cmp, sv);
 
     /* write: atomic set, single-element put, or (uint64) put-with-signal */
     switch (t) {
     case W_I32:
-        if (how == 0) CALL(sym_atomic_set32((uint32_t *)(void *)&stress_state.iv_i32[me], (uint32_t)sv, tgt));
-        else CALL(sym_p32((uint32_t *)(void *)&stress_state.iv_i32[me], (uint32_t)sv, tgt));
+        if (how == 0)
+            CALL(sym_atomic_set32((uint32_t *)(void *)&stress_state.iv_i32[me], (uint32_t)sv, tgt));
+        else
+            CALL(sym_p32((uint32_t *)(void *)&stress_state.iv_i32[me], (uint32_t)sv, tgt));
         break;
     case W_I64:
-        if (how == 0) CALL(sym_atomic_set64((uint64_t *)(void *)&stress_state.iv_i64[me], (uint64_t)sv, tgt));
-        else CALL(sym_p64((uint64_t *)(void *)&stress_state.iv_i64[me], (uint64_t)sv, tgt));
+        if (how == 0)
+            CALL(sym_atomic_set64((uint64_t *)(void *)&stress_state.iv_i64[me], (uint64_t)sv, tgt));
+        else
+            CALL(sym_p64((uint64_t *)(void *)&stress_state.iv_i64[me], (uint64_t)sv, tgt));
         break;
     case W_U32:
-        if (how == 0) CALL(sym_atomic_set32(&stress_state.iv_u32[me], (uint32_t)uv, tgt));
-        else CALL(sym_p32(&stress_state.iv_u32[me], (uint32_t)uv, tgt));
+        if (how == 0)
+            CALL(sym_atomic_set32(&stress_state.iv_u32[me], (uint32_t)uv, tgt));
+        else
+            CALL(sym_p32(&stress_state.iv_u32[me], (uint32_t)uv, tgt));
         break;
     default:
-        if (how == 0) CALL(sym_atomic_set64(&stress_state.iv_u64[me], uv, tgt));
-        else if (how == 1) CALL(sym_p64(&stress_state.iv_u64[me], uv, tgt));
+        if (how == 0)
+            CALL(sym_atomic_set64(&stress_state.iv_u64[me], uv, tgt));
+        else if (how == 1)
+            CALL(sym_p64(&stress_state.iv_u64[me], uv, tgt));
         else {
-            CALL(sym_put_signal(stress_state.rma, stress_state.rma, 0, &stress_state.iv_u64[me], uv, SYM_SIGNAL_SET, tgt));
+            CALL(sym_put_signal(stress_state.rma, stress_state.rma, 0, &stress_state.iv_u64[me], uv,
+                                SYM_SIGNAL_SET, tgt));
             stress_state.count[CNT_PUT_SIGNAL]++;
         }
         break;
@@ -101,7 +140,7 @@ void step_wait(struct rng *r)
     }
 
     /* exclude some words (their writes still happen) */
-    int status[MAXPE] = { 0 };
+    int status[MAXPE] = {0};
     for (int p = 0; p < n; p++)
         status[p] = rchance(r, 15);
     int excluded[MAXPE];
@@ -125,17 +164,23 @@ void step_wait(struct rng *r)
                     break;
             }
             switch (t) {
-            case W_I32: WAIT_CALL_(int32, int32_t, stress_state.iv_i32, csv, form); break;
-            case W_I64: WAIT_CALL_(int64, int64_t, stress_state.iv_i64, csv, form); break;
-            case W_U32: WAIT_CALL_(uint32, uint32_t, stress_state.iv_u32, cuv, form); break;
+            case W_I32:
+                WAIT_CALL_(int32, int32_t, stress_state.iv_i32, csv, form);
+                break;
+            case W_I64:
+                WAIT_CALL_(int64, int64_t, stress_state.iv_i64, csv, form);
+                break;
+            case W_U32:
+                WAIT_CALL_(uint32, uint32_t, stress_state.iv_u32, cuv, form);
+                break;
             default:
                 if (form == 6 && rchance(&mine, 50)) {
                     uint64_t seen = 0;
                     st = sym_signal_wait_until(&stress_state.iv_u64[i1], cmp, cuv, &seen);
                     stress_state.count[CNT_SIGNAL_WAIT]++;
                     if (st == SYM_OK && seen != uv)
-                        wrong("signal_wait_until returned %" PRIu64 ", expected %" PRIu64,
-                              seen, uv);
+                        wrong("signal_wait_until returned %" PRIu64 ", expected %" PRIu64, seen,
+                              uv);
                     i1++;
                     continue;
                 } else {
@@ -148,9 +193,14 @@ void step_wait(struct rng *r)
             if (form < 3 || form == 6)
                 stress_state.count[CNT_WAIT_UNTIL]++;
             switch (form) {
-            case 0: done = true; break;
-            case 3: done = sat; break;
-            case 1: case 4:
+            case 0:
+                done = true;
+                break;
+            case 3:
+                done = sat;
+                break;
+            case 1:
+            case 4:
                 if (idx == SIZE_MAX) {
                     bool left = false;
                     for (int p = 0; p < n; p++)
@@ -162,10 +212,12 @@ void step_wait(struct rng *r)
                 }
                 if (!wait_satisfied(t, (int)idx, cmp, csv, cuv))
                     wrong("wait_until_any/test_any returned index %zu, which does not "
-                          "satisfy the condition", idx);
+                          "satisfy the condition",
+                          idx);
                 status[idx] = 1;
                 break;
-            case 2: case 5:
+            case 2:
+            case 5:
                 if (form == 2 && cnt == 0) {
                     done = true; /* nothing left included */
                     break;
@@ -173,10 +225,12 @@ void step_wait(struct rng *r)
                 for (size_t j = 0; j < cnt; j++) {
                     if (idxs[j] >= nw || status[idxs[j]])
                         wrong("wait_until_some/test_some returned index %zu (excluded or out "
-                              "of range)", idxs[j]);
+                              "of range)",
+                              idxs[j]);
                     else if (!wait_satisfied(t, (int)idxs[j], cmp, csv, cuv))
                         wrong("wait_until_some/test_some returned index %zu, which does not "
-                              "satisfy the condition", idxs[j]);
+                              "satisfy the condition",
+                              idxs[j]);
                     else
                         status[idxs[j]] = 1;
                 }
@@ -187,7 +241,9 @@ void step_wait(struct rng *r)
                     done = !left;
                 }
                 break;
-            case 6: i1++; break;
+            case 6:
+                i1++;
+                break;
             default:
                 if (sat)
                     i1++;

@@ -37,7 +37,7 @@ static int cycles(void)
 {
     return getenv("SYMHEAP_TEST_QUICK") ? CYCLES / 10 : CYCLES;
 }
-#define WARMUP 600
+#define WARMUP   600
 #define MAX_LIVE 8
 
 struct snap {
@@ -94,18 +94,20 @@ static void compare(const struct snap *a, const struct snap *b, const char *what
     /* ASan's allocator maps fresh memory while its quarantine holds freed
      * blocks, so anonymous mappings are only comparable without it */
     PE_ASSERT(UNDER_ASAN || a->maps_anon == b->maps_anon,
-              "after %d %s cycles: %d anonymous mappings, before %d", cycles(), what,
-              b->maps_anon, a->maps_anon);
+              "after %d %s cycles: %d anonymous mappings, before %d", cycles(), what, b->maps_anon,
+              a->maps_anon);
     PE_ASSERT(a->malloc_inuse == b->malloc_inuse,
               "after %d %s cycles: %zu bytes malloc'ed, before %zu (%+lld)", cycles(), what,
               b->malloc_inuse, a->malloc_inuse,
               (long long)b->malloc_inuse - (long long)a->malloc_inuse);
     /* the figures behind "flat": what the cycles left behind */
     if (sym_my_pe() == 0)
-        fprintf(stderr, "flat: %d %s cycles at %d PEs, PE 0 before = after: heap free %zu "
+        fprintf(stderr,
+                "flat: %d %s cycles at %d PEs, PE 0 before = after: heap free %zu "
                 "bytes (largest %zu), %d descriptors, %d file and %d anonymous mappings, "
-                "%zu bytes malloc'ed\n", cycles(), what, sym_n_pes(), a->heap_free,
-                a->heap_largest, a->fds, a->maps_file, a->maps_anon, a->malloc_inuse);
+                "%zu bytes malloc'ed\n",
+                cycles(), what, sym_n_pes(), a->heap_free, a->heap_largest, a->fds, a->maps_file,
+                a->maps_anon, a->malloc_inuse);
 }
 
 static uint64_t next(uint64_t *s)
@@ -143,8 +145,7 @@ static void team_cycle(int i, int npes)
         for (int k = 0; k < 64; k++)
             in[k] = k;
         PE_OK(sym_allreduce(a, out, in, 64, SYM_DOUBLE, SYM_OP_SUM, NULL));
-        PE_ASSERT(out[63] == 63.0 * sym_team_n_pes(a), "allreduce on a cycled team: %g",
-                  out[63]);
+        PE_ASSERT(out[63] == 63.0 * sym_team_n_pes(a), "allreduce on a cycled team: %g", out[63]);
     }
     if (a != SYM_TEAM_INVALID)
         PE_OK(sym_team_destroy(a));
@@ -172,8 +173,8 @@ static void teams_body(int me, int npes, void *arg)
  * reallocated and freed in a random order the same on every PE. */
 static void alloc_cycles(int n, uint64_t seed)
 {
-    void *live[MAX_LIVE] = { 0 };
-    size_t sizes[MAX_LIVE] = { 0 };
+    void *live[MAX_LIVE] = {0};
+    size_t sizes[MAX_LIVE] = {0};
     uint64_t s = seed;
     for (int i = 0; i < n; i++) {
         int k = (int)(next(&s) % MAX_LIVE);
@@ -181,9 +182,15 @@ static void alloc_cycles(int n, uint64_t seed)
         size_t size = r % 4 == 0 ? 1 + next(&s) % (1 << 20) : 1 + next(&s) % 4096;
         if (!live[k]) {
             switch (r % 3) {
-            case 0: live[k] = sym_malloc(size); break;
-            case 1: live[k] = sym_calloc(1, size); break;
-            default: live[k] = sym_align((size_t)64 << (r % 10), size); break;
+            case 0:
+                live[k] = sym_malloc(size);
+                break;
+            case 1:
+                live[k] = sym_calloc(1, size);
+                break;
+            default:
+                live[k] = sym_align((size_t)64 << (r % 10), size);
+                break;
             }
             PE_ASSERT(live[k], "allocation of %zu bytes failed: %s", size, sym_last_error());
             sizes[k] = size;
@@ -228,14 +235,13 @@ static const char *const flat_env[] = {
 
 ParameterizedTestParameters(flat, teams)
 {
-    static int npes[] = { 2, 3, 4 };
+    static int npes[] = {2, 3, 4};
     return cr_make_param_array(int, npes, sizeof(npes) / sizeof(npes[0]));
 }
 
 ParameterizedTest(int *npes, flat, teams, .timeout = HARNESS_CR_TIMEOUT(300))
 {
-    struct pe_job job = { .npes = *npes, .body = teams_body, .env = flat_env,
-                          .job_timeout_s = 280 };
+    struct pe_job job = {.npes = *npes, .body = teams_body, .env = flat_env, .job_timeout_s = 280};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -243,14 +249,13 @@ ParameterizedTest(int *npes, flat, teams, .timeout = HARNESS_CR_TIMEOUT(300))
 
 ParameterizedTestParameters(flat, alloc)
 {
-    static int npes[] = { 2, 3, 4 };
+    static int npes[] = {2, 3, 4};
     return cr_make_param_array(int, npes, sizeof(npes) / sizeof(npes[0]));
 }
 
 ParameterizedTest(int *npes, flat, alloc, .timeout = HARNESS_CR_TIMEOUT(300))
 {
-    struct pe_job job = { .npes = *npes, .body = alloc_body, .env = flat_env,
-                          .job_timeout_s = 280 };
+    struct pe_job job = {.npes = *npes, .body = alloc_body, .env = flat_env, .job_timeout_s = 280};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);

@@ -29,8 +29,8 @@ static void body(int me, int npes, void *arg)
 ParameterizedTestParameters(stress, bounded)
 {
     static struct stress_case cases[] = {
-        { 2, 101, 600 }, { 2, 102, 600 }, { 3, 201, 500 }, { 3, 202, 500 },
-        { 5, 301, 300 }, { 5, 302, 300 }, { 8, 401, 200 }, { 8, 402, 200 },
+        {2, 101, 600}, {2, 102, 600}, {3, 201, 500}, {3, 202, 500},
+        {5, 301, 300}, {5, 302, 300}, {8, 401, 200}, {8, 402, 200},
     };
     return cr_make_param_array(struct stress_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -44,8 +44,8 @@ ParameterizedTest(struct stress_case *c, stress, bounded, .timeout = HARNESS_CR_
     const char *quick = getenv("SYMHEAP_TEST_QUICK");
     if (quick && *quick && *quick != '0')
         o.steps /= 3;
-    struct pe_job job = { .npes = c->npes, .body = body, .arg = &o, .env = stress_env,
-                          .job_timeout_s = 500 };
+    struct pe_job job = {
+        .npes = c->npes, .body = body, .arg = &o, .env = stress_env, .job_timeout_s = 500};
     struct pe_outcome out;
     pe_job_run(&job, &out);
     assert_job_ok(&out);
@@ -58,10 +58,10 @@ ParameterizedTest(struct stress_case *c, stress, bounded, .timeout = HARNESS_CR_
 static void narrow_prod_body(int me, int npes, void *arg)
 {
     (void)arg;
-    static const sym_algorithm_t algos[] = { SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE,
-                                             SYM_ALGO_RD };
+    static const sym_algorithm_t algos[] = {SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE,
+                                            SYM_ALGO_RD};
     for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
-        sym_coll_opts_t o = { .algorithm = algos[a] };
+        sym_coll_opts_t o = {.algorithm = algos[a]};
         uint16_t us[5], ud[5];
         int16_t ss[5], sd[5];
         for (int i = 0; i < 5; i++) {
@@ -83,8 +83,8 @@ static void narrow_prod_body(int me, int npes, void *arg)
         }
         if (algos[a] != SYM_ALGO_RD) {
             int x = 0;
-            PE_OK(sym_reduce(sym_team_world(), me == 0 ? &x : NULL, &x, 0, SYM_INT32,
-                             SYM_OP_SUM, 0, &o));
+            PE_OK(sym_reduce(sym_team_world(), me == 0 ? &x : NULL, &x, 0, SYM_INT32, SYM_OP_SUM, 0,
+                             &o));
         }
     }
 }

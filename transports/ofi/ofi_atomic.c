@@ -13,21 +13,21 @@ struct ofi_amo_map {
 };
 
 static const struct ofi_amo_map amo_map[] = {
-    [SYM_AMO_FETCH] = { FI_ATOMIC_READ, OFI_AMO_FETCH, "FI_ATOMIC_READ" },
-    [SYM_AMO_SET] = { FI_ATOMIC_WRITE, OFI_AMO_PLAIN, "FI_ATOMIC_WRITE" },
-    [SYM_AMO_SWAP] = { FI_ATOMIC_WRITE, OFI_AMO_FETCH, "FI_ATOMIC_WRITE" },
-    [SYM_AMO_CSWAP] = { FI_CSWAP, OFI_AMO_COMPARE, "FI_CSWAP" },
-    [SYM_AMO_ADD] = { FI_SUM, OFI_AMO_PLAIN, "FI_SUM" },
-    [SYM_AMO_FETCH_ADD] = { FI_SUM, OFI_AMO_FETCH, "FI_SUM" },
-    [SYM_AMO_AND] = { FI_BAND, OFI_AMO_PLAIN, "FI_BAND" },
-    [SYM_AMO_OR] = { FI_BOR, OFI_AMO_PLAIN, "FI_BOR" },
-    [SYM_AMO_XOR] = { FI_BXOR, OFI_AMO_PLAIN, "FI_BXOR" },
-    [SYM_AMO_FETCH_AND] = { FI_BAND, OFI_AMO_FETCH, "FI_BAND" },
-    [SYM_AMO_FETCH_OR] = { FI_BOR, OFI_AMO_FETCH, "FI_BOR" },
-    [SYM_AMO_FETCH_XOR] = { FI_BXOR, OFI_AMO_FETCH, "FI_BXOR" },
+    [SYM_AMO_FETCH] = {FI_ATOMIC_READ, OFI_AMO_FETCH, "FI_ATOMIC_READ"},
+    [SYM_AMO_SET] = {FI_ATOMIC_WRITE, OFI_AMO_PLAIN, "FI_ATOMIC_WRITE"},
+    [SYM_AMO_SWAP] = {FI_ATOMIC_WRITE, OFI_AMO_FETCH, "FI_ATOMIC_WRITE"},
+    [SYM_AMO_CSWAP] = {FI_CSWAP, OFI_AMO_COMPARE, "FI_CSWAP"},
+    [SYM_AMO_ADD] = {FI_SUM, OFI_AMO_PLAIN, "FI_SUM"},
+    [SYM_AMO_FETCH_ADD] = {FI_SUM, OFI_AMO_FETCH, "FI_SUM"},
+    [SYM_AMO_AND] = {FI_BAND, OFI_AMO_PLAIN, "FI_BAND"},
+    [SYM_AMO_OR] = {FI_BOR, OFI_AMO_PLAIN, "FI_BOR"},
+    [SYM_AMO_XOR] = {FI_BXOR, OFI_AMO_PLAIN, "FI_BXOR"},
+    [SYM_AMO_FETCH_AND] = {FI_BAND, OFI_AMO_FETCH, "FI_BAND"},
+    [SYM_AMO_FETCH_OR] = {FI_BOR, OFI_AMO_FETCH, "FI_BOR"},
+    [SYM_AMO_FETCH_XOR] = {FI_BXOR, OFI_AMO_FETCH, "FI_BXOR"},
 };
 
-static const char *const kind_name[] = { "", "fetching ", "compare " };
+static const char *const kind_name[] = {"", "fetching ", "compare "};
 
 sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool record,
                                char *missing, size_t len)
@@ -35,8 +35,8 @@ sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool
     static const struct {
         enum fi_datatype dt;
         const char *name;
-    } types[] = { { FI_UINT32, "FI_UINT32" }, { FI_UINT64, "FI_UINT64" } };
-    static const uint64_t kind_flag[] = { 0, FI_FETCH_ATOMIC, FI_COMPARE_ATOMIC };
+    } types[] = {{FI_UINT32, "FI_UINT32"}, {FI_UINT64, "FI_UINT64"}};
+    static const uint64_t kind_flag[] = {0, FI_FETCH_ATOMIC, FI_COMPARE_ATOMIC};
     for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
         for (size_t a = 0; a < sizeof(amo_map) / sizeof(amo_map[0]); a++) {
             struct fi_atomic_attr attr;
@@ -46,8 +46,8 @@ sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool
             if (rc == 0 && attr.count >= 1)
                 continue;
             char what[96];
-            snprintf(what, sizeof(what), "%s(%s, %s)", kind_name[amo_map[a].kind],
-                     amo_map[a].name, types[k].name);
+            snprintf(what, sizeof(what), "%s(%s, %s)", kind_name[amo_map[a].kind], amo_map[a].name,
+                     types[k].name);
             if (missing)
                 snprintf(missing, len, "%s", what);
             if (!record)
@@ -122,14 +122,14 @@ sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_
     case OFI_AMO_PLAIN: /* handled above */
         break;
     case OFI_AMO_FETCH:
-        OFI_POST(t, dl, pe, "fi_fetch_atomic",
-                 fi_fetch_atomic(t->ep, opnd, 1, d, res, d, t->addr[pe], raddr, key, dt, m->op,
-                                 ctx));
+        OFI_POST(
+            t, dl, pe, "fi_fetch_atomic",
+            fi_fetch_atomic(t->ep, opnd, 1, d, res, d, t->addr[pe], raddr, key, dt, m->op, ctx));
         break;
     case OFI_AMO_COMPARE:
         OFI_POST(t, dl, pe, "fi_compare_atomic",
-                 fi_compare_atomic(t->ep, opnd, 1, d, cmp, d, res, d, t->addr[pe], raddr, key,
-                                   dt, m->op, ctx));
+                 fi_compare_atomic(t->ep, opnd, 1, d, cmp, d, res, d, t->addr[pe], raddr, key, dt,
+                                   m->op, ctx));
         break;
     }
     ofi_issued(t);
@@ -177,12 +177,18 @@ sym_status_t ofi_signal(struct ofi_transport *t, int pe, uint64_t sig_off, uint6
                  fi_fetch_atomic(t->ep, opnd, 1, t->bounce_desc, opnd + 1, t->bounce_desc,
                                  t->addr[pe], raddr, key, FI_UINT64, fop, ctx));
     } else {
-        struct fi_ioc ioc = { .addr = opnd, .count = 1 };
+        struct fi_ioc ioc = {.addr = opnd, .count = 1};
         void *desc = t->bounce_desc;
-        struct fi_rma_ioc rioc = { .addr = raddr, .count = 1, .key = key };
-        struct fi_msg_atomic msg = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1,
-                                     .addr = t->addr[pe], .rma_iov = &rioc, .rma_iov_count = 1,
-                                     .datatype = FI_UINT64, .op = fop, .context = ctx };
+        struct fi_rma_ioc rioc = {.addr = raddr, .count = 1, .key = key};
+        struct fi_msg_atomic msg = {.msg_iov = &ioc,
+                                    .desc = &desc,
+                                    .iov_count = 1,
+                                    .addr = t->addr[pe],
+                                    .rma_iov = &rioc,
+                                    .rma_iov_count = 1,
+                                    .datatype = FI_UINT64,
+                                    .op = fop,
+                                    .context = ctx};
         OFI_POST(t, dl, pe, "fi_atomicmsg",
                  fi_atomicmsg(t->ep, &msg, FI_FENCE | FI_DELIVERY_COMPLETE));
         t->fenced_signals++;

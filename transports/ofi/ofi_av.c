@@ -23,8 +23,8 @@ struct ofi_card {
 
 /* The text of a loopback address (127.0.0.0/8, ::1) in a provider address
  * of sockaddr format, which no other host can reach; NULL for any other. */
-static const char *loopback_text(const struct ofi_transport *t, const uint8_t *addr,
-                                 size_t len, char *buf, size_t buflen)
+static const char *loopback_text(const struct ofi_transport *t, const uint8_t *addr, size_t len,
+                                 char *buf, size_t buflen)
 {
     const uint32_t fmt = t->info->addr_format;
     sa_family_t family;
@@ -101,7 +101,8 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
         mine.data_base = (t->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)t->data : 0;
     }
     if (mine.key == FI_KEY_NOTAVAIL)
-        return sym_error(SYM_ERR_UNAVAILABLE, "sym_init: libfabric provider %s uses memory "
+        return sym_error(SYM_ERR_UNAVAILABLE,
+                         "sym_init: libfabric provider %s uses memory "
                          "keys wider than 64 bits (FI_MR_RAW), which symheap does not support",
                          t->prov_name);
     mine.base = (t->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)t->heap : 0;
@@ -117,9 +118,10 @@ sym_status_t ofi_exchange(struct ofi_transport *t, struct sym_boot *boot)
         t->dkey[pe] = all[pe].data_key;
         t->dbase[pe] = all[pe].data_base;
         if (all[pe].addrlen == 0 || all[pe].addrlen > sizeof(all[pe].addr)) {
-            st = sym_error(SYM_ERR_BOOTSTRAP, "sym_init: PE %d sent an ofi address of %u bytes "
-                           "(does it run the same provider, %s?)", pe, all[pe].addrlen,
-                           t->prov_name);
+            st = sym_error(SYM_ERR_BOOTSTRAP,
+                           "sym_init: PE %d sent an ofi address of %u bytes "
+                           "(does it run the same provider, %s?)",
+                           pe, all[pe].addrlen, t->prov_name);
             break;
         }
         rc = fi_av_insert(t->av, all[pe].addr, 1, &t->addr[pe], 0, NULL);

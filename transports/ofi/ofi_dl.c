@@ -9,17 +9,16 @@
 #define OFI_DL_SONAME "libfabric.so.1"
 
 /* name, return type, parameters, arguments */
-#define OFI_DL_FUNCS(X)                                                                      \
-    X(fi_getinfo, int,                                                                       \
-      (uint32_t version, const char *node, const char *service, uint64_t flags,             \
-       const struct fi_info *hints, struct fi_info **info),                                 \
-      (version, node, service, flags, hints, info))                                         \
-    X(fi_freeinfo, void, (struct fi_info *info), (info))                                     \
-    X(fi_dupinfo, struct fi_info *, (const struct fi_info *info), (info))                    \
-    X(fi_fabric, int,                                                                        \
-      (struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context),             \
-      (attr, fabric, context))                                                              \
-    X(fi_strerror, const char *, (int errnum), (errnum))                                     \
+#define OFI_DL_FUNCS(X)                                                                            \
+    X(fi_getinfo, int,                                                                             \
+      (uint32_t version, const char *node, const char *service, uint64_t flags,                    \
+       const struct fi_info *hints, struct fi_info **info),                                        \
+      (version, node, service, flags, hints, info))                                                \
+    X(fi_freeinfo, void, (struct fi_info * info), (info))                                          \
+    X(fi_dupinfo, struct fi_info *, (const struct fi_info *info), (info))                          \
+    X(fi_fabric, int, (struct fi_fabric_attr * attr, struct fid_fabric * *fabric, void *context),  \
+      (attr, fabric, context))                                                                     \
+    X(fi_strerror, const char *, (int errnum), (errnum))                                           \
     X(fi_version, uint32_t, (void), ())
 
 static struct {
@@ -33,8 +32,8 @@ static char load_error[256];
 
 /* Signals whose disposition belongs to the program: provider libraries'
  * constructors (libinfinipath) take them over when libfabric is loaded. */
-static const int kept_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
-                                    SIGBUS,  SIGILL, SIGFPE, SIGABRT, SIGPIPE };
+static const int kept_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
+                                   SIGBUS,  SIGILL, SIGFPE, SIGABRT, SIGPIPE};
 #define NKEPT (sizeof(kept_signals) / sizeof(kept_signals[0]))
 
 static void load(void)
@@ -46,14 +45,13 @@ static void load(void)
     for (size_t k = 0; k < NKEPT; k++)
         sigaction(kept_signals[k], &before[k], NULL);
     if (!h) {
-        snprintf(load_error, sizeof(load_error), "cannot load %s: %s", OFI_DL_SONAME,
-                 dlerror());
+        snprintf(load_error, sizeof(load_error), "cannot load %s: %s", OFI_DL_SONAME, dlerror());
         return;
     }
-#define OFI_DL_SYM(name, ret, params, args)                                                  \
-    if (!(*(void **)&fn.name = dlsym(h, #name))) {                                           \
-        snprintf(load_error, sizeof(load_error), "%s has no %s", OFI_DL_SONAME, #name);     \
-        return;                                                                              \
+#define OFI_DL_SYM(name, ret, params, args)                                                        \
+    if (!(*(void **)&fn.name = dlsym(h, #name))) {                                                 \
+        snprintf(load_error, sizeof(load_error), "%s has no %s", OFI_DL_SONAME, #name);            \
+        return;                                                                                    \
     }
     OFI_DL_FUNCS(OFI_DL_SYM)
 #undef OFI_DL_SYM
@@ -70,10 +68,10 @@ int ofi_dl_load(char *why, size_t len)
 }
 
 /* The wrappers are only reached after ofi_dl_load() succeeded. */
-#define OFI_DL_WRAP(name, ret, params, args)                                                 \
-    ret sym_ofi_##name params                                                                 \
-    {                                                                                        \
-        return fn.name args;                                                                 \
+#define OFI_DL_WRAP(name, ret, params, args)                                                       \
+    ret sym_ofi_##name params                                                                      \
+    {                                                                                              \
+        return fn.name args;                                                                       \
     }
 OFI_DL_FUNCS(OFI_DL_WRAP)
 #undef OFI_DL_WRAP

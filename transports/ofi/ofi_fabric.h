@@ -17,12 +17,12 @@
 
 #include <stddef.h>
 
-#define fi_getinfo sym_ofi_fi_getinfo
+#define fi_getinfo  sym_ofi_fi_getinfo
 #define fi_freeinfo sym_ofi_fi_freeinfo
-#define fi_dupinfo sym_ofi_fi_dupinfo
-#define fi_fabric sym_ofi_fi_fabric
+#define fi_dupinfo  sym_ofi_fi_dupinfo
+#define fi_fabric   sym_ofi_fi_fabric
 #define fi_strerror sym_ofi_fi_strerror
-#define fi_version sym_ofi_fi_version
+#define fi_version  sym_ofi_fi_version
 
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>

@@ -14,8 +14,8 @@ struct fi_info *ofi_hints(void)
     /* We hand every operation its own fi_context2, so either mode is fine. */
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     /* Everything we know how to handle; the provider keeps what it needs. */
-    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                              FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     return h;
 }
@@ -34,7 +34,7 @@ const char *ofi_default_excluded(const char *prov)
 }
 
 /* RDMA hardware first, then TCP. */
-static const char *const preferred[] = { "verbs;ofi_rxm", "efa", "cxi", "psm3", "tcp;ofi_rxm" };
+static const char *const preferred[] = {"verbs;ofi_rxm", "efa", "cxi", "psm3", "tcp;ofi_rxm"};
 
 struct fi_info *ofi_choose(struct fi_info *list, const char *want)
 {
@@ -59,9 +59,11 @@ static void print_mr_mode(FILE *out, uint64_t m)
     static const struct {
         uint64_t bit;
         const char *name;
-    } bits[] = { { FI_MR_LOCAL, "LOCAL" },         { FI_MR_VIRT_ADDR, "VIRT_ADDR" },
-                 { FI_MR_ALLOCATED, "ALLOCATED" }, { FI_MR_PROV_KEY, "PROV_KEY" },
-                 { FI_MR_ENDPOINT, "ENDPOINT" } };
+    } bits[] = {{FI_MR_LOCAL, "LOCAL"},
+                {FI_MR_VIRT_ADDR, "VIRT_ADDR"},
+                {FI_MR_ALLOCATED, "ALLOCATED"},
+                {FI_MR_PROV_KEY, "PROV_KEY"},
+                {FI_MR_ENDPOINT, "ENDPOINT"}};
     const char *sep = "";
     for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
         if (m & bits[k].bit) {
@@ -78,10 +80,9 @@ static void print_atomics(FILE *out, struct fi_info *i)
     struct fid_fabric *fabric = NULL;
     struct fid_domain *domain = NULL;
     char missing[96] = "";
-    if (fi_fabric(i->fabric_attr, &fabric, NULL) == 0 &&
-        fi_domain(fabric, i, &domain, NULL) == 0) {
-        if (ofi_atomics_check(domain, i->fabric_attr->prov_name, false, missing,
-                              sizeof(missing)) == SYM_OK)
+    if (fi_fabric(i->fabric_attr, &fabric, NULL) == 0 && fi_domain(fabric, i, &domain, NULL) == 0) {
+        if (ofi_atomics_check(domain, i->fabric_attr->prov_name, false, missing, sizeof(missing)) ==
+            SYM_OK)
             fprintf(out, "all atomics");
         else
             fprintf(out, "lacks %s", missing);
@@ -103,8 +104,8 @@ void ofi_providers_print(FILE *out)
     }
     struct fi_info *hints = ofi_hints(), *list = NULL;
     int rc = hints ? fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list) : -FI_ENOMEM;
-    fprintf(out, "  libfabric %u.%u, RDM providers with RMA and atomics:\n",
-            FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+    fprintf(out, "  libfabric %u.%u, RDM providers with RMA and atomics:\n", FI_MAJOR(fi_version()),
+            FI_MINOR(fi_version()));
     if (rc != 0) {
         fprintf(out, "    none (%s)\n", fi_strerror(-rc));
         fi_freeinfo(hints);

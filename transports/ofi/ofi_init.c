@@ -141,8 +141,8 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
      * ordering query), and honours it when the domain is opened with it.
      * Forcing it where no entry lists it is not a test of anything: tcp;
      * ofi_rxm then broke. */
-    const uint64_t offered = pick->domain_attr->mr_mode |
-                             (ordered ? ordered->domain_attr->mr_mode : 0);
+    const uint64_t offered =
+        pick->domain_attr->mr_mode | (ordered ? ordered->domain_attr->mr_mode : 0);
     t->info = fi_dupinfo(ordered ? ordered : pick);
     fi_freeinfo(ordered);
     fi_freeinfo(list);
@@ -154,8 +154,7 @@ static sym_status_t pick_provider(struct ofi_transport *t, const char *want)
                          "sym_init: SYMHEAP_OFI_MR_FORCE=%s: libfabric provider %s does not "
                          "offer FI_MR_VIRT_ADDR (mr_mode 0x%llx), so virt_addr cannot be forced "
                          "on it (libfabric's shm offers it)",
-                         t->mr_force, t->prov_name,
-                         (unsigned long long)offered);
+                         t->mr_force, t->prov_name, (unsigned long long)offered);
     return SYM_OK;
 }
 
@@ -167,13 +166,13 @@ static sym_status_t open_objects(struct ofi_transport *t)
         return ofi_call_failed(t, "sym_init", -1, "fi_fabric", rc);
     if ((rc = fi_domain(t->fabric, i, &t->domain, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_domain", rc);
-    struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = (size_t)t->npes };
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)t->npes};
     if ((rc = fi_av_open(t->domain, &av_attr, &t->av, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_av_open", rc);
     /* A file descriptor to sleep on, where the provider has one: a sleeping
      * waiter then wakes when a peer's operation arrives and serves it. */
-    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 128,
-                                  .wait_obj = FI_WAIT_FD };
+    struct fi_cq_attr cq_attr = {
+        .format = FI_CQ_FORMAT_CONTEXT, .size = 128, .wait_obj = FI_WAIT_FD};
     t->wait_fd = -1;
     if (fi_cq_open(t->domain, &cq_attr, &t->cq, NULL) == 0) {
         if (fi_control(&t->cq->fid, FI_GETWAIT, &t->wait_fd) != 0)
@@ -183,13 +182,13 @@ static sym_status_t open_objects(struct ofi_transport *t)
         if ((rc = fi_cq_open(t->domain, &cq_attr, &t->cq, NULL)) != 0)
             return ofi_call_failed(t, "sym_init", -1, "fi_cq_open", rc);
     }
-    struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
+    struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP};
     if ((rc = fi_cntr_open(t->domain, &cntr_attr, &t->cntr, NULL)) != 0)
         return ofi_call_failed(t, "sym_init", -1, "fi_cntr_open", rc);
     /* Operations peers made on this PE, counted where the provider can
      * (FI_RMA_EVENT): see ofi_lock.c, sleep_. */
     if (i->caps & FI_RMA_EVENT) {
-        struct fi_cntr_attr rattr = { .events = FI_CNTR_EVENTS_COMP };
+        struct fi_cntr_attr rattr = {.events = FI_CNTR_EVENTS_COMP};
         if (fi_cntr_open(t->domain, &rattr, &t->rcntr, NULL) != 0)
             t->rcntr = NULL;
     }
@@ -290,9 +289,8 @@ sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
     t->amo_hi = calloc(n, sizeof(*t->amo_hi));
     t->amo_seq = calloc(n, sizeof(*t->amo_seq));
     sym_status_t st = SYM_OK;
-    if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty ||
-        !t->dirty_list || !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi ||
-        !t->amo_seq)
+    if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty || !t->dirty_list ||
+        !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi || !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
     t->eagain_every = cfg->ofi_eagain_every;
     if (st == SYM_OK)
@@ -317,14 +315,14 @@ sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
     }
     if (t->wait_fd >= 0)
         t->base.caps |= SYM_TP_CAP_WAKES;
-    sym_debug("ofi: provider %s, domain %s, mr_mode 0x%llx (forced 0x%llx), inject %zu B, %s progress, "
-              "writes %sordered, reads %sordered after writes, fence %s, wait fd %d, "
-              "operations on this PE %scounted",
-              t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
-              (unsigned long long)t->mr_forced,
-              t->inject_size, t->manual_progress ? "manual" : "auto",
-              t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ",
-              t->has_fence ? "yes" : "no", t->wait_fd, t->rcntr ? "" : "not ");
+    sym_debug(
+        "ofi: provider %s, domain %s, mr_mode 0x%llx (forced 0x%llx), inject %zu B, %s progress, "
+        "writes %sordered, reads %sordered after writes, fence %s, wait fd %d, "
+        "operations on this PE %scounted",
+        t->prov_name, t->info->domain_attr->name, (unsigned long long)t->mr_mode,
+        (unsigned long long)t->mr_forced, t->inject_size, t->manual_progress ? "manual" : "auto",
+        t->waw_ordered ? "" : "not ", t->raw_ordered ? "" : "not ", t->has_fence ? "yes" : "no",
+        t->wait_fd, t->rcntr ? "" : "not ");
     *tp_p = &t->base;
     return SYM_OK;
 }

@@ -35,17 +35,17 @@ static inline void unlock(struct ofi_transport *t)
         pthread_mutex_unlock(&t->lock);
 }
 
-#define LOCKED(tp, expr)                                                                     \
-    do {                                                                                     \
-        struct ofi_transport *t_ = ofi_of(tp);                                               \
-        lock(t_);                                                                            \
-        sym_status_t st_ = (expr);                                                           \
-        unlock(t_);                                                                          \
-        return st_;                                                                          \
+#define LOCKED(tp, expr)                                                                           \
+    do {                                                                                           \
+        struct ofi_transport *t_ = ofi_of(tp);                                                     \
+        lock(t_);                                                                                  \
+        sym_status_t st_ = (expr);                                                                 \
+        unlock(t_);                                                                                \
+        return st_;                                                                                \
     } while (0)
 
-static sym_status_t put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                        size_t n, struct sym_deadline *dl)
+static sym_status_t put(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n,
+                        struct sym_deadline *dl)
 {
     LOCKED(tp, ofi_put(tp, pe, off, src, n, dl));
 }
@@ -62,22 +62,22 @@ static sym_status_t put_nbi(struct sym_transport *tp, int pe, uint64_t off, cons
     LOCKED(tp, ofi_put_nbi(tp, pe, off, src, n, dl));
 }
 
-static sym_status_t get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off,
-                            size_t n, struct sym_deadline *dl)
+static sym_status_t get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
+                            struct sym_deadline *dl)
 {
     LOCKED(tp, ofi_get_nbi(tp, pe, dst, off, n, dl));
 }
 
 static sym_status_t put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                               size_t n, uint64_t sig_off, uint64_t signal,
-                               sym_signal_op_t op, struct sym_deadline *dl)
+                               size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                               struct sym_deadline *dl)
 {
     LOCKED(tp, ofi_put_signal(tp, pe, off, src, n, sig_off, signal, op, dl));
 }
 
 static sym_status_t atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
-                           size_t width, uint64_t operand, uint64_t compare,
-                           uint64_t *fetched_p, struct sym_deadline *dl)
+                           size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p,
+                           struct sym_deadline *dl)
 {
     LOCKED(tp, ofi_atomic(tp, pe, off, op, width, operand, compare, fetched_p, dl));
 }
@@ -174,7 +174,7 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
         lock(t);
         (void)served_since(t); /* what was served before the sleep does not count */
         if (has_fd) {
-            struct fid *fids[1] = { &t->cq->fid };
+            struct fid *fids[1] = {&t->cq->fid};
             can_block = fi_trywait(t->fabric, fids, 1) == FI_SUCCESS;
         }
         unlock(t);
@@ -184,10 +184,10 @@ static sym_status_t sleep_(struct sym_transport *tp, long ns)
                             : (long)t->wait_poll_us * 1000;
     if (serves && (!has_fd || t->fd_deaf) && ns > cap_ns)
         ns = cap_ns;
-    struct timespec ts = { 0, ns };
+    struct timespec ts = {0, ns};
     int woke = -1; /* 1: the fd ended the sleep, 0: its timeout did */
     if (can_block) {
-        struct pollfd pfd = { .fd = t->wait_fd, .events = POLLIN };
+        struct pollfd pfd = {.fd = t->wait_fd, .events = POLLIN};
         woke = ppoll(&pfd, 1, &ts, NULL) > 0;
         if (woke)
             hot_until_ns = mono_ns() + hot_ns;

@@ -26,7 +26,8 @@ static sym_status_t reg(struct ofi_transport *t, void *buf, size_t len, uint64_t
                 return ofi_call_failed(t, "sym_init", -1, "fi_mr_bind/fi_mr_enable", rc);
             }
             sym_debug("ofi: SYMHEAP_OFI_MR_FORCE=endpoint: %s does not bind regions to "
-                      "endpoints (%s); left unbound", t->prov_name, fi_strerror(-rc));
+                      "endpoints (%s); left unbound",
+                      t->prov_name, fi_strerror(-rc));
             t->mr_bound = false;
         }
     }
@@ -39,8 +40,13 @@ sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
 {
     /* in the order of sym_config_mr_force_words' words */
     static const uint64_t word_bits[] = {
-        0, FI_MR_LOCAL, FI_MR_PROV_KEY, FI_MR_ENDPOINT, FI_MR_ALLOCATED,
-        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED, FI_MR_VIRT_ADDR,
+        0,
+        FI_MR_LOCAL,
+        FI_MR_PROV_KEY,
+        FI_MR_ENDPOINT,
+        FI_MR_ALLOCATED,
+        FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_ALLOCATED,
+        FI_MR_VIRT_ADDR,
     };
     unsigned words;
     if (sym_config_mr_force_words(text ? text : "", &words) != 0)
@@ -82,9 +88,9 @@ void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_m
 sym_status_t ofi_register(struct ofi_transport *t)
 {
     t->mr_bound = (t->mr_mode & FI_MR_ENDPOINT) != 0; /* reg() clears it if refused */
-    sym_status_t st = reg(t, t->heap, t->heap_len,
-                          FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, asked_key(t, 1),
-                          &t->heap_mr, &t->heap_desc);
+    sym_status_t st =
+        reg(t, t->heap, t->heap_len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
+            asked_key(t, 1), &t->heap_mr, &t->heap_desc);
     if (st != SYM_OK)
         return st;
     /* Connected before the transport (runtime.c): the segment is already
@@ -99,8 +105,8 @@ sym_status_t ofi_register(struct ofi_transport *t)
     if (posix_memalign((void **)&t->bounce, 4096, OFI_REG_BYTES) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the ofi bounce buffer");
     memset(t->bounce, 0, OFI_REG_BYTES);
-    return reg(t, t->bounce, OFI_REG_BYTES, FI_READ | FI_WRITE, asked_key(t, 2),
-               &t->bounce_mr, &t->bounce_desc);
+    return reg(t, t->bounce, OFI_REG_BYTES, FI_READ | FI_WRITE, asked_key(t, 2), &t->bounce_mr,
+               &t->bounce_desc);
 }
 
 /* The descriptor field of the registered region holding [p, p + n), or
@@ -138,8 +144,10 @@ sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, u
                               size_t n)
 {
     if ((unsigned)pe >= (unsigned)t->npes)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: PE %d is not one of the %d PEs reached "
-                         "through libfabric", op, pe, t->npes);
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: PE %d is not one of the %d PEs reached "
+                         "through libfabric",
+                         op, pe, t->npes);
     return sym_error(SYM_ERR_INVALID_ARG,
                      "%s: %zu bytes at offset %llu of PE %d lie outside its symmetric heap "
                      "(%zu bytes) and its global variables (%zu bytes from offset %zu)",

@@ -14,13 +14,13 @@
 /* Operation contexts in flight before the ring wraps and we drain. */
 #define OFI_CTX_RING 1024
 /* Registered staging memory for FI_MR_LOCAL providers and atomic operands. */
-#define OFI_BOUNCE_BYTES (256u * 1024u)
+#define OFI_BOUNCE_BYTES  (256u * 1024u)
 #define OFI_SCRATCH_BYTES 64u
 /* Per operation context, a registered copy of a small source or operand,
  * so the caller's buffer is free at once without FI_INJECT. */
 #define OFI_SLOT_BYTES 64u
-#define OFI_SLOTS_OFF (OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES)
-#define OFI_REG_BYTES (OFI_SLOTS_OFF + OFI_CTX_RING * OFI_SLOT_BYTES)
+#define OFI_SLOTS_OFF  (OFI_BOUNCE_BYTES + OFI_SCRATCH_BYTES)
+#define OFI_REG_BYTES  (OFI_SLOTS_OFF + OFI_CTX_RING * OFI_SLOT_BYTES)
 
 /* What an operation context remembers, to name the PE in an error. */
 struct ofi_ctx {
@@ -55,34 +55,34 @@ struct ofi_transport {
     struct fid_mr *data_mr;
     void *data_desc;
 
-    fi_addr_t *addr;  /* [npes] */
-    uint64_t *rkey;   /* [npes] key of each PE's heap */
-    uint64_t *rbase;  /* [npes] remote address of offset 0 (0 without FI_MR_VIRT_ADDR) */
-    uint64_t *dkey;   /* [npes] key of each PE's global variables */
-    uint64_t *dbase;  /* [npes] remote address of their byte 0, as rbase */
-    uint8_t *dirty;   /* [npes] injected to since the last flush (other writes and
-                       * atomics are delivery-complete: landed when counted) */
+    fi_addr_t *addr; /* [npes] */
+    uint64_t *rkey;  /* [npes] key of each PE's heap */
+    uint64_t *rbase; /* [npes] remote address of offset 0 (0 without FI_MR_VIRT_ADDR) */
+    uint64_t *dkey;  /* [npes] key of each PE's global variables */
+    uint64_t *dbase; /* [npes] remote address of their byte 0, as rbase */
+    uint8_t *dirty;  /* [npes] injected to since the last flush (other writes and
+                      * atomics are delivery-complete: landed when counted) */
     int *dirty_list;
     int ndirty;
 
     uint64_t mr_mode;
-    uint64_t mr_forced;  /* bits SYMHEAP_OFI_MR_FORCE added (tests) */
-    bool mr_bound;       /* FI_MR_ENDPOINT: the regions are bound and enabled */
-    uint64_t staged;     /* transfers that went through the bounce buffer */
+    uint64_t mr_forced; /* bits SYMHEAP_OFI_MR_FORCE added (tests) */
+    bool mr_bound;      /* FI_MR_ENDPOINT: the regions are bound and enabled */
+    uint64_t staged;    /* transfers that went through the bounce buffer */
     size_t inject_size;
     size_t max_msg;
-    bool mr_local;       /* local buffers need descriptors */
-    bool waw_ordered;    /* writes and atomics to a PE land in issue order */
-    bool raw_ordered;    /* a read returns after earlier writes to that PE landed */
-    bool has_fence;      /* FI_FENCE usable */
+    bool mr_local;    /* local buffers need descriptors */
+    bool waw_ordered; /* writes and atomics to a PE land in issue order */
+    bool raw_ordered; /* a read returns after earlier writes to that PE landed */
+    bool has_fence;   /* FI_FENCE usable */
     /* FI_INJECT completes when the data left, so a quiet must prove it
      * landed: only where a read is ordered after writes (ofi_flush). */
     bool inject_ok;
     bool manual_progress;
-    int wait_fd;         /* the CQ's wait object, or -1 */
+    int wait_fd; /* the CQ's wait object, or -1 */
     /* Operations peers made on this PE (FI_RMA_EVENT), or NULL. */
     struct fid_cntr *rcntr;
-    uint64_t rcntr_seen;   /* its value at the last look (ofi_lock.c) */
+    uint64_t rcntr_seen; /* its value at the last look (ofi_lock.c) */
     /* Sleeps on wait_fd that ended by their timeout, after which rcntr
      * showed a peer's operation served (silent), and those the fd ended
      * (loud).  Silent ones mean the fd does not fire for peers'
@@ -92,13 +92,13 @@ struct ofi_transport {
     uint64_t sleeps_loud_served;
     bool fd_deaf;
 
-    uint8_t *last_kind;  /* [npes] OFI_KIND_* of the last operation to each PE */
-    uint64_t *last_seq;  /* [npes] its number (issued after it was posted) */
+    uint8_t *last_kind; /* [npes] OFI_KIND_* of the last operation to each PE */
+    uint64_t *last_seq; /* [npes] its number (issued after it was posted) */
     /* [npes] offsets [amo_lo, amo_hi) covering the atomics to each PE that
      * may still be in flight (the last numbered amo_seq): see ofi_order. */
     uint64_t *amo_lo, *amo_hi, *amo_seq;
-    uint64_t drained;    /* every operation up to this number has completed */
-    uint64_t issued;     /* operations counted by cntr */
+    uint64_t drained; /* every operation up to this number has completed */
+    uint64_t issued;  /* operations counted by cntr */
     uint64_t errors_seen;
     sym_status_t failed; /* first transport error, sticky */
     char failed_msg[320];
@@ -170,8 +170,7 @@ sym_status_t ofi_out_of_range(struct ofi_transport *t, const char *op, int pe, u
  * heap_len, the global variables' region above.  A range that fits in
  * neither never reaches the provider: SYM_ERR_INVALID_ARG. */
 static inline sym_status_t ofi_target(struct ofi_transport *t, struct sym_deadline *dl, int pe,
-                                      uint64_t off, size_t n, uint64_t *raddr_p,
-                                      uint64_t *key_p)
+                                      uint64_t off, size_t n, uint64_t *raddr_p, uint64_t *key_p)
 {
     if (__builtin_expect(t->unsettled, 0)) { /* see ofi_transport.unsettled */
         sym_status_t st = ofi_drain(t, dl);
@@ -199,8 +198,8 @@ static inline sym_status_t ofi_target(struct ofi_transport *t, struct sym_deadli
 /* SYM_OK if the domain executes every (op, datatype) symheap uses, else
  * SYM_ERR_UNAVAILABLE naming the first missing one (recorded if `record`);
  * `missing` (optional) receives its name. */
-sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool record, char *missing,
-                               size_t len);
+sym_status_t ofi_atomics_check(struct fid_domain *domain, const char *prov, bool record,
+                               char *missing, size_t len);
 sym_status_t ofi_atomic(struct sym_transport *tp, int pe, uint64_t off, sym_amo_op_t op,
                         size_t width, uint64_t operand, uint64_t compare, uint64_t *fetched_p,
                         struct sym_deadline *dl);
@@ -304,8 +303,8 @@ sym_status_t ofi_again(struct ofi_transport *t, struct sym_deadline *dl, int pe,
  * for everything in flight. */
 sym_status_t ofi_flush(struct ofi_transport *t, struct sym_deadline *dl);
 /* Record a failed libfabric call as SYM_ERR_TRANSPORT. */
-sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe,
-                             const char *call, ssize_t rc);
+sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe, const char *call,
+                             ssize_t rc);
 
 /* SYMHEAP_OFI_EAGAIN_EVERY=N (tests): every N-th post attempt answers
  * -FI_EAGAIN without reaching the provider, as a busy one would; 0 (the
@@ -321,19 +320,19 @@ static inline bool ofi_fake_again(struct ofi_transport *t)
 }
 
 /* Post `call` (an expression yielding ssize_t), retrying on -FI_EAGAIN. */
-#define OFI_POST(t, dl, pe, callname, call)                                      \
-    do {                                                                         \
-        struct ofi_retry r_ = { 0, 0, 0 };                                       \
-        for (;;) {                                                               \
-            ssize_t rc_ = ofi_fake_again(t) ? -FI_EAGAIN : (call);               \
-            if (rc_ == 0)                                                        \
-                break;                                                           \
-            if (rc_ != -FI_EAGAIN)                                               \
-                return ofi_call_failed((t), (dl)->op, (pe), (callname), rc_);    \
-            sym_status_t st_ = ofi_again((t), (dl), (pe), &r_);                  \
-            if (st_ != SYM_OK)                                                   \
-                return st_;                                                      \
-        }                                                                        \
+#define OFI_POST(t, dl, pe, callname, call)                                                        \
+    do {                                                                                           \
+        struct ofi_retry r_ = {0, 0, 0};                                                           \
+        for (;;) {                                                                                 \
+            ssize_t rc_ = ofi_fake_again(t) ? -FI_EAGAIN : (call);                                 \
+            if (rc_ == 0)                                                                          \
+                break;                                                                             \
+            if (rc_ != -FI_EAGAIN)                                                                 \
+                return ofi_call_failed((t), (dl)->op, (pe), (callname), rc_);                      \
+            sym_status_t st_ = ofi_again((t), (dl), (pe), &r_);                                    \
+            if (st_ != SYM_OK)                                                                     \
+                return st_;                                                                        \
+        }                                                                                          \
     } while (0)
 
 /* ---- ofi_rma.c ----------------------------------------------------------- */
@@ -347,8 +346,8 @@ void *ofi_local_desc(struct ofi_transport *t, const void *p, size_t n, bool *sta
 /* The operations themselves, without the lock (ofi_lock.c takes it). */
 sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n,
                      struct sym_deadline *dl);
-sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                         size_t n, struct sym_deadline *dl);
+sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n,
+                         struct sym_deadline *dl);
 sym_status_t ofi_get(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,
                      struct sym_deadline *dl);
 sym_status_t ofi_get_nbi(struct sym_transport *tp, int pe, void *dst, uint64_t off, size_t n,

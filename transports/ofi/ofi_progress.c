@@ -21,8 +21,7 @@ sym_status_t ofi_call_failed(struct ofi_transport *t, const char *op, int pe, co
     if (pe >= 0)
         snprintf(target, sizeof(target), " to PE %d", pe);
     return sym_error(SYM_ERR_TRANSPORT, "%s: libfabric %s%s failed on provider %s: %s", op, call,
-                     target, t->prov_name[0] ? t->prov_name : "(none yet)",
-                     fi_strerror((int)-rc));
+                     target, t->prov_name[0] ? t->prov_name : "(none yet)", fi_strerror((int)-rc));
 }
 
 /* A peer that dies under an operation fails it at once (its end of the
@@ -53,7 +52,7 @@ static void grace_describe(void *arg, char *buf, size_t len)
 
 static sym_status_t failure(struct ofi_transport *t, struct sym_deadline *dl)
 {
-    struct grace_wait g = { .t = t };
+    struct grace_wait g = {.t = t};
     snprintf(g.what, sizeof(g.what), "a libfabric operation, which failed: %s", t->failed_msg);
     sym_status_t st = sym_job_check(dl->op, g.what);
     if (st != SYM_OK)
@@ -61,7 +60,7 @@ static sym_status_t failure(struct ofi_transport *t, struct sym_deadline *dl)
     if (!t->failed_grace_end) /* the grace is given once: later calls report at once */
         t->failed_grace_end = now_ns() + OFI_LOSS_GRACE_NS;
     if (!grace_over(&g)) {
-        struct sym_waiter waiter = { grace_over, grace_describe, &g, NULL };
+        struct sym_waiter waiter = {grace_over, grace_describe, &g, NULL};
         sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
         st = sym_wait_for(dl, &waiter);
         sym_transport_depth--;
@@ -84,8 +83,7 @@ static void read_errors(struct ofi_transport *t)
         if (t->failed != SYM_OK)
             continue;
         char text[160];
-        const char *ptext = fi_cq_strerror(t->cq, err.prov_errno, err.err_data, text,
-                                           sizeof(text));
+        const char *ptext = fi_cq_strerror(t->cq, err.prov_errno, err.err_data, text, sizeof(text));
         const struct ofi_ctx *c = err.op_context;
         bool ours = c >= t->ctx && c < t->ctx + OFI_CTX_RING;
         t->failed = SYM_ERR_TRANSPORT;
@@ -94,8 +92,10 @@ static void read_errors(struct ofi_transport *t)
         char target[24] = "";
         if (ours && c->pe >= 0)
             snprintf(target, sizeof(target), " to PE %d", c->pe);
-        snprintf(t->failed_msg, sizeof(t->failed_msg), "libfabric %s%s failed on provider %s: "
-                 "%s (%s)", ours && c->what ? c->what : "operation", target, t->prov_name,
+        snprintf(t->failed_msg, sizeof(t->failed_msg),
+                 "libfabric %s%s failed on provider %s: "
+                 "%s (%s)",
+                 ours && c->what ? c->what : "operation", target, t->prov_name,
                  fi_strerror(err.err), ptext ? ptext : "no provider detail");
     }
 }
@@ -125,7 +125,7 @@ struct drain_wait {
     struct ofi_transport *t;
     uint64_t target;
     uint64_t done;
-    uint64_t err;   /* the error counter when last read */
+    uint64_t err; /* the error counter when last read */
     unsigned polls;
 };
 
@@ -161,7 +161,8 @@ static bool drain_ready(void *arg)
 static void drain_describe(void *arg, char *buf, size_t len)
 {
     struct drain_wait *w = arg;
-    snprintf(buf, len, "completion of %llu outstanding libfabric operations on %s (do the "
+    snprintf(buf, len,
+             "completion of %llu outstanding libfabric operations on %s (do the "
              "target PEs make symheap calls? %s needs them to)",
              (unsigned long long)(w->target - w->done), w->t->prov_name, w->t->prov_name);
 }
@@ -170,9 +171,9 @@ sym_status_t ofi_drain(struct ofi_transport *t, struct sym_deadline *dl)
 {
     if (__builtin_expect(t->abandoned, 0))
         return failure(t, dl);
-    struct drain_wait w = { t, t->issued, 0, 0, 0 };
+    struct drain_wait w = {t, t->issued, 0, 0, 0};
     if (!drain_ready(&w)) {
-        struct sym_waiter waiter = { drain_ready, drain_describe, &w, NULL };
+        struct sym_waiter waiter = {drain_ready, drain_describe, &w, NULL};
         sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
         sym_status_t st = sym_wait_for(dl, &waiter);
         sym_transport_depth--;
@@ -229,8 +230,7 @@ void ofi_settle(struct ofi_transport *t)
         snprintf(t->failed_msg, sizeof(t->failed_msg),
                  "%llu libfabric operations on %s still in flight %.0f s after a failed wait: "
                  "the transport was abandoned",
-                 (unsigned long long)left, t->prov_name,
-                 OFI_SETTLE_NS / 1e9);
+                 (unsigned long long)left, t->prov_name, OFI_SETTLE_NS / 1e9);
     }
 }
 
@@ -277,16 +277,16 @@ static bool again_due(void *arg)
 {
     struct again_wait *w = arg;
     struct ofi_transport *t = w->t;
-    return t->failed != SYM_OK || ++w->r->polls % 64 == 0 ||
-           fi_cntr_read(t->cntr) != w->r->seen;
+    return t->failed != SYM_OK || ++w->r->polls % 64 == 0 || fi_cntr_read(t->cntr) != w->r->seen;
 }
 
 static void again_describe(void *arg, char *buf, size_t len)
 {
     struct again_wait *w = arg;
-    snprintf(buf, len, "libfabric to accept an operation to PE %d (provider %s kept answering "
-             "-FI_EAGAIN%s)", w->pe, w->t->prov_name,
-             w->t->eagain_every ? ", or SYMHEAP_OFI_EAGAIN_EVERY did" : "");
+    snprintf(buf, len,
+             "libfabric to accept an operation to PE %d (provider %s kept answering "
+             "-FI_EAGAIN%s)",
+             w->pe, w->t->prov_name, w->t->eagain_every ? ", or SYMHEAP_OFI_EAGAIN_EVERY did" : "");
 }
 
 /* Between tries of a post that answered -FI_EAGAIN: the first is retried
@@ -304,7 +304,7 @@ sym_status_t ofi_again(struct ofi_transport *t, struct sym_deadline *dl, int pe,
         sym_deadline_anchor(dl);
         return SYM_OK;
     }
-    struct again_wait w = { t, r, pe };
+    struct again_wait w = {t, r, pe};
     if (r->tries % 64 == 0 || sym_deadline_passed(dl)) {
         char what[256];
         again_describe(&w, what, sizeof(what));
@@ -315,7 +315,7 @@ sym_status_t ofi_again(struct ofi_transport *t, struct sym_deadline *dl, int pe,
             return sym_deadline_timeout(dl, what);
     }
     r->seen = fi_cntr_read(t->cntr);
-    struct sym_waiter waiter = { again_due, again_describe, &w, NULL };
+    struct sym_waiter waiter = {again_due, again_describe, &w, NULL};
     sym_transport_depth++; /* a wait inside an operation: see base/wait.h */
     sym_status_t st = sym_wait_for(dl, &waiter);
     sym_transport_depth--;

@@ -23,8 +23,9 @@ static inline size_t min_sz(size_t a, size_t b)
  * followed by a quiet, fence or signal, where the extra read cost
  * libfabric's shm 1.3-1.7x of a raw delivery-complete write (put+quiet,
  * 1 B-4 KiB; tcp;ofi_rxm showed no difference either way). */
-static sym_status_t write_range(struct ofi_transport *t, struct sym_deadline *dl, int pe, uint64_t off,
-                                const void *src, size_t n, bool wait, bool *from_src_p)
+static sym_status_t write_range(struct ofi_transport *t, struct sym_deadline *dl, int pe,
+                                uint64_t off, const void *src, size_t n, bool wait,
+                                bool *from_src_p)
 {
     const uint8_t *s = src;
     bool in_flight = false;
@@ -44,8 +45,8 @@ static sym_status_t write_range(struct ofi_transport *t, struct sym_deadline *dl
             desc = t->bounce_desc;
         }
         struct ofi_ctx *ctx;
-        if ((st = ofi_order(t, OFI_KIND_WRITE, pe, off + (uint64_t)(s - (const uint8_t *)src),
-                            len, dl)) != SYM_OK ||
+        if ((st = ofi_order(t, OFI_KIND_WRITE, pe, off + (uint64_t)(s - (const uint8_t *)src), len,
+                            dl)) != SYM_OK ||
             (st = ofi_next_ctx(t, dl, pe, &ctx)) != SYM_OK)
             return st;
         if (!wait && len <= t->inject_size && t->inject_ok) {
@@ -143,8 +144,8 @@ sym_status_t ofi_put(struct sym_transport *tp, int pe, uint64_t off, const void 
     return write_range(ofi_of(tp), dl, pe, off, src, n, true, NULL);
 }
 
-sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src,
-                         size_t n, struct sym_deadline *dl)
+sym_status_t ofi_put_nbi(struct sym_transport *tp, int pe, uint64_t off, const void *src, size_t n,
+                         struct sym_deadline *dl)
 {
     return write_range(ofi_of(tp), dl, pe, off, src, n, false, NULL);
 }
@@ -192,8 +193,8 @@ sym_status_t ofi_flush(struct ofi_transport *t, struct sym_deadline *dl)
     }
     if (t->raw_ordered)
         for (int k = 0; k < t->ndirty && st == SYM_OK; k++)
-            st = read_range(t, dl, t->dirty_list[k], t->bounce + OFI_BOUNCE_BYTES + 32, 0, 8,
-                            false);
+            st =
+                read_range(t, dl, t->dirty_list[k], t->bounce + OFI_BOUNCE_BYTES + 32, 0, 8, false);
     if (st == SYM_OK)
         st = ofi_drain(t, dl);
     if (st == SYM_OK)
@@ -201,9 +202,9 @@ sym_status_t ofi_flush(struct ofi_transport *t, struct sym_deadline *dl)
     return st;
 }
 
-sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off,
-                                   const void *src, size_t n, uint64_t sig_off, uint64_t signal,
-                            sym_signal_op_t op, struct sym_deadline *dl)
+sym_status_t ofi_put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                            size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                            struct sym_deadline *dl)
 {
     struct ofi_transport *t = ofi_of(tp);
     uint64_t sig_raddr = 0, sig_key = 0; /* checked before any data goes out */

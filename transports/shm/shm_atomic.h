@@ -11,34 +11,34 @@
 
 #include "transport.h"
 
-#define SHM_AMO_CASES_(T, p, op, operand, compare)                                        \
-    switch (op) {                                                                         \
-    case SYM_AMO_FETCH:                                                                   \
-        return __atomic_load_n((T *)(p), __ATOMIC_SEQ_CST);                               \
-    case SYM_AMO_SET:                                                                     \
-        __atomic_store_n((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                       \
-        return 0;                                                                         \
-    case SYM_AMO_SWAP:                                                                    \
-        return __atomic_exchange_n((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);             \
-    case SYM_AMO_CSWAP: {                                                                 \
-        T expected = (T)(compare);                                                        \
-        __atomic_compare_exchange_n((T *)(p), &expected, (T)(operand), false,             \
-                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                  \
-        return expected;                                                                  \
-    }                                                                                     \
-    case SYM_AMO_ADD:                                                                     \
-    case SYM_AMO_FETCH_ADD:                                                               \
-        return __atomic_fetch_add((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);              \
-    case SYM_AMO_AND:                                                                     \
-    case SYM_AMO_FETCH_AND:                                                               \
-        return __atomic_fetch_and((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);              \
-    case SYM_AMO_OR:                                                                      \
-    case SYM_AMO_FETCH_OR:                                                                \
-        return __atomic_fetch_or((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);               \
-    case SYM_AMO_XOR:                                                                     \
-    case SYM_AMO_FETCH_XOR:                                                               \
-        return __atomic_fetch_xor((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);              \
-    }                                                                                     \
+#define SHM_AMO_CASES_(T, p, op, operand, compare)                                                 \
+    switch (op) {                                                                                  \
+    case SYM_AMO_FETCH:                                                                            \
+        return __atomic_load_n((T *)(p), __ATOMIC_SEQ_CST);                                        \
+    case SYM_AMO_SET:                                                                              \
+        __atomic_store_n((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                                \
+        return 0;                                                                                  \
+    case SYM_AMO_SWAP:                                                                             \
+        return __atomic_exchange_n((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                      \
+    case SYM_AMO_CSWAP: {                                                                          \
+        T expected = (T)(compare);                                                                 \
+        __atomic_compare_exchange_n((T *)(p), &expected, (T)(operand), false, __ATOMIC_SEQ_CST,    \
+                                    __ATOMIC_SEQ_CST);                                             \
+        return expected;                                                                           \
+    }                                                                                              \
+    case SYM_AMO_ADD:                                                                              \
+    case SYM_AMO_FETCH_ADD:                                                                        \
+        return __atomic_fetch_add((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                       \
+    case SYM_AMO_AND:                                                                              \
+    case SYM_AMO_FETCH_AND:                                                                        \
+        return __atomic_fetch_and((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                       \
+    case SYM_AMO_OR:                                                                               \
+    case SYM_AMO_FETCH_OR:                                                                         \
+        return __atomic_fetch_or((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                        \
+    case SYM_AMO_XOR:                                                                              \
+    case SYM_AMO_FETCH_XOR:                                                                        \
+        return __atomic_fetch_xor((T *)(p), (T)(operand), __ATOMIC_SEQ_CST);                       \
+    }                                                                                              \
     return 0;
 
 static inline uint64_t shm_amo32(void *p, sym_amo_op_t op, uint64_t operand, uint64_t compare)

@@ -84,21 +84,21 @@
  * copy lives at peer_addr[p] (differs per PE: PIE and ASLR); len is the
  * same on every PE (checked at connect). */
 struct shm_globals {
-    uint8_t *addr;        /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
-    size_t len;           /* page multiple */
-    size_t anon_off;      /* from here on .bss: not file-backed */
-    uint64_t link_addr;   /* link-time address, for the same-executable check */
-    uint64_t off;         /* == the heap's length once connected */
-    uint64_t *peer_addr;  /* [npes] each PE's segment address */
-    bool *peer_mapped;    /* [npes] mapped after that PE's heap mapping */
-    const int *peer_pid;  /* [npes] the runtime's, for cross-memory attach */
-    bool remapped;        /* mine lives in a shared-memory object */
-    bool unnamed;         /* ... not yet linked under its name */
+    uint8_t *addr;       /* NULL when there is none (or SYMHEAP_GLOBALS=off) */
+    size_t len;          /* page multiple */
+    size_t anon_off;     /* from here on .bss: not file-backed */
+    uint64_t link_addr;  /* link-time address, for the same-executable check */
+    uint64_t off;        /* == the heap's length once connected */
+    uint64_t *peer_addr; /* [npes] each PE's segment address */
+    bool *peer_mapped;   /* [npes] mapped after that PE's heap mapping */
+    const int *peer_pid; /* [npes] the runtime's, for cross-memory attach */
+    bool remapped;       /* mine lives in a shared-memory object */
+    bool unnamed;        /* ... not yet linked under its name */
     bool created, fd_open;
     int fd;
     int me;
-    bool prealloc;        /* SYMHEAP_HEAP_PREALLOC */
-    char mode[16];        /* SYMHEAP_GLOBALS */
+    bool prealloc; /* SYMHEAP_HEAP_PREALLOC */
+    char mode[16]; /* SYMHEAP_GLOBALS */
     char name[128];
 };
 
@@ -177,7 +177,7 @@ void shm_globals_probe(const char *mode, bool prealloc)
     g->prealloc = prealloc;
     if (strcmp(g->mode, "off") == 0)
         return;
-    struct probe p = { 0, 0, 0, 0 };
+    struct probe p = {0, 0, 0, 0};
     dl_iterate_phdr(probe_cb, &p);
     if (p.hi > p.lo) {
         g->addr = (uint8_t *)p.lo;
@@ -270,7 +270,7 @@ static int privatize(uint8_t *addr, size_t len)
  * with the child's copy.  Other threads of the parent still run meanwhile
  * (see "Fork" above).  The pipe's ends live in the segment: each side reads
  * them before writing anything there. */
-static int fork_pipe[2] = { -1, -1 };
+static int fork_pipe[2] = {-1, -1};
 /* Two threads forking at once would share fork_pipe. */
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -289,7 +289,7 @@ static void atfork_parent(void)
         return;
     }
     close(wr); /* the child's end alone is left: EOF if it dies first */
-    struct pollfd p = { .fd = rd, .events = POLLIN };
+    struct pollfd p = {.fd = rd, .events = POLLIN};
     char c;
     while (poll(&p, 1, 10000) < 0 && errno == EINTR)
         ;
@@ -378,7 +378,7 @@ static int map_over(int fd, const char **what_p, int *err_p)
 {
     struct shm_globals *g = &globals;
     int rc = g->prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
-                                      : (ftruncate(fd, (off_t)g->len) ? errno : 0);
+                         : (ftruncate(fd, (off_t)g->len) ? errno : 0);
     uint8_t *tmp = MAP_FAILED;
     if (rc == 0)
         tmp = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -437,8 +437,8 @@ void shm_globals_prepare(void)
     }
     if (fd >= 0)
         close(fd);
-    sym_debug("global variables: cannot %s before the bootstrap: %s; trying again after it",
-              what, strerror(err));
+    sym_debug("global variables: cannot %s before the bootstrap: %s; trying again after it", what,
+              strerror(err));
 }
 
 /* The object made by shm_globals_prepare gets its name, now that the job
@@ -454,8 +454,10 @@ static sym_status_t name_mine(const char *key, const char *owner)
         /* The variables stay in the unnamed object: peers use CMA. */
         int err = errno;
         g->remapped = false;
-        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot name PE %d's global variables %s "
-                         "(linkat %s): %s", g->me, to, from, strerror(err));
+        return sym_error(SYM_ERR_SYSTEM,
+                         "sym_init: cannot name PE %d's global variables %s "
+                         "(linkat %s): %s",
+                         g->me, to, from, strerror(err));
     }
     g->created = true;
     g->unnamed = false;
@@ -471,8 +473,10 @@ static sym_status_t remap_mine(const char *key, const char *owner)
     object_name(g->name, sizeof(g->name), key, owner, g->me);
     int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0)
-        return sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's global variables: "
-                         "%s", g->name, g->me, strerror(errno));
+        return sym_error(SYM_ERR_SYSTEM,
+                         "sym_init: shm_open(%s) for PE %d's global variables: "
+                         "%s",
+                         g->name, g->me, strerror(errno));
     g->created = true;
     const char *what;
     int err;
@@ -497,14 +501,18 @@ static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t
         object_name(name, sizeof(name), key, owner, pe);
         fd = shm_open(name, O_RDWR, 0);
         if (fd < 0)
-            return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's global variables %s: "
-                             "%s", pe, name, strerror(errno));
+            return sym_error(SYM_ERR_SYSTEM,
+                             "sym_init: cannot open PE %d's global variables %s: "
+                             "%s",
+                             pe, name, strerror(errno));
         struct stat st;
         if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != g->len) {
             close(fd);
-            return sym_error(SYM_ERR_BOOTSTRAP, "sym_init: PE %d's global variables %s have the "
+            return sym_error(SYM_ERR_BOOTSTRAP,
+                             "sym_init: PE %d's global variables %s have the "
                              "wrong owner or size (%lld bytes, expected %zu): refusing to map "
-                             "them", pe, name, (long long)st.st_size, g->len);
+                             "them",
+                             pe, name, (long long)st.st_size, g->len);
         }
     }
     void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
@@ -558,8 +566,7 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
     }
     if (g->len && !g->remapped) /* CMA needs ptrace rights under Yama */
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    struct globals_card mine = { g->len, g->link_addr, (uint64_t)(uintptr_t)g->addr,
-                                 g->remapped, 0 };
+    struct globals_card mine = {g->len, g->link_addr, (uint64_t)(uintptr_t)g->addr, g->remapped, 0};
     sym_status_t st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
         if (cards[pe].len != g->len || cards[pe].link_addr != g->link_addr)
@@ -601,7 +608,9 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
         *direct_end_p = cfg->heap_len + g->len;
     sym_debug("global variables: %zu bytes at %p (offsets %llu..), %s", g->len, (void *)g->addr,
               (unsigned long long)g->off,
-              !g->len ? "none" : all_mapped ? "shared (remapped)" : "cross-memory attach for some PEs");
+              !g->len      ? "none"
+              : all_mapped ? "shared (remapped)"
+                           : "cross-memory attach for some PEs");
     return SYM_OK;
 }
 
@@ -636,15 +645,14 @@ bool shm_globals_mapped(int pe)
 }
 
 /* Cross-memory attach: copy between buf and PE `pe`'s segment at `off`. */
-sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
-                             bool write)
+sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n, bool write)
 {
     const struct shm_globals *g = &globals;
     uint8_t *remote = (uint8_t *)(uintptr_t)g->peer_addr[pe] + (off - g->off);
     size_t done = 0;
     while (done < n) {
-        struct iovec l = { (uint8_t *)buf + done, n - done };
-        struct iovec r = { remote + done, n - done };
+        struct iovec l = {(uint8_t *)buf + done, n - done};
+        struct iovec r = {remote + done, n - done};
         ssize_t k = write ? process_vm_writev(g->peer_pid[pe], &l, 1, &r, 1, 0)
                           : process_vm_readv(g->peer_pid[pe], &l, 1, &r, 1, 0);
         if (k <= 0)
@@ -654,7 +662,8 @@ sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, si
                              op, write ? "write" : "read", n, pe, g->peer_pid[pe],
                              (void *)(remote + done), k < 0 ? strerror(errno) : "no progress",
                              k < 0 && errno == EPERM ? " (ptrace restrictions: see "
-                             "kernel.yama.ptrace_scope)" : "");
+                                                       "kernel.yama.ptrace_scope)"
+                                                     : "");
         done += (size_t)k;
     }
     if (write)

@@ -71,8 +71,8 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
     sym_status_t st;
     int fd = shm_open(t->name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) {
-        st = sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's heap: %s", t->name,
-                       me, strerror(errno));
+        st = sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's heap: %s", t->name, me,
+                       strerror(errno));
         goto fail_free;
     }
     int rc = prealloc ? posix_fallocate(fd, 0, (off_t)heap_len)
@@ -149,11 +149,11 @@ static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boo
     else if (strncmp(hc->job_key, boot->key, sizeof(hc->job_key)) != 0)
         why = "the header names another job";
     if (why) {
-        sym_status_t st2 = sym_error(SYM_ERR_BOOTSTRAP,
-                                     "sym_init: PE %d's heap %s is not a heap of this job (%s, "
-                                     "layout version %u, expected %u): refusing to use it",
-                                     pe, name, why, (unsigned)hc->layout_version,
-                                     SYM_HEAP_LAYOUT_VERSION);
+        sym_status_t st2 =
+            sym_error(SYM_ERR_BOOTSTRAP,
+                      "sym_init: PE %d's heap %s is not a heap of this job (%s, "
+                      "layout version %u, expected %u): refusing to use it",
+                      pe, name, why, (unsigned)hc->layout_version, SYM_HEAP_LAYOUT_VERSION);
         munmap(p, t->heap_len);
         return st2;
     }

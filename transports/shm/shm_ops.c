@@ -37,9 +37,9 @@ static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_
     return SYM_OK;
 }
 
-static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t off,
-                                   const void *src, size_t n, uint64_t sig_off, uint64_t signal,
-                                   sym_signal_op_t op, struct sym_deadline *dl)
+static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t off, const void *src,
+                                   size_t n, uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
+                                   struct sym_deadline *dl)
 {
     (void)dl;
     if (by_cma(tp, pe, sig_off))
@@ -98,7 +98,7 @@ static sym_status_t shm_fence(struct sym_transport *tp, struct sym_deadline *dl)
 static void *shm_ptr(struct sym_transport *tp, int pe, uint64_t off)
 {
     return ((struct shm_transport *)tp)->peer_base[pe] && !by_cma(tp, pe, off) ? at(tp, pe, off)
-                                                                                 : NULL;
+                                                                               : NULL;
 }
 
 static sym_status_t shm_progress(struct sym_transport *tp)

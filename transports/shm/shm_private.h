@@ -35,8 +35,7 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
 /* PE pe's segment is mapped after its heap mapping. */
 bool shm_globals_mapped(int pe);
 /* Cross-memory attach fallback for PEs whose segment is not mapped. */
-sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n,
-                             bool write);
+sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n, bool write);
 sym_status_t shm_globals_no_atomics(const char *op, int pe);
 
 #endif /* SYM_SHM_PRIVATE_H */
