@@ -13,23 +13,7 @@
 
 #include <symheap.h>
 
-enum amo_id {
-    A_FETCH,
-    A_SET,
-    A_SWAP,
-    A_CSWAP,
-    A_ADD,
-    A_FADD,
-    A_INC,
-    A_FINC,
-    A_AND,
-    A_OR,
-    A_XOR,
-    A_FAND,
-    A_FOR,
-    A_FXOR,
-    A_COUNT
-};
+#include "amo_ops.h"
 
 /* The name in "sym_atomic_<name><bits>". */
 extern const char *const amo_name[A_COUNT];

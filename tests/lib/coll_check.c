@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll_check.h"
+#include "ref_fold.h"
 
 const char *const matrix_env[] = {
     "SYMHEAP_MAILBOX_SIZE=256K",
@@ -21,7 +22,7 @@ const char *const matrix_env[] = {
 /* ------------------------------------------------------------------------ */
 
 const sym_datatype_t all_dts[] = {
-    SYM_INT8,  SYM_INT16,  SYM_INT32, SYM_INT64,  SYM_UINT8,   SYM_UINT16,
+    SYM_INT8,   SYM_INT16,  SYM_INT32, SYM_INT64,  SYM_UINT8,   SYM_UINT16,
     SYM_UINT32, SYM_UINT64, SYM_FLOAT, SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16,
 };
 
@@ -35,10 +36,22 @@ const sym_op_t all_ops[] = {
 size_t dt_size(sym_datatype_t dt)
 {
     switch (dt) {
-    case SYM_INT8: case SYM_UINT8: return 1;
-    case SYM_INT16: case SYM_UINT16: case SYM_FLOAT16: case SYM_BFLOAT16: return 2;
-    case SYM_INT32: case SYM_UINT32: case SYM_FLOAT: return 4;
-    case SYM_INT64: case SYM_UINT64: case SYM_DOUBLE: return 8;
+    case SYM_INT8:
+    case SYM_UINT8:
+        return 1;
+    case SYM_INT16:
+    case SYM_UINT16:
+    case SYM_FLOAT16:
+    case SYM_BFLOAT16:
+        return 2;
+    case SYM_INT32:
+    case SYM_UINT32:
+    case SYM_FLOAT:
+        return 4;
+    case SYM_INT64:
+    case SYM_UINT64:
+    case SYM_DOUBLE:
+        return 8;
     }
     return 0;
 }
@@ -114,54 +127,93 @@ uint16_t small_float_bits(double x, int mant, int emin, int emax)
     return (uint16_t)(sign | ((unsigned)(e - emin + 1) << mant) | (qi - (1u << mant)));
 }
 
-double f16_value(uint16_t b) { return small_float_value(b, 10, -14); }
+double f16_value(uint16_t b)
+{
+    return small_float_value(b, 10, -14);
+}
 
-uint16_t f16_bits(double x) { return small_float_bits(x, 10, -14, 15); }
+uint16_t f16_bits(double x)
+{
+    return small_float_bits(x, 10, -14, 15);
+}
 
-double bf16_value(uint16_t b) { return small_float_value(b, 7, -126); }
+double bf16_value(uint16_t b)
+{
+    return small_float_value(b, 7, -126);
+}
 
-uint16_t bf16_bits(double x) { return small_float_bits(x, 7, -126, 127); }
+uint16_t bf16_bits(double x)
+{
+    return small_float_bits(x, 7, -126, 127);
+}
 
 uint64_t int_ext(sym_datatype_t dt, uint64_t raw)
 {
     switch (dt) {
-    case SYM_INT8: return (uint64_t)(int64_t)(int8_t)(uint8_t)raw;
-    case SYM_INT16: return (uint64_t)(int64_t)(int16_t)(uint16_t)raw;
-    case SYM_INT32: return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
-    case SYM_UINT8: return (uint8_t)raw;
-    case SYM_UINT16: return (uint16_t)raw;
-    case SYM_UINT32: return (uint32_t)raw;
-    default: return raw;
+    case SYM_INT8:
+        return (uint64_t)(int64_t)(int8_t)(uint8_t)raw;
+    case SYM_INT16:
+        return (uint64_t)(int64_t)(int16_t)(uint16_t)raw;
+    case SYM_INT32:
+        return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+    case SYM_UINT8:
+        return (uint8_t)raw;
+    case SYM_UINT16:
+        return (uint16_t)raw;
+    case SYM_UINT32:
+        return (uint32_t)raw;
+    default:
+        return raw;
     }
 }
 
 void int_store(sym_datatype_t dt, void *buf, size_t i, uint64_t v)
 {
     switch (dt_size(dt)) {
-    case 1: ((uint8_t *)buf)[i] = (uint8_t)v; break;
-    case 2: ((uint16_t *)buf)[i] = (uint16_t)v; break;
-    case 4: ((uint32_t *)buf)[i] = (uint32_t)v; break;
-    default: ((uint64_t *)buf)[i] = v; break;
+    case 1:
+        ((uint8_t *)buf)[i] = (uint8_t)v;
+        break;
+    case 2:
+        ((uint16_t *)buf)[i] = (uint16_t)v;
+        break;
+    case 4:
+        ((uint32_t *)buf)[i] = (uint32_t)v;
+        break;
+    default:
+        ((uint64_t *)buf)[i] = v;
+        break;
     }
 }
 
 void flt_store(sym_datatype_t dt, void *buf, size_t i, double v)
 {
     switch (dt) {
-    case SYM_FLOAT: ((float *)buf)[i] = (float)v; break;
-    case SYM_DOUBLE: ((double *)buf)[i] = v; break;
-    case SYM_FLOAT16: ((uint16_t *)buf)[i] = f16_bits(v); break;
-    default: ((uint16_t *)buf)[i] = bf16_bits(v); break;
+    case SYM_FLOAT:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case SYM_DOUBLE:
+        ((double *)buf)[i] = v;
+        break;
+    case SYM_FLOAT16:
+        ((uint16_t *)buf)[i] = f16_bits(v);
+        break;
+    default:
+        ((uint16_t *)buf)[i] = bf16_bits(v);
+        break;
     }
 }
 
 double flt_load(sym_datatype_t dt, const void *buf, size_t i)
 {
     switch (dt) {
-    case SYM_FLOAT: return ((const float *)buf)[i];
-    case SYM_DOUBLE: return ((const double *)buf)[i];
-    case SYM_FLOAT16: return f16_value(((const uint16_t *)buf)[i]);
-    default: return bf16_value(((const uint16_t *)buf)[i]);
+    case SYM_FLOAT:
+        return ((const float *)buf)[i];
+    case SYM_DOUBLE:
+        return ((const double *)buf)[i];
+    case SYM_FLOAT16:
+        return f16_value(((const uint16_t *)buf)[i]);
+    default:
+        return bf16_value(((const uint16_t *)buf)[i]);
     }
 }
 
@@ -170,7 +222,7 @@ uint64_t red_int(const struct red *r, int rank, size_t idx)
     uint64_t h = hkey(r->salt, (uint64_t)rank, idx);
     switch (r->op) {
     case SYM_OP_PROD: {
-        static const uint64_t f[3] = { 1, 2, UINT64_MAX };
+        static const uint64_t f[3] = {1, 2, UINT64_MAX};
         return f[h % 3];
     }
     case SYM_OP_AVG:
@@ -189,7 +241,7 @@ double red_flt(const struct red *r, int rank, size_t idx)
     uint64_t h = hkey(r->salt, (uint64_t)rank, idx);
     switch (r->op) {
     case SYM_OP_PROD: {
-        static const double f[3] = { 1, 2, -1 };
+        static const double f[3] = {1, 2, -1};
         return f[h % 3];
     }
     case SYM_OP_SUM:
@@ -217,15 +269,8 @@ void red_ref(const struct red *r, void *out, int nranks, size_t first, size_t n)
         const size_t idx = first + k;
         if (dt_is_float(dt)) {
             double acc = red_flt(r, 0, idx);
-            for (int rank = 1; rank < nranks; rank++) {
-                double v = red_flt(r, rank, idx);
-                switch (r->op) {
-                case SYM_OP_PROD: acc *= v; break;
-                case SYM_OP_MIN: acc = v < acc ? v : acc; break;
-                case SYM_OP_MAX: acc = v > acc ? v : acc; break;
-                default: acc += v; break;
-                }
-            }
+            for (int rank = 1; rank < nranks; rank++)
+                acc = ref_fold_float(r->op, acc, red_flt(r, rank, idx));
             if (r->op == SYM_OP_AVG)
                 acc /= nranks;
             flt_store(dt, out, k, acc);
@@ -233,24 +278,8 @@ void red_ref(const struct red *r, void *out, int nranks, size_t first, size_t n)
         }
         const bool sgn = dt_is_signed(dt);
         uint64_t acc = int_ext(dt, red_int(r, 0, idx));
-        for (int rank = 1; rank < nranks; rank++) {
-            uint64_t x = int_ext(dt, red_int(r, rank, idx));
-            switch (r->op) {
-            case SYM_OP_PROD: acc *= x; break;
-            case SYM_OP_MIN:
-                if (sgn ? (int64_t)x < (int64_t)acc : x < acc)
-                    acc = x;
-                break;
-            case SYM_OP_MAX:
-                if (sgn ? (int64_t)x > (int64_t)acc : x > acc)
-                    acc = x;
-                break;
-            case SYM_OP_BAND: acc &= x; break;
-            case SYM_OP_BOR: acc |= x; break;
-            case SYM_OP_BXOR: acc ^= x; break;
-            default: acc += x; break; /* SUM, AVG: wraps like the library */
-            }
-        }
+        for (int rank = 1; rank < nranks; rank++)
+            acc = ref_fold_int(r->op, sgn, acc, int_ext(dt, red_int(r, rank, idx)));
         if (r->op == SYM_OP_AVG) /* documented: 64-bit sum, truncated */
             acc = sgn ? (uint64_t)((int64_t)acc / nranks) : acc / (uint64_t)nranks;
         int_store(dt, out, k, acc);
@@ -305,8 +334,10 @@ void gb_check_at(const char *file, int line, const struct gbuf *b, const char *d
 {
     for (size_t i = 0; i < GUARD; i++)
         if (b->raw[i] != GUARD_BYTE || b->p[b->bytes + i] != GUARD_BYTE)
-            pe_fail(file, line, "guard bytes", "[%s] a write landed %s the buffer (guard byte "
-                    "%zu)", d, b->raw[i] != GUARD_BYTE ? "before" : "after", i);
+            pe_fail(file, line, "guard bytes",
+                    "[%s] a write landed %s the buffer (guard byte "
+                    "%zu)",
+                    d, b->raw[i] != GUARD_BYTE ? "before" : "after", i);
 }
 
 void gb_finish_at(const char *file, int line, struct gbuf *a, struct gbuf *b, void *ref1,
@@ -327,8 +358,8 @@ void expect_kept_outside_at(const char *file, int line, const uint8_t *buf, cons
     expect_same_at(file, line, buf + off + len, orig + off + len, total - off - len, 1, d);
 }
 
-void expect_same_at(const char *file, int line, const void *got, const void *want,
-                    size_t bytes, size_t es, const char *d)
+void expect_same_at(const char *file, int line, const void *got, const void *want, size_t bytes,
+                    size_t es, const char *d)
 {
     if (!bytes || !memcmp(got, want, bytes))
         return;
@@ -342,8 +373,8 @@ void expect_same_at(const char *file, int line, const void *got, const void *wan
         snprintf(gs + 2 * b, sizeof(gs) - 2 * b, "%02x", g[e * es + es - 1 - b]);
         snprintf(ws + 2 * b, sizeof(ws) - 2 * b, "%02x", w[e * es + es - 1 - b]);
     }
-    pe_fail(file, line, "bit-exact result", "[%s] element %zu of %zu is 0x%s, expected 0x%s",
-            d, e, bytes / es, gs, ws);
+    pe_fail(file, line, "bit-exact result", "[%s] element %zu of %zu is 0x%s, expected 0x%s", d, e,
+            bytes / es, gs, ws);
 }
 
 void expect_fill_at(const char *file, int line, const void *buf, int fill, size_t bytes,
@@ -352,25 +383,25 @@ void expect_fill_at(const char *file, int line, const void *buf, int fill, size_
     const uint8_t *p = buf;
     for (size_t i = 0; i < bytes; i++)
         if (p[i] != (uint8_t)fill)
-            pe_fail(file, line, "untouched buffer", "[%s] byte %zu of a buffer the call must "
-                    "not write changed to 0x%02x", d, i, p[i]);
+            pe_fail(file, line, "untouched buffer",
+                    "[%s] byte %zu of a buffer the call must "
+                    "not write changed to 0x%02x",
+                    d, i, p[i]);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Teams of a job                                                            */
 /* ------------------------------------------------------------------------ */
 
-const char *const mode_names[] = { "out of place", "in place", "overlapping",
-                                          "own block in place" };
+const char *const mode_names[] = {"out of place", "in place", "overlapping", "own block in place"};
 
 uint64_t next_salt(struct tctx *t)
 {
     return hkey((uint64_t)t->tag, ++t->calls, 0x5eed);
 }
 
-void describe(char *d, size_t len, const char *coll, const struct tctx *t,
-              sym_algorithm_t a, sym_datatype_t dt, sym_op_t op, size_t count, int root,
-              enum mode m)
+void describe(char *d, size_t len, const char *coll, const struct tctx *t, sym_algorithm_t a,
+              sym_datatype_t dt, sym_op_t op, size_t count, int root, enum mode m)
 {
     snprintf(d, len, "%s/%s on %s (%d PEs, member %d): %s%s%s, count %zu, root %d, %s", coll,
              sym_algorithm_name(a), sym_team_name(t->team), t->n, t->me, sym_datatype_name(dt),
@@ -379,7 +410,7 @@ void describe(char *d, size_t len, const char *coll, const struct tctx *t,
 
 int count_list(int n, size_t out[6])
 {
-    const size_t all[6] = { 0, 1, (size_t)n - 1, (size_t)n + 1, 13, LARGE };
+    const size_t all[6] = {0, 1, (size_t)n - 1, (size_t)n + 1, 13, LARGE};
     int k = 0;
     for (int i = 0; i < 6; i++) {
         bool dup = false;
@@ -393,7 +424,7 @@ int count_list(int n, size_t out[6])
 
 sym_datatype_t matrix_dt(int i, size_t count)
 {
-    static const sym_datatype_t rot[3] = { SYM_INT32, SYM_DOUBLE, SYM_FLOAT16 };
+    static const sym_datatype_t rot[3] = {SYM_INT32, SYM_DOUBLE, SYM_FLOAT16};
     return count == LARGE ? SYM_INT32 : rot[i % 3];
 }
 
@@ -402,7 +433,7 @@ void for_each_team(team_fn fn)
     const int n = sym_n_pes();
     uint64_t *scratch = sym_calloc(SCRATCH_WORDS, sizeof(uint64_t));
     PE_ASSERT(scratch, "sym_calloc: %s", sym_last_error());
-    sym_team_t teams[3] = { sym_team_world(), SYM_TEAM_INVALID, SYM_TEAM_INVALID };
+    sym_team_t teams[3] = {sym_team_world(), SYM_TEAM_INVALID, SYM_TEAM_INVALID};
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -2, (n + 1) / 2, &teams[1]));
     int list[HARNESS_MAX_PES], nl = n > 1 ? n - 1 : 1;
     for (int i = 0; i < nl; i++)
@@ -412,10 +443,13 @@ void for_each_team(team_fn fn)
         memset(scratch, 0, SCRATCH_WORDS * sizeof(uint64_t));
         PE_OK(sym_barrier_all());
         if (teams[k] != SYM_TEAM_INVALID) {
-            struct tctx t = { .team = teams[k], .n = sym_team_n_pes(teams[k]),
-                              .me = sym_team_my_pe(teams[k]), .tag = k, .scratch = scratch };
-            PE_ASSERT(t.n >= 1 && t.me >= 0 && t.me < t.n, "team %d: size %d, member %d", k,
-                      t.n, t.me);
+            struct tctx t = {.team = teams[k],
+                             .n = sym_team_n_pes(teams[k]),
+                             .me = sym_team_my_pe(teams[k]),
+                             .tag = k,
+                             .scratch = scratch};
+            PE_ASSERT(t.n >= 1 && t.me >= 0 && t.me < t.n, "team %d: size %d, member %d", k, t.n,
+                      t.me);
             fn(&t);
         }
         PE_OK(sym_barrier_all());
@@ -436,8 +470,7 @@ _Static_assert(sizeof all_ops / sizeof all_ops[0] == NOPS, "NOPS counts all_ops"
 
 struct tctx world_ctx(int tag)
 {
-    struct tctx t = { .team = sym_team_world(), .n = sym_n_pes(), .me = sym_my_pe(),
-                      .tag = tag };
+    struct tctx t = {.team = sym_team_world(), .n = sym_n_pes(), .me = sym_my_pe(), .tag = tag};
     return t;
 }
 
@@ -466,7 +499,7 @@ size_t ragged_count(int from, int to, size_t c)
 struct criterion_test_params matrix_pe_counts(void)
 {
     static int all[] = COLL_PE_COUNTS;
-    static int quick[] = { 2, 5, 8 };
+    static int quick[] = {2, 5, 8};
     if (getenv("SYMHEAP_TEST_QUICK"))
         return cr_make_param_array(int, quick, sizeof(quick) / sizeof(quick[0]));
     return cr_make_param_array(int, all, sizeof(all) / sizeof(all[0]));

@@ -2,6 +2,7 @@
  * stress_amo.c - atomic steps: every 32- and 64-bit atomic, private and
  * contended words, checked against a sequential model.
  */
+#include "amo_ops.h"
 #include "stress_private.h"
 
 #include <inttypes.h>
@@ -16,59 +17,109 @@
 
 #include <symheap.h>
 
-enum amo_op { A_FETCH, A_SET, A_SWAP, A_CSWAP, A_ADD, A_FADD, A_INC, A_FINC,
-              A_AND, A_OR, A_XOR, A_FAND, A_FOR, A_FXOR, A_NOPS };
-
-static const char *const amo_names[] = { "fetch", "set", "swap", "compare_swap", "add",
-                                         "fetch_add", "inc", "fetch_inc", "and", "or", "xor",
-                                         "fetch_and", "fetch_or", "fetch_xor" };
+static const char *const amo_names[] = {
+    "fetch",     "set", "swap", "compare_swap", "add",       "fetch_add", "inc",
+    "fetch_inc", "and", "or",   "xor",          "fetch_and", "fetch_or",  "fetch_xor"};
 
 /* Apply one op to the model word; returns the value a fetching op yields. */
-static uint64_t amo_model(enum amo_op op, uint64_t *w, uint64_t v, uint64_t cond, uint64_t mask)
+static uint64_t amo_model(enum amo_id op, uint64_t *w, uint64_t v, uint64_t cond, uint64_t mask)
 {
     uint64_t old = *w;
     switch (op) {
-    case A_FETCH: break;
-    case A_SET: case A_SWAP: *w = v; break;
-    case A_CSWAP: if (old == cond) *w = v; break;
-    case A_ADD: case A_FADD: *w = old + v; break;
-    case A_INC: case A_FINC: *w = old + 1; break;
-    case A_AND: case A_FAND: *w = old & v; break;
-    case A_OR: case A_FOR: *w = old | v; break;
-    case A_XOR: case A_FXOR: *w = old ^ v; break;
-    default: break;
+    case A_FETCH:
+        break;
+    case A_SET:
+    case A_SWAP:
+        *w = v;
+        break;
+    case A_CSWAP:
+        if (old == cond)
+            *w = v;
+        break;
+    case A_ADD:
+    case A_FADD:
+        *w = old + v;
+        break;
+    case A_INC:
+    case A_FINC:
+        *w = old + 1;
+        break;
+    case A_AND:
+    case A_FAND:
+        *w = old & v;
+        break;
+    case A_OR:
+    case A_FOR:
+        *w = old | v;
+        break;
+    case A_XOR:
+    case A_FXOR:
+        *w = old ^ v;
+        break;
+    default:
+        break;
     }
     *w &= mask;
     return old;
 }
 
-static bool amo_fetches(enum amo_op op)
+static bool amo_fetches(enum amo_id op)
 {
     return op == A_FETCH || op == A_SWAP || op == A_CSWAP || op == A_FADD || op == A_FINC ||
            op == A_FAND || op == A_FOR || op == A_FXOR;
 }
 
-#define AMO_DO_(bits, op, dest, v, cond, old_p, pe)                                        \
-    switch (op) {                                                                         \
-    case A_FETCH: st = sym_atomic_fetch##bits(old_p, dest, pe); break;                     \
-    case A_SET: st = sym_atomic_set##bits(dest, v, pe); break;                             \
-    case A_SWAP: st = sym_atomic_swap##bits(dest, v, old_p, pe); break;                    \
-    case A_CSWAP: st = sym_atomic_compare_swap##bits(dest, cond, v, old_p, pe); break;     \
-    case A_ADD: st = sym_atomic_add##bits(dest, v, pe); break;                             \
-    case A_FADD: st = sym_atomic_fetch_add##bits(dest, v, old_p, pe); break;               \
-    case A_INC: st = sym_atomic_inc##bits(dest, pe); break;                                \
-    case A_FINC: st = sym_atomic_fetch_inc##bits(dest, old_p, pe); break;                  \
-    case A_AND: st = sym_atomic_and##bits(dest, v, pe); break;                             \
-    case A_OR: st = sym_atomic_or##bits(dest, v, pe); break;                               \
-    case A_XOR: st = sym_atomic_xor##bits(dest, v, pe); break;                             \
-    case A_FAND: st = sym_atomic_fetch_and##bits(dest, v, old_p, pe); break;               \
-    case A_FOR: st = sym_atomic_fetch_or##bits(dest, v, old_p, pe); break;                 \
-    case A_FXOR: st = sym_atomic_fetch_xor##bits(dest, v, old_p, pe); break;               \
-    default: st = SYM_ERR_INTERNAL; break;                                                 \
+#define AMO_DO_(bits, op, dest, v, cond, old_p, pe)                                                \
+    switch (op) {                                                                                  \
+    case A_FETCH:                                                                                  \
+        st = sym_atomic_fetch##bits(old_p, dest, pe);                                              \
+        break;                                                                                     \
+    case A_SET:                                                                                    \
+        st = sym_atomic_set##bits(dest, v, pe);                                                    \
+        break;                                                                                     \
+    case A_SWAP:                                                                                   \
+        st = sym_atomic_swap##bits(dest, v, old_p, pe);                                            \
+        break;                                                                                     \
+    case A_CSWAP:                                                                                  \
+        st = sym_atomic_compare_swap##bits(dest, cond, v, old_p, pe);                              \
+        break;                                                                                     \
+    case A_ADD:                                                                                    \
+        st = sym_atomic_add##bits(dest, v, pe);                                                    \
+        break;                                                                                     \
+    case A_FADD:                                                                                   \
+        st = sym_atomic_fetch_add##bits(dest, v, old_p, pe);                                       \
+        break;                                                                                     \
+    case A_INC:                                                                                    \
+        st = sym_atomic_inc##bits(dest, pe);                                                       \
+        break;                                                                                     \
+    case A_FINC:                                                                                   \
+        st = sym_atomic_fetch_inc##bits(dest, old_p, pe);                                          \
+        break;                                                                                     \
+    case A_AND:                                                                                    \
+        st = sym_atomic_and##bits(dest, v, pe);                                                    \
+        break;                                                                                     \
+    case A_OR:                                                                                     \
+        st = sym_atomic_or##bits(dest, v, pe);                                                     \
+        break;                                                                                     \
+    case A_XOR:                                                                                    \
+        st = sym_atomic_xor##bits(dest, v, pe);                                                    \
+        break;                                                                                     \
+    case A_FAND:                                                                                   \
+        st = sym_atomic_fetch_and##bits(dest, v, old_p, pe);                                       \
+        break;                                                                                     \
+    case A_FOR:                                                                                    \
+        st = sym_atomic_fetch_or##bits(dest, v, old_p, pe);                                        \
+        break;                                                                                     \
+    case A_FXOR:                                                                                   \
+        st = sym_atomic_fetch_xor##bits(dest, v, old_p, pe);                                       \
+        break;                                                                                     \
+    default:                                                                                       \
+        st = SYM_ERR_INTERNAL;                                                                     \
+        break;                                                                                     \
     }
 
 /* Execute op on word `idx` of the 32- or 64-bit array at `pe`. */
-static uint64_t amo_do(int bits, enum amo_op op, size_t idx, uint64_t v, uint64_t cond, int pe)
+static uint64_t amo_do(int bits, enum amo_id op, size_t idx, uint64_t v, uint64_t cond, int pe)
 {
     sym_status_t st;
     if (bits == 32) {
@@ -90,7 +141,7 @@ static uint64_t amo_do(int bits, enum amo_op op, size_t idx, uint64_t v, uint64_
 /* The op sequence PE p runs on its private word: drawn from (step, p). */
 struct amo_seq {
     int k;
-    enum amo_op op[16];
+    enum amo_id op[16];
     uint64_t v[16], cond[16];
     bool cond_hits[16];
 };
@@ -100,7 +151,7 @@ static void amo_seq_for(int p, struct amo_seq *q)
     struct rng r = rng_for(stress_state.step, (uint64_t)p, K_OPS);
     q->k = 1 + (int)rbelow(&r, 16);
     for (int i = 0; i < q->k; i++) {
-        q->op[i] = (enum amo_op)rbelow(&r, A_NOPS);
+        q->op[i] = (enum amo_id)rbelow(&r, A_COUNT);
         q->v[i] = rnext(&r);
         q->cond[i] = rnext(&r);
         q->cond_hits[i] = rchance(&r, 50); /* then cond is the current value */
@@ -151,12 +202,11 @@ void step_amo(struct rng *r)
             amo_seq_for(p, &q);
             uint64_t m = key3(stress_state.step, (uint64_t)p, K_INIT) & mask;
             for (int i = 0; i < q.k; i++)
-                amo_model(q.op[i], &m, q.v[i] & mask, q.cond_hits[i] ? m : q.cond[i] & mask,
-                          mask);
+                amo_model(q.op[i], &m, q.v[i] & mask, q.cond_hits[i] ? m : q.cond[i] & mask, mask);
             uint64_t got = bits == 32 ? stress_state.amo32[p] : stress_state.amo64[p];
             if (got != m)
-                wrong("word of PE %d after %d atomics: 0x%" PRIx64 ", expected 0x%" PRIx64, p,
-                      q.k, got, m);
+                wrong("word of PE %d after %d atomics: 0x%" PRIx64 ", expected 0x%" PRIx64, p, q.k,
+                      got, m);
         }
     } else {
         /* everyone adds to word MAXPE and sets its bit in word MAXPE+1 at ctgt */
@@ -181,10 +231,10 @@ void step_amo(struct rng *r)
                 break;
             case 1:
                 old = amo_do(bits, A_FADD, MAXPE, v, 0, ctgt);
-                if (((old - init) & mask) > total - v ||
-                    (have_last && ((old - last) & mask) == 0))
+                if (((old - init) & mask) > total - v || (have_last && ((old - last) & mask) == 0))
                     wrong("contended fetch_add%d #%d fetched 0x%" PRIx64 " (start 0x%" PRIx64
-                          ", total %" PRIu64 ")", bits, i, old, init, total);
+                          ", total %" PRIu64 ")",
+                          bits, i, old, init, total);
                 last = old;
                 have_last = true;
                 break;
@@ -224,7 +274,8 @@ void step_amo(struct rng *r)
         sync_world(r);
         if (me == ctgt) {
             uint64_t sum = bits == 32 ? stress_state.amo32[MAXPE] : stress_state.amo64[MAXPE];
-            uint64_t ors = bits == 32 ? stress_state.amo32[MAXPE + 1] : stress_state.amo64[MAXPE + 1];
+            uint64_t ors =
+                bits == 32 ? stress_state.amo32[MAXPE + 1] : stress_state.amo64[MAXPE + 1];
             uint64_t all = n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
             if (sum != ((init + total) & mask))
                 wrong("contended sum%d: 0x%" PRIx64 ", expected 0x%" PRIx64, bits, sum,

@@ -7,6 +7,7 @@
  * are small integers (sums exact) or +-2^k (products exact) and never -0,
  * so the reference is exact whatever algorithm the library picks.
  */
+#include "ref_fold.h"
 #include "stress_private.h"
 
 #include <inttypes.h>
@@ -22,7 +23,7 @@
 #include <symheap.h>
 
 const sym_datatype_t all_dts[] = {
-    SYM_INT8,   SYM_INT16, SYM_INT32,  SYM_INT64,   SYM_UINT8,   SYM_UINT16,
+    SYM_INT8,   SYM_INT16,  SYM_INT32, SYM_INT64,  SYM_UINT8,   SYM_UINT16,
     SYM_UINT32, SYM_UINT64, SYM_FLOAT, SYM_DOUBLE, SYM_FLOAT16, SYM_BFLOAT16,
 };
 _Static_assert(sizeof all_dts / sizeof all_dts[0] == N_DTS, "N_DTS counts all_dts");
@@ -62,9 +63,15 @@ uint16_t ref_round_small(float f, int mant_bits, int emin, int emax, int bias)
     return sign | (uint16_t)(((unsigned)(E + bias) << mant_bits) | (um - implicit));
 }
 
-uint16_t ref_f2h(float f) { return ref_round_small(f, 10, -14, 15, 15); }
+uint16_t ref_f2h(float f)
+{
+    return ref_round_small(f, 10, -14, 15, 15);
+}
 
-uint16_t ref_f2bf(float f) { return ref_round_small(f, 7, -126, 127, 127); }
+uint16_t ref_f2bf(float f)
+{
+    return ref_round_small(f, 7, -126, 127, 127);
+}
 
 double ref_small_to_d(uint16_t b, int mant_bits, int bias)
 {
@@ -84,19 +91,33 @@ void gen_one(void *dst, sym_datatype_t dt, sym_op_t op, uint64_t key, size_t i)
         memcpy(dst, &r, es);
         return;
     }
-    static const double prods[] = { 1, 2, -1, -2, 0.5, -0.5 };
+    static const double prods[] = {1, 2, -1, -2, 0.5, -0.5};
     double v = op == SYM_OP_PROD ? prods[r % 6] : (double)((int)((r >> 8) % 33) - 16);
     switch (dt) {
-    case SYM_FLOAT: { float f = (float)v; memcpy(dst, &f, 4); break; }
-    case SYM_DOUBLE: memcpy(dst, &v, 8); break;
-    case SYM_FLOAT16: { uint16_t h = ref_f2h((float)v); memcpy(dst, &h, 2); break; }
-    case SYM_BFLOAT16: { uint16_t h = ref_f2bf((float)v); memcpy(dst, &h, 2); break; }
-    default: break;
+    case SYM_FLOAT: {
+        float f = (float)v;
+        memcpy(dst, &f, 4);
+        break;
+    }
+    case SYM_DOUBLE:
+        memcpy(dst, &v, 8);
+        break;
+    case SYM_FLOAT16: {
+        uint16_t h = ref_f2h((float)v);
+        memcpy(dst, &h, 2);
+        break;
+    }
+    case SYM_BFLOAT16: {
+        uint16_t h = ref_f2bf((float)v);
+        memcpy(dst, &h, 2);
+        break;
+    }
+    default:
+        break;
     }
 }
 
-void gen_elems(void *buf, size_t count, sym_datatype_t dt, sym_op_t op, uint64_t key,
-               size_t first)
+void gen_elems(void *buf, size_t count, sym_datatype_t dt, sym_op_t op, uint64_t key, size_t first)
 {
     size_t es = sym_datatype_size(dt);
     for (size_t i = 0; i < count; i++)
@@ -106,20 +127,52 @@ void gen_elems(void *buf, size_t count, sym_datatype_t dt, sym_op_t op, uint64_t
 uint64_t load_u(const void *p, size_t es, bool sgn)
 {
     switch (es) {
-    case 1: { uint8_t v; memcpy(&v, p, 1); return sgn ? (uint64_t)(int64_t)(int8_t)v : v; }
-    case 2: { uint16_t v; memcpy(&v, p, 2); return sgn ? (uint64_t)(int64_t)(int16_t)v : v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return sgn ? (uint64_t)(int64_t)(int32_t)v : v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return sgn ? (uint64_t)(int64_t)(int8_t)v : v;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     }
 }
 
 double load_d(const void *p, sym_datatype_t dt)
 {
     switch (dt) {
-    case SYM_FLOAT: { float f; memcpy(&f, p, 4); return f; }
-    case SYM_DOUBLE: { double d; memcpy(&d, p, 8); return d; }
-    case SYM_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return ref_small_to_d(h, 10, 15); }
-    default: { uint16_t h; memcpy(&h, p, 2); return ref_small_to_d(h, 7, 127); }
+    case SYM_FLOAT: {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    case SYM_DOUBLE: {
+        double d;
+        memcpy(&d, p, 8);
+        return d;
+    }
+    case SYM_FLOAT16: {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        return ref_small_to_d(h, 10, 15);
+    }
+    default: {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        return ref_small_to_d(h, 7, 127);
+    }
     }
 }
 
@@ -137,25 +190,7 @@ void ref_reduce(void *out, sym_datatype_t dt, sym_op_t op, int nm, const uint64_
             for (int m = 0; m < nm; m++) {
                 gen_one(el, dt, op, keys[m], first + j);
                 uint64_t v = load_u(el, es, sgn);
-                if (m == 0) {
-                    acc = v;
-                    continue;
-                }
-                switch (op) {
-                case SYM_OP_SUM: case SYM_OP_AVG: acc += v; break;
-                case SYM_OP_PROD: acc *= v; break;
-                case SYM_OP_BAND: acc &= v; break;
-                case SYM_OP_BOR: acc |= v; break;
-                case SYM_OP_BXOR: acc ^= v; break;
-                case SYM_OP_MIN:
-                    if (sgn ? (int64_t)v < (int64_t)acc : v < acc)
-                        acc = v;
-                    break;
-                case SYM_OP_MAX:
-                    if (sgn ? (int64_t)v > (int64_t)acc : v > acc)
-                        acc = v;
-                    break;
-                }
+                acc = m == 0 ? v : ref_fold_int(op, sgn, acc, v);
             }
             if (op == SYM_OP_AVG)
                 acc = sgn ? (uint64_t)((int64_t)acc / (int64_t)nm) : acc / (uint64_t)nm;
@@ -166,29 +201,29 @@ void ref_reduce(void *out, sym_datatype_t dt, sym_op_t op, int nm, const uint64_
         for (int m = 0; m < nm; m++) {
             gen_one(el, dt, op, keys[m], first + j);
             double v = load_d(el, dt);
-            if (m == 0) {
-                acc = v;
-                continue;
-            }
-            switch (op) {
-            case SYM_OP_SUM: case SYM_OP_AVG: acc += v; break;
-            case SYM_OP_PROD: acc *= v; break;
-            case SYM_OP_MIN: acc = v < acc ? v : acc; break;
-            case SYM_OP_MAX: acc = v > acc ? v : acc; break;
-            default: break;
-            }
+            acc = m == 0 ? v : ref_fold_float(op, acc, v);
         }
         /* float averages divide in float, as the library promises to do */
         float f = op == SYM_OP_AVG ? (float)acc / (float)nm : (float)acc;
         switch (dt) {
-        case SYM_FLOAT: memcpy(o, &f, 4); break;
+        case SYM_FLOAT:
+            memcpy(o, &f, 4);
+            break;
         case SYM_DOUBLE: {
             double d = op == SYM_OP_AVG ? acc / (double)nm : acc;
             memcpy(o, &d, 8);
             break;
         }
-        case SYM_FLOAT16: { uint16_t h = ref_f2h(f); memcpy(o, &h, 2); break; }
-        default: { uint16_t h = ref_f2bf(f); memcpy(o, &h, 2); break; }
+        case SYM_FLOAT16: {
+            uint16_t h = ref_f2h(f);
+            memcpy(o, &h, 2);
+            break;
+        }
+        default: {
+            uint16_t h = ref_f2bf(f);
+            memcpy(o, &h, 2);
+            break;
+        }
         }
     }
 }
