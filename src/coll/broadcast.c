@@ -3,7 +3,7 @@
  * By default a sender waits at the end of a call until its receivers
  * consumed what it sent, so a receiver that finds a mismatch has poisoned
  * the team before the sender returns, and every member involved returns
- * SYM_ERR_MISMATCH from that call (issue 3).  With run-ahead (c->runahead,
+ * SYM_ERR_MISMATCH from that call.  With run-ahead (c->runahead,
  * from sym_coll_opts_t.runahead or SYMHEAP_COLL_RUNAHEAD) that wait is
  * skipped: once the last chunk is in a receiver's slot (the put returned,
  * so the buffer is the caller's again) the sender returns, and a root in a
