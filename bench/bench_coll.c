@@ -32,31 +32,47 @@
 
 struct coll_desc {
     const char *name;
-    bool per_block;        /* size = n blocks of count */
-    bool bus_allreduce;    /* busbw factor 2(n-1)/n */
-    bool bus_one;          /* busbw factor 1 (else (n-1)/n) */
+    bool per_block;     /* size = n blocks of count */
+    bool bus_allreduce; /* busbw factor 2(n-1)/n */
+    bool bus_one;       /* busbw factor 1 (else (n-1)/n) */
     sym_algorithm_t algos[MAX_ALGOS];
     int nalgos;
 };
 
 static const struct coll_desc colls[C_COUNT] = {
-    [C_ALLREDUCE] = {"allreduce", false, true, false,
-                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD}, 5},
-    [C_REDUCE_SCATTER] = {"reduce_scatter", true, false, false,
-                          {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING}, 3},
-    [C_ALL_GATHER] = {"all_gather", true, false, false,
-                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD}, 4},
-    [C_ALL_TO_ALL] = {"all_to_all", true, false, false,
-                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
-    [C_BROADCAST] = {"broadcast", false, false, true,
-                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE}, 4},
-    [C_REDUCE] = {"reduce", false, false, true,
-                  {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE}, 4},
-    [C_ALL_TO_ALLV] = {"all_to_allv", true, false, false,
-                       {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
+    [C_ALLREDUCE] = {"allreduce",
+                     false,
+                     true,
+                     false,
+                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD},
+                     5},
+    [C_REDUCE_SCATTER] =
+        {"reduce_scatter", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING}, 3},
+    [C_ALL_GATHER] = {"all_gather",
+                      true,
+                      false,
+                      false,
+                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD},
+                      4},
+    [C_ALL_TO_ALL] =
+        {"all_to_all", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
+    [C_BROADCAST] = {"broadcast",
+                     false,
+                     false,
+                     true,
+                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+                     4},
+    [C_REDUCE] = {"reduce",
+                  false,
+                  false,
+                  true,
+                  {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+                  4},
+    [C_ALL_TO_ALLV] =
+        {"all_to_allv", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
     [C_GATHER] = {"gather", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE}, 3},
-    [C_SCATTER] = {"scatter", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE},
-                   3},
+    [C_SCATTER] =
+        {"scatter", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE}, 3},
 };
 
 /* One collective call's arguments; the body repeats it. */
@@ -64,7 +80,7 @@ struct call {
     enum coll coll;
     sym_coll_opts_t opts;
     float *src, *dst;
-    size_t count; /* elements per PE (per block for per_block collectives) */
+    size_t count;   /* elements per PE (per block for per_block collectives) */
     size_t *counts; /* all_to_allv: every entry = count */
 };
 
@@ -148,9 +164,9 @@ struct series {
 };
 
 static struct {
-    int coll;  /* -1: all */
-    int algo;  /* -1: all */
-    int step;  /* size multiplier */
+    int coll;      /* -1: all */
+    int algo;      /* -1: all */
+    int step;      /* size multiplier */
     bool no_extra; /* --core: skip all_to_allv, gather, scatter */
 } cfg = {-1, -1, 4, false};
 
@@ -399,8 +415,8 @@ int main(int argc, char **argv)
                 s->st[si] = m[first + a].stat;
                 s->wrong[si] = wrong[a];
                 /* busbw / memcpy bw = bf * (bytes/t) / (bytes/t_mc) = bf * t_mc / t */
-                s->memcpy_ratio[si] =
-                    bus_factor((enum coll)k, n) * bench_paired_ratio(&m[0].stat, &m[first + a].stat);
+                s->memcpy_ratio[si] = bus_factor((enum coll)k, n) *
+                                      bench_paired_ratio(&m[0].stat, &m[first + a].stat);
                 if (ping && algos[a] == SYM_ALGO_AUTO)
                     ar8_auto = m[first + a].stat;
                 if (ping)

@@ -36,20 +36,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WINDOW 64
-#define DONE_OFF 0        /* phase word: the target polls it */
-#define COUNTER_OFF 64    /* fetch-add target */
+#define WINDOW      64
+#define DONE_OFF    0  /* phase word: the target polls it */
+#define COUNTER_OFF 64 /* fetch-add target */
 #define OPERAND_OFF 128
-#define OLD_OFF 192
-#define DATA_OFF 4096
+#define OLD_OFF     192
+#define DATA_OFF    4096
 
-#define CHECK(call)                                                                   \
-    do {                                                                              \
-        int rc_ = (int)(call);                                                        \
-        if (rc_) {                                                                    \
-            fprintf(stderr, "bench_ofi_raw: %s failed: %s\n", #call, fi_strerror(-rc_)); \
-            exit(1);                                                                  \
-        }                                                                             \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (int)(call);                                                                     \
+        if (rc_) {                                                                                 \
+            fprintf(stderr, "bench_ofi_raw: %s failed: %s\n", #call, fi_strerror(-rc_));           \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 struct peer_card {
@@ -77,7 +77,7 @@ static void progress(void)
 {
     struct fi_cq_entry e[4];
     if (fi_cq_read(cq, e, 4) == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = { 0 };
+        struct fi_cq_err_entry err = {0};
         fi_cq_readerr(cq, &err, 0);
         fprintf(stderr, "bench_ofi_raw: completion error %s\n", fi_strerror(err.err));
         exit(1);
@@ -120,8 +120,8 @@ static void run(int rank, int sock, const char *prov, size_t max)
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_RMA | FI_ATOMIC;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                                  FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     hints->fabric_attr->prov_name = strdup(prov);
     CHECK(fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info));
@@ -130,11 +130,11 @@ static void run(int rank, int sock, const char *prov, size_t max)
     struct fid_av *av;
     CHECK(fi_fabric(info->fabric_attr, &fabric, NULL));
     CHECK(fi_domain(fabric, info, &domain, NULL));
-    struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = 2 };
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = 2};
     CHECK(fi_av_open(domain, &av_attr, &av, NULL));
-    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 128 };
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_CONTEXT, .size = 128};
     CHECK(fi_cq_open(domain, &cq_attr, &cq, NULL));
-    struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
+    struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP};
     CHECK(fi_cntr_open(domain, &cntr_attr, &cntr, NULL));
     CHECK(fi_endpoint(domain, info, &ep, NULL));
     CHECK(fi_ep_bind(ep, &av->fid, 0));
@@ -146,14 +146,14 @@ static void run(int rank, int sock, const char *prov, size_t max)
         exit(1);
     memset(buf, 0, len);
     struct fid_mr *mr;
-    CHECK(fi_mr_reg(domain, buf, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
-                    1, 0, &mr, NULL));
+    CHECK(fi_mr_reg(domain, buf, len, FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 1,
+                    0, &mr, NULL));
     if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
         CHECK(fi_mr_bind(mr, &ep->fid, 0));
         CHECK(fi_mr_enable(mr));
     }
     desc = fi_mr_desc(mr);
-    struct peer_card mine = { 0 }, theirs;
+    struct peer_card mine = {0}, theirs;
     mine.addrlen = sizeof(mine.addr);
     CHECK(fi_getname(&ep->fid, mine.addr, &mine.addrlen));
     mine.key = fi_mr_key(mr);
@@ -187,8 +187,8 @@ static void run(int rank, int sock, const char *prov, size_t max)
         for (int i = 0; i < 100 + iters; i++) {
             if (i == 100)
                 t_start = now_ns();
-            while (fi_fetch_atomic(ep, operand, 1, desc, old, desc, peer, rbase + COUNTER_OFF,
-                                   rkey, FI_UINT64, FI_SUM, NULL) == -FI_EAGAIN)
+            while (fi_fetch_atomic(ep, operand, 1, desc, old, desc, peer, rbase + COUNTER_OFF, rkey,
+                                   FI_UINT64, FI_SUM, NULL) == -FI_EAGAIN)
                 progress();
             issued++;
             wait_all();

@@ -40,12 +40,12 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        if ((call) != SYM_OK) {                                                              \
-            fprintf(stderr, "bench_ofi_sym: %s failed: %s\n", #call, sym_last_error());     \
-            exit(1);                                                                         \
-        }                                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((call) != SYM_OK) {                                                                    \
+            fprintf(stderr, "bench_ofi_sym: %s failed: %s\n", #call, sym_last_error());            \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv)

@@ -12,8 +12,8 @@
 
 #include "harness.h"
 
-#define WINDOW     64 /* message-rate puts rotate over this many 8-byte slots */
-#define MAX_SIZES  64
+#define WINDOW    64 /* message-rate puts rotate over this many 8-byte slots */
+#define MAX_SIZES 64
 
 struct rma {
     /* symmetric */

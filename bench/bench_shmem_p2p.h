@@ -11,9 +11,9 @@
 
 #include "harness.h"
 
-#define MAX_SIZES  64
-#define GMAX       (4u << 20) /* largest global-variable buffer */
-#define PP_MAX     (64u << 10)
+#define MAX_SIZES 64
+#define GMAX      (4u << 20) /* largest global-variable buffer */
+#define PP_MAX    (64u << 10)
 
 /* Open MPI before 4.1.5 smashes the stack in 32-bit compare-and-swap. */
 #if defined(OSHMEM_MAJOR_VERSION) && defined(OSHMEM_RELEASE_VERSION) &&                            \

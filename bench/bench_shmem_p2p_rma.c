@@ -260,4 +260,3 @@ void run_rma(const struct loc *L, size_t max)
     free(mc_dst);
     free((void *)mc.src);
 }
-

@@ -25,12 +25,12 @@
 #define BENCH_MAX_REPEATS 101
 
 struct bench_opts {
-    uint64_t iters;   /* -n: fixed iterations per sample; 0 = calibrate */
-    int repeats;      /* --repeats: samples per figure */
-    size_t min_size;  /* --min-size */
-    size_t max_size;  /* --max-size */
-    double sample_ms; /* --sample-ms: what calibration aims for per sample */
-    const char *json; /* --json FILE or NULL */
+    uint64_t iters;     /* -n: fixed iterations per sample; 0 = calibrate */
+    int repeats;        /* --repeats: samples per figure */
+    size_t min_size;    /* --min-size */
+    size_t max_size;    /* --max-size */
+    double sample_ms;   /* --sample-ms: what calibration aims for per sample */
+    const char *json;   /* --json FILE or NULL */
     unsigned size_step; /* --size-step: sweep multiplier (default 2) */
 };
 

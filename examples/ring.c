@@ -14,14 +14,13 @@
 
 #define N 4096
 
-#define CHECK(call)                                                                   \
-    do {                                                                              \
-        sym_status_t st_ = (call);                                                    \
-        if (st_ != SYM_OK) {                                                          \
-            fprintf(stderr, "PE %d: %s failed: %s\n", sym_my_pe(), #call,             \
-                    sym_last_error());                                                \
-            return 1;                                                                 \
-        }                                                                             \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        sym_status_t st_ = (call);                                                                 \
+        if (st_ != SYM_OK) {                                                                       \
+            fprintf(stderr, "PE %d: %s failed: %s\n", sym_my_pe(), #call, sym_last_error());       \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static uint64_t pattern(int pe, size_t i)

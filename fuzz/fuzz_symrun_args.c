@@ -25,13 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(copy, data, size);
     copy[size] = '\0';
-    char *argv[MAX_ARGS + 2] = { "symrun" };
+    char *argv[MAX_ARGS + 2] = {"symrun"};
     int argc = 1;
     for (char *p = copy; argc <= MAX_ARGS && p <= copy + size; p += strlen(p) + 1)
         argv[argc++] = p;
     argv[argc] = NULL;
 
-    struct cli cli = { .grace_s = -1 };
+    struct cli cli = {.grace_s = -1};
     int rc = symrun_parse_args(argc, argv, &cli);
     if (rc == -1) {
         if (cli.npes < 1 || cli.npes > SYM_JOB_MAX_PES)

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t chunk = 64 * (1 + (size_t)(data[0] % 16)); /* 64 .. 1024 */
     data++, size--;
 
-    struct sym_p2p_partial part = { 0, 0, 0 };
+    struct sym_p2p_partial part = {0, 0, 0};
     bool in_message = false;
     uint8_t *msg = NULL;
     for (; size >= sizeof(struct sym_chunk_hdr);
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!in_message) {
             free(msg);
             msg = NULL;
-            part = (struct sym_p2p_partial){ h.msg_bytes, 0, h.fp.root };
+            part = (struct sym_p2p_partial){h.msg_bytes, 0, h.fp.root};
             if (h.msg_bytes <= MAX_MESSAGE && !(msg = malloc(h.msg_bytes ? h.msg_bytes : 1)))
                 return 0;
         }

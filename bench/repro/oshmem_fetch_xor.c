@@ -27,12 +27,15 @@ int main(void)
             int bad = 0;
             for (int i = 0; i < 4; i++) {
                 unsigned long got = shmem_ulong_atomic_fetch_xor(w, x, 1);
-                if (got != model) bad++;
-                printf("%s fetch_xor #%d: got %#lx expected %#lx\n", where ? "global" : "heap", i, got, model);
+                if (got != model)
+                    bad++;
+                printf("%s fetch_xor #%d: got %#lx expected %#lx\n", where ? "global" : "heap", i,
+                       got, model);
                 model ^= x;
             }
             unsigned long fin = shmem_ulong_atomic_fetch(w, 1);
-            printf("%s final %#lx expected %#lx; %d wrong\n", where ? "global" : "heap", fin, model, bad);
+            printf("%s final %#lx expected %#lx; %d wrong\n", where ? "global" : "heap", fin, model,
+                   bad);
         }
         shmem_barrier_all();
     }
