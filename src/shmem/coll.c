@@ -206,67 +206,85 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
 #define DT_L(T) ((sym_datatype_t)0)
 #define DT_C(T) ((sym_datatype_t)0)
 
-#define COLL_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)               \
-    SYMSHMEM_IF_(RMA)                                                                              \
-    (                                                                                              \
-        int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,      \
-                                  int PE_root) {                                                   \
-            return coll_broadcast(team, dest, source, nelems, sizeof(T), PE_root);                 \
-        } int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
-            return coll_collect(team, dest, source, nelems, sizeof(T));                            \
-        } int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems) {   \
-            return coll_fcollect(team, dest, source, nelems, sizeof(T));                           \
-        } int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems) {   \
-            return coll_alltoall(team, dest, source, nelems, sizeof(T));                           \
-        } int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,    \
-                                    ptrdiff_t sst, size_t nelems) {                                \
-            return coll_alltoalls(team, dest, source, dst, sst, nelems, sizeof(T));                \
-        })                                                                                         \
-        SYMSHMEM_IF_(RSUM)(                                                                        \
-            __attribute__((unused)) static void N##_sumprod(void *acc, const void *in, size_t n,   \
-                                                            sym_op_t op) {                         \
-                T *a = acc;                                                                        \
-                const T *b = in;                                                                   \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    a[i] = op == SYM_OP_SUM ? (T)(a[i] + b[i]) : (T)(a[i] * b[i]);                 \
-            } int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source,              \
-                                         size_t nreduce) {                                         \
-                return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_SUM,  \
-                                   N##_sumprod);                                                   \
-            } int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source,             \
-                                          size_t nreduce) {                                        \
-                return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_PROD, \
-                                   N##_sumprod);                                                   \
-            })                                                                                     \
-            SYMSHMEM_IF_(RMM)(                                                                     \
-                __attribute__((unused)) static void N##_minmax(void *acc, const void *in,          \
-                                                               size_t n, sym_op_t op) {            \
-                    T *a = acc;                                                                    \
-                    const T *b = in;                                                               \
-                    for (size_t i = 0; i < n; i++)                                                 \
-                        if (op == SYM_OP_MAX ? b[i] > a[i] : b[i] < a[i])                          \
-                            a[i] = b[i];                                                           \
-                } int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source,          \
-                                             size_t nreduce) {                                     \
-                    return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),          \
-                                       SYM_OP_MAX, N##_minmax);                                    \
-                } int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source,          \
-                                             size_t nreduce) {                                     \
-                    return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),          \
-                                       SYM_OP_MIN, N##_minmax);                                    \
-                })                                                                                 \
-                SYMSHMEM_IF_(RBIT)(                                                                \
-                    int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source,        \
-                                               size_t nreduce) {                                   \
-                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
-                                           SYM_OP_BAND, NULL);                                     \
-                    } int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source,       \
-                                                size_t nreduce) {                                  \
-                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
-                                           SYM_OP_BOR, NULL);                                      \
-                    } int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source,      \
-                                                 size_t nreduce) {                                 \
-                        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T),      \
-                                           SYM_OP_BXOR, NULL);                                     \
-                    })
+/* clang-format off */
+#define COLL_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)          \
+    SYMSHMEM_IF_(RMA)(                                                                        \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
+                              int PE_root)                                                    \
+    {                                                                                         \
+        return coll_broadcast(team, dest, source, nelems, sizeof(T), PE_root);                \
+    }                                                                                         \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)       \
+    {                                                                                         \
+        return coll_collect(team, dest, source, nelems, sizeof(T));                           \
+    }                                                                                         \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
+    {                                                                                         \
+        return coll_fcollect(team, dest, source, nelems, sizeof(T));                          \
+    }                                                                                         \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
+    {                                                                                         \
+        return coll_alltoall(team, dest, source, nelems, sizeof(T));                          \
+    }                                                                                         \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
+                              ptrdiff_t sst, size_t nelems)                                   \
+    {                                                                                         \
+        return coll_alltoalls(team, dest, source, dst, sst, nelems, sizeof(T));               \
+    })                                                                                        \
+    SYMSHMEM_IF_(RSUM)(                                                                       \
+    __attribute__((unused)) static void N##_sumprod(void *acc, const void *in, size_t n,     \
+                                                    sym_op_t op)                              \
+    {                                                                                         \
+        T *a = acc;                                                                           \
+        const T *b = in;                                                                      \
+        for (size_t i = 0; i < n; i++)                                                        \
+            a[i] = op == SYM_OP_SUM ? (T)(a[i] + b[i]) : (T)(a[i] * b[i]);                    \
+    }                                                                                         \
+    int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_SUM,     \
+                           N##_sumprod);                                                      \
+    }                                                                                         \
+    int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)  \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_PROD,    \
+                           N##_sumprod);                                                      \
+    })                                                                                        \
+    SYMSHMEM_IF_(RMM)(                                                                        \
+    __attribute__((unused)) static void N##_minmax(void *acc, const void *in, size_t n,      \
+                                                   sym_op_t op)                               \
+    {                                                                                         \
+        T *a = acc;                                                                           \
+        const T *b = in;                                                                      \
+        for (size_t i = 0; i < n; i++)                                                        \
+            if (op == SYM_OP_MAX ? b[i] > a[i] : b[i] < a[i])                                 \
+                a[i] = b[i];                                                                  \
+    }                                                                                         \
+    int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MAX,     \
+                           N##_minmax);                                                       \
+    }                                                                                         \
+    int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MIN,     \
+                           N##_minmax);                                                       \
+    })                                                                                        \
+    SYMSHMEM_IF_(RBIT)(                                                                       \
+    int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BAND,    \
+                           NULL);                                                             \
+    }                                                                                         \
+    int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)    \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BOR,     \
+                           NULL);                                                             \
+    }                                                                                         \
+    int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    {                                                                                         \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BXOR,    \
+                           NULL);                                                             \
+    })
+/* clang-format on */
 SYMSHMEM_TYPES_(COLL_DEF_, _)

@@ -53,232 +53,179 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
 
 /* One family per type: a scan over the included words fills `indices`
  * (may be NULL) and counts the satisfied ones. */
-#define P2P_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)                \
-    SYMSHMEM_IF_(P2P)                                                                              \
-    (                                                                                              \
-        static bool N##_cmp(T x, int cmp, T v) {                                                   \
-            switch (cmp) {                                                                         \
-            case SHMEM_CMP_EQ:                                                                     \
-                return x == v;                                                                     \
-            case SHMEM_CMP_NE:                                                                     \
-                return x != v;                                                                     \
-            case SHMEM_CMP_GT:                                                                     \
-                return x > v;                                                                      \
-            case SHMEM_CMP_GE:                                                                     \
-                return x >= v;                                                                     \
-            case SHMEM_CMP_LT:                                                                     \
-                return x < v;                                                                      \
-            default:                                                                               \
-                return x <= v;                                                                     \
-            }                                                                                      \
-        } struct N##_scan {                                                                        \
-            T *ivars;                                                                              \
-            size_t nelems;                                                                         \
-            const int *status;                                                                     \
-            int cmp;                                                                               \
-            T value;                                                                               \
-            const T *values;                                                                       \
-            size_t *indices;                                                                       \
-            size_t found, first, included;                                                         \
-            enum { N##_ALL, N##_ANY } mode;                                                        \
-            T seen; /* the value of the first satisfied word */                                    \
-        };                                                                                         \
-        static void N##_scan_run(struct N##_scan *s) {                                             \
-            s->found = s->included = 0;                                                            \
-            s->first = SIZE_MAX;                                                                   \
-            for (size_t i = 0; i < s->nelems; i++) {                                               \
-                if (s->status && s->status[i])                                                     \
-                    continue;                                                                      \
-                s->included++;                                                                     \
-                T x = __atomic_load_n(&s->ivars[i], __ATOMIC_ACQUIRE);                             \
-                if (!N##_cmp(x, s->cmp, s->values ? s->values[i] : s->value))                      \
-                    continue;                                                                      \
-                if (s->first == SIZE_MAX) {                                                        \
-                    s->first = i;                                                                  \
-                    s->seen = x;                                                                   \
-                }                                                                                  \
-                if (s->indices)                                                                    \
-                    s->indices[s->found] = i;                                                      \
-                s->found++;                                                                        \
-            }                                                                                      \
-        } static bool N##_scan_ready(void *arg) {                                                  \
-            struct N##_scan *s = arg;                                                              \
-            N##_scan_run(s);                                                                       \
-            return s->mode == N##_ALL ? s->found == s->included                                    \
-                                      : (s->found > 0 || s->included == 0);                        \
-        } static void N##_scan_wait(const char *routine, struct N##_scan *s) {                     \
-            check_cmp(routine, s->cmp);                                                            \
-            wait_for(routine, N##_scan_ready, s, #T " words", s->ivars, s->cmp);                   \
-        } void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                             \
-            struct N##_scan s = {.ivars = ivar,                                                    \
-                                 .nelems = 1,                                                      \
-                                 .status = NULL,                                                   \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until", &s);                                          \
-        } void shmem_##N##_wait(T *ivar, T cmp_value) {                                            \
-            struct N##_scan s = {.ivars = ivar,                                                    \
-                                 .nelems = 1,                                                      \
-                                 .status = NULL,                                                   \
-                                 .cmp = SHMEM_CMP_NE,                                              \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            N##_scan_wait("shmem_" #N "_wait", &s);                                                \
-        } void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,     \
-                                          T cmp_value) {                                           \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_all", &s);                                      \
-        } size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,   \
-                                            T cmp_value) {                                         \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ANY};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_any", &s);                                      \
-            return s.first;                                                                        \
-        } size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,             \
-                                             const int *status, int cmp, T cmp_value) {            \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = indices,                                               \
-                                 .mode = N##_ANY};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_some", &s);                                     \
-            return s.found;                                                                        \
-        } void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,       \
-                                                 int cmp, T *cmp_values) {                         \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_all_vector", &s);                               \
-        } size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,     \
-                                                   int cmp, T *cmp_values) {                       \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ANY};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_any_vector", &s);                               \
-            return s.first;                                                                        \
-        } size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,      \
-                                                    const int *status, int cmp, T *cmp_values) {   \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = indices,                                               \
-                                 .mode = N##_ANY};                                                 \
-            N##_scan_wait("shmem_" #N "_wait_until_some_vector", &s);                              \
-            return s.found;                                                                        \
-        } int shmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                    \
-            check_cmp("shmem_" #N "_test", cmp);                                                   \
-            return N##_cmp(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);               \
-        } int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,            \
-                                   T cmp_value) {                                                  \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            check_cmp("shmem_" #N "_test_all", cmp);                                               \
-            return N##_scan_ready(&s);                                                             \
-        } size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,         \
-                                      T cmp_value) {                                               \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ANY};                                                 \
-            check_cmp("shmem_" #N "_test_any", cmp);                                               \
-            N##_scan_run(&s);                                                                      \
-            return s.first;                                                                        \
-        } size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,                   \
-                                       const int *status, int cmp, T cmp_value) {                  \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = cmp_value,                                               \
-                                 .values = NULL,                                                   \
-                                 .indices = indices,                                               \
-                                 .mode = N##_ANY};                                                 \
-            check_cmp("shmem_" #N "_test_some", cmp);                                              \
-            N##_scan_run(&s);                                                                      \
-            return s.found;                                                                        \
-        } int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,     \
-                                          T *cmp_values) {                                         \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ALL};                                                 \
-            check_cmp("shmem_" #N "_test_all_vector", cmp);                                        \
-            return N##_scan_ready(&s);                                                             \
-        } size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                             T *cmp_values) {                                      \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = NULL,                                                  \
-                                 .mode = N##_ANY};                                                 \
-            check_cmp("shmem_" #N "_test_any_vector", cmp);                                        \
-            N##_scan_run(&s);                                                                      \
-            return s.first;                                                                        \
-        } size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,            \
-                                              const int *status, int cmp, T *cmp_values) {         \
-            struct N##_scan s = {.ivars = ivars,                                                   \
-                                 .nelems = nelems,                                                 \
-                                 .status = status,                                                 \
-                                 .cmp = cmp,                                                       \
-                                 .value = 0,                                                       \
-                                 .values = cmp_values,                                             \
-                                 .indices = indices,                                               \
-                                 .mode = N##_ANY};                                                 \
-            check_cmp("shmem_" #N "_test_some_vector", cmp);                                       \
-            N##_scan_run(&s);                                                                      \
-            return s.found;                                                                        \
-        })
+/* clang-format off */
+#define P2P_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)           \
+    SYMSHMEM_IF_(P2P)(                                                                        \
+    static bool N##_cmp(T x, int cmp, T v)                                                    \
+    {                                                                                         \
+        switch (cmp) {                                                                        \
+        case SHMEM_CMP_EQ: return x == v;                                                     \
+        case SHMEM_CMP_NE: return x != v;                                                     \
+        case SHMEM_CMP_GT: return x > v;                                                      \
+        case SHMEM_CMP_GE: return x >= v;                                                     \
+        case SHMEM_CMP_LT: return x < v;                                                      \
+        default: return x <= v;                                                               \
+        }                                                                                     \
+    }                                                                                         \
+    struct N##_scan {                                                                         \
+        T *ivars;                                                                             \
+        size_t nelems;                                                                        \
+        const int *status;                                                                    \
+        int cmp;                                                                              \
+        T value;                                                                              \
+        const T *values;                                                                      \
+        size_t *indices;                                                                      \
+        size_t found, first, included;                                                        \
+        enum { N##_ALL, N##_ANY } mode;                                                       \
+        T seen; /* the value of the first satisfied word */                                   \
+    };                                                                                        \
+    static void N##_scan_run(struct N##_scan *s)                                              \
+    {                                                                                         \
+        s->found = s->included = 0;                                                           \
+        s->first = SIZE_MAX;                                                                  \
+        for (size_t i = 0; i < s->nelems; i++) {                                              \
+            if (s->status && s->status[i])                                                    \
+                continue;                                                                     \
+            s->included++;                                                                    \
+            T x = __atomic_load_n(&s->ivars[i], __ATOMIC_ACQUIRE);                            \
+            if (!N##_cmp(x, s->cmp, s->values ? s->values[i] : s->value))                     \
+                continue;                                                                     \
+            if (s->first == SIZE_MAX) {                                                       \
+                s->first = i;                                                                 \
+                s->seen = x;                                                                  \
+            }                                                                                 \
+            if (s->indices)                                                                   \
+                s->indices[s->found] = i;                                                     \
+            s->found++;                                                                       \
+        }                                                                                     \
+    }                                                                                         \
+    static bool N##_scan_ready(void *arg)                                                     \
+    {                                                                                         \
+        struct N##_scan *s = arg;                                                             \
+        N##_scan_run(s);                                                                      \
+        return s->mode == N##_ALL ? s->found == s->included                                   \
+                                  : (s->found > 0 || s->included == 0);                       \
+    }                                                                                         \
+    static void N##_scan_wait(const char *routine, struct N##_scan *s)                        \
+    {                                                                                         \
+        check_cmp(routine, s->cmp);                                                           \
+        wait_for(routine, N##_scan_ready, s, #T " words", s->ivars, s->cmp);                  \
+    }                                                                                         \
+    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivar, .nelems = 1, .status = NULL, .cmp = cmp, .value = cmp_value, .values = NULL, .indices = NULL, .mode = N##_ALL};    \
+        N##_scan_wait("shmem_" #N "_wait_until", &s);                                         \
+    }                                                                                         \
+    void shmem_##N##_wait(T *ivar, T cmp_value)                                               \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivar, .nelems = 1, .status = NULL, .cmp = SHMEM_CMP_NE, .value = cmp_value,     \
+                             .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
+        N##_scan_wait("shmem_" #N "_wait", &s);                                               \
+    }                                                                                         \
+    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,      \
+                                    T cmp_value)                                              \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
+                             .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_all", &s);                                     \
+    }                                                                                         \
+    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,    \
+                                      T cmp_value)                                            \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
+                             .values = NULL, .indices = NULL, .mode = N##_ANY};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_any", &s);                                     \
+        return s.first;                                                                       \
+    }                                                                                         \
+    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,              \
+                                       const int *status, int cmp, T cmp_value)               \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,   \
+                             .values = NULL, .indices = indices, .mode = N##_ANY};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_some", &s);                                    \
+        return s.found;                                                                       \
+    }                                                                                         \
+    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,        \
+                                           int cmp, T *cmp_values)                            \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ALL};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_all_vector", &s);                              \
+    }                                                                                         \
+    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,      \
+                                             int cmp, T *cmp_values)                          \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ANY};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_any_vector", &s);                              \
+        return s.first;                                                                       \
+    }                                                                                         \
+    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,       \
+                                              const int *status, int cmp, T *cmp_values)      \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,     \
+                             .values = cmp_values, .indices = indices, .mode = N##_ANY};                                                        \
+        N##_scan_wait("shmem_" #N "_wait_until_some_vector", &s);                             \
+        return s.found;                                                                       \
+    }                                                                                         \
+    int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                       \
+    {                                                                                         \
+        check_cmp("shmem_" #N "_test", cmp);                                                  \
+        return N##_cmp(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);              \
+    }                                                                                         \
+    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,             \
+                             T cmp_value)                                                     \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
+                             .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
+        check_cmp("shmem_" #N "_test_all", cmp);                                              \
+        return N##_scan_ready(&s);                                                            \
+    }                                                                                         \
+    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,          \
+                                T cmp_value)                                                  \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
+                             .values = NULL, .indices = NULL, .mode = N##_ANY};                                                        \
+        check_cmp("shmem_" #N "_test_any", cmp);                                              \
+        N##_scan_run(&s);                                                                     \
+        return s.first;                                                                       \
+    }                                                                                         \
+    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
+                                 int cmp, T cmp_value)                                        \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,   \
+                             .values = NULL, .indices = indices, .mode = N##_ANY};                                                        \
+        check_cmp("shmem_" #N "_test_some", cmp);                                             \
+        N##_scan_run(&s);                                                                     \
+        return s.found;                                                                       \
+    }                                                                                         \
+    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,      \
+                                    T *cmp_values)                                            \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ALL};                                                        \
+        check_cmp("shmem_" #N "_test_all_vector", cmp);                                       \
+        return N##_scan_ready(&s);                                                            \
+    }                                                                                         \
+    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
+                                       T *cmp_values)                                         \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ANY};                                                        \
+        check_cmp("shmem_" #N "_test_any_vector", cmp);                                       \
+        N##_scan_run(&s);                                                                     \
+        return s.first;                                                                       \
+    }                                                                                         \
+    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,             \
+                                        const int *status, int cmp, T *cmp_values)            \
+    {                                                                                         \
+        struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,     \
+                             .values = cmp_values, .indices = indices, .mode = N##_ANY};                                                        \
+        check_cmp("shmem_" #N "_test_some_vector", cmp);                                      \
+        N##_scan_run(&s);                                                                     \
+        return s.found;                                                                       \
+    })
+/* clang-format on */
 SYMSHMEM_TYPES_(P2P_DEF_, _)
 
 /* ---- signals ----------------------------------------------------------- */
