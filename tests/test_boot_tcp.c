@@ -111,7 +111,7 @@ Test(boot_tcp, pe_never_connects)
                            (const char *[]){"init-fails", "SYM_ERR_TIMEOUT", NULL});
     bjob_wait(&job, 30);
     char want[128];
-    snprintf(want, sizeof(want), "PE 2 never connected to 127.0.0.1:%d within 2 s", port);
+    snprintf(want, sizeof(want), "PE 2 never joined at 127.0.0.1:%d within 2 s", port);
     for (int r = 0; r < 4; r++)
         if (r != 2) {
             bjob_assert_exit(&job, r, 0);
@@ -413,7 +413,9 @@ Test(boot_tcp, strangers_at_root)
     int port = bjob_free_port();
     char addr[64];
     root_env(addr, sizeof(addr), "127.0.0.1", port);
-    const char *env[] = {addr, "SYMHEAP_TIMEOUT=60", NULL};
+    /* strangers are logged under SYMHEAP_DEBUG (which every PE must share:
+     * it adds checks to collective allocations) */
+    const char *env[] = {addr, "SYMHEAP_TIMEOUT=60", "SYMHEAP_DEBUG=1", NULL};
     struct bjob job;
     bjob_init(&job, 3);
     bjob_start_tcp(&job, 0, NULL, env, (const char *[]){"check", NULL});

@@ -173,6 +173,8 @@ static void boot_settings(struct sym_boot_settings *b)
     };
     snprintf(b->mode, sizeof(b->mode), "%s", c->bootstrap.s);
     snprintf(b->root_addr, sizeof(b->root_addr), "%s", c->root_addr.s);
+    snprintf(b->job_secret, sizeof(b->job_secret), "%s", c->job_secret.s);
+    snprintf(b->job_secret_file, sizeof(b->job_secret_file), "%s", c->job_secret_file.s);
 }
 
 /* The level sym_init_thread asks for, in force while init_steps runs: the
@@ -200,7 +202,9 @@ static sym_status_t init_steps(void)
     sym_transports_prepare();
     struct sym_boot_settings boot_set;
     boot_settings(&boot_set);
-    if ((st = sym_boot_open(&boot_set, &sym_rt.boot)) != SYM_OK)
+    st = sym_boot_open(&boot_set, &sym_rt.boot);
+    sym_secret_wipe(&boot_set, sizeof(boot_set));
+    if (st != SYM_OK)
         return st;
     struct sym_boot *boot = sym_rt.boot;
     sym_rt.me = boot->rank;

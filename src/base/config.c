@@ -148,6 +148,7 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
     "atomic, wait, barrier, send, recv, broadcast, reduce, allreduce, reduce_scatter, "            \
     "all_gather, all_gatherv, all_to_all, all_to_allv, gather, scatter, team_split and N >= 1"
 #define EXPECT_STRING "at most 255 bytes"
+#define EXPECT_SECRET "at most 255 bytes"
 
 /* One parser per type with a common shape, so the table can call them. */
 static int parse_one_SIZE(const char *t, size_t *f, const char *h)
@@ -189,6 +190,11 @@ static int parse_one_STRING(const char *t, sym_cfg_string_t *f, const char *h)
     return 0;
 }
 
+static int parse_one_SECRET(const char *t, sym_cfg_string_t *f, const char *h)
+{
+    return parse_one_STRING(t, f, h);
+}
+
 int sym_config_mr_force_words(const char *text, unsigned *words_p)
 {
     static const char *const words[] = {"none",      "local", "prov_key", "endpoint",
@@ -224,7 +230,7 @@ sym_status_t sym_config_load(struct sym_config *cfg)
             return sym_error(SYM_ERR_CONFIG,                                                       \
                              "sym_init: environment variable %s='%s' is not valid: "               \
                              "expected %s%s",                                                      \
-                             name, env, EXPECT_##type,                                             \
+                             name, strcmp(#type, "SECRET") ? env : "(not shown)", EXPECT_##type,   \
                              !strcmp(#type, "CHOICE") ? strchr(help, '{') : "");                   \
     } while (0);
     SYM_CONFIG_TABLE(LOAD_)
@@ -317,6 +323,11 @@ static void format_STRING(char *b, size_t n, sym_cfg_string_t v)
         len = n - 1;
     memcpy(b, v.s, len);
     b[len] = '\0';
+}
+
+static void format_SECRET(char *b, size_t n, sym_cfg_string_t v)
+{
+    snprintf(b, n, "%s", v.s[0] ? "(set)" : "-"); /* a secret is never shown */
 }
 
 void sym_config_print(FILE *out, const struct sym_config *cfg)

@@ -29,6 +29,7 @@ struct sym_config {
 #define SYM_CFG_FIELD_CHOICE                          sym_cfg_choice_t
 #define SYM_CFG_FIELD_FAULT                           struct sym_fault_spec
 #define SYM_CFG_FIELD_STRING                          sym_cfg_string_t
+#define SYM_CFG_FIELD_SECRET                          sym_cfg_string_t
 #define SYM_CFG_FIELD_(field, name, type, dflt, help) SYM_CFG_FIELD_##type field;
     SYM_CONFIG_TABLE(SYM_CFG_FIELD_)
 #undef SYM_CFG_FIELD_

@@ -11,6 +11,7 @@
  *   CHOICE   one of the words listed in the help text's {a|b|c}
  *   FAULT    a fault-injection spec (src/fault.h), "none" (or empty) for none
  *   STRING   free text of up to 255 bytes (empty when unset)
+ *   SECRET   like STRING, but never shown (symheap-info prints "(set)")
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
@@ -120,6 +121,13 @@
     X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                                     \
       "Tests only: run the ofi transport as if the provider did not order writes and "             \
       "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "             \
-      "provider offers it, as sockets does, else waits for the data first)")
+      "provider offers it, as sockets does, else waits for the data first)")                     \
+    X(job_secret, "SYMHEAP_JOB_SECRET", SECRET, "",                                                \
+      "tcp bootstrap: the job's secret, the same on every PE: 32 to 128 hex digits "               \
+      "(e.g. from openssl rand -hex 32); every connection proves it knows it; "                    \
+      "insecure-none turns authentication off (trusted networks only)")                            \
+    X(job_secret_file, "SYMHEAP_JOB_SECRET_FILE", STRING, "",                                      \
+      "tcp bootstrap: a file holding the job's secret in hex, owned by this user with "            \
+      "mode 0600 or stricter (instead of SYMHEAP_JOB_SECRET)")
 
 #endif /* SYM_CONFIG_TABLE_H */

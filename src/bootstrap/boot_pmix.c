@@ -44,6 +44,7 @@ sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_
 #include <string.h>
 
 #define PMIX_KEY_JOBKEY "symheap.jobkey"
+#define PMIX_KEY_SECRET "symheap.secret"
 
 struct pmix_boot {
     struct sym_boot base;
@@ -273,6 +274,7 @@ static void pmix_fini(struct sym_boot *b)
     pthread_mutex_unlock(&live_lock);
     PMIx_Finalize(NULL, 0);
     pthread_mutex_destroy(&pb->lock);
+    sym_secret_wipe(&b->secret, sizeof(b->secret));
     free(pb);
 }
 
@@ -322,18 +324,35 @@ static sym_status_t join(struct pmix_boot *pb)
                   PMIx_Error_string(rc));
     }
 
-    /* The job key: made by rank 0, read by everyone after a fence. */
+    /* The job key and the job secret: made by rank 0, read by everyone
+     * after a fence.  The PMIx exchange is a trusted channel for the
+     * secret: every client's connection to its PMIx server was
+     * authenticated by the launcher that started it (PMIx's psec checks
+     * the peer's credentials), the data is scoped to this namespace, and
+     * the servers that hold it run as this user and started these
+     * processes anyway.  Between hosts it travels on the launcher's own
+     * channels, which see everything a job does. */
     const char *step = "job key";
     char at[160];
     if (pb->base.rank == 0) {
         if (sym_boot_random_key(pb->base.key) != 0)
             return sym_error(SYM_ERR_SYSTEM, "%s: getrandom failed",
                              where(pb, step, at, sizeof(at)));
+        sym_status_t st = sym_secret_generate(&pb->base.secret);
+        if (st != SYM_OK)
+            return st;
         pmix_value_t kv;
         PMIX_VALUE_CONSTRUCT(&kv);
         kv.type = PMIX_STRING;
         kv.data.string = pb->base.key;
-        sym_status_t st = put_commit(pb, step, PMIX_KEY_JOBKEY, &kv);
+        st = put_commit(pb, step, PMIX_KEY_JOBKEY, &kv);
+        if (st != SYM_OK)
+            return st;
+        char hex[2 * SYM_SECRET_MAX + 1];
+        sym_secret_to_hex(&pb->base.secret, hex);
+        kv.data.string = hex;
+        st = put_commit(pb, step, PMIX_KEY_SECRET, &kv);
+        sym_secret_wipe(hex, sizeof(hex));
         if (st != SYM_OK)
             return st;
     }
@@ -351,6 +370,20 @@ static sym_status_t join(struct pmix_boot *pb)
         if (!ok)
             return sym_error(SYM_ERR_BOOTSTRAP, "%s: PE 0 published a malformed job key",
                              where(pb, step, at, sizeof(at)));
+        if ((st = get_value(pb, step, 0, PMIX_KEY_SECRET, &v)) != SYM_OK)
+            return st;
+        ok = v->type == PMIX_STRING && v->data.string;
+        if (ok)
+            st = sym_secret_from_hex(v->data.string, "the job secret PE 0 published",
+                                     &pb->base.secret);
+        if (ok && v->data.string)
+            sym_secret_wipe(v->data.string, strlen(v->data.string));
+        PMIX_VALUE_RELEASE(v);
+        if (!ok)
+            return sym_error(SYM_ERR_BOOTSTRAP, "%s: PE 0 published a malformed job secret",
+                             where(pb, step, at, sizeof(at)));
+        if (st != SYM_OK)
+            return st;
     }
     if (pb->debug) {
         pmix_proc_t p;

@@ -27,6 +27,7 @@ static void singleton_set_state(struct sym_boot *b, int state)
 
 static void singleton_fini(struct sym_boot *b)
 {
+    sym_secret_wipe(&b->secret, sizeof(b->secret));
     free(b);
 }
 
@@ -49,6 +50,11 @@ sym_status_t sym_boot_singleton_open(struct sym_boot **boot_p)
     if (sym_boot_random_key(b->key) != 0) {
         free(b);
         return sym_error(SYM_ERR_SYSTEM, "sym_init: getrandom failed for the job key");
+    }
+    sym_status_t st = sym_secret_generate(&b->secret);
+    if (st != SYM_OK) {
+        free(b);
+        return st;
     }
     *boot_p = b;
     return SYM_OK;

@@ -98,6 +98,7 @@ static void symrun_fini(struct sym_boot *b)
 {
     struct symrun_boot *sb = (struct symrun_boot *)b;
     munmap(b->job, sb->map_len);
+    sym_secret_wipe(&b->secret, sizeof(b->secret));
     free(sb);
 }
 
@@ -164,6 +165,12 @@ sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sy
     sb->base.size = (int)npes;
     memcpy(sb->base.key, job->key, sizeof(sb->base.key));
     memcpy(sb->base.owner, job->owner, sizeof(sb->base.owner));
+    /* The segment came as a descriptor inherited from the launcher (no
+     * other process of another user can open it), so its secret is the
+     * job's.  Not the environment: a PE's environment is inherited by
+     * everything it starts and shows in /proc/<pid>/environ. */
+    memcpy(sb->base.secret.bytes, job->secret, SYM_JOB_SECRET_LEN);
+    sb->base.secret.len = SYM_JOB_SECRET_LEN;
     sb->base.job = job;
     sb->map_len = len;
     sb->barriers = __atomic_load_n(&job->pe[pe].boot_arrivals, __ATOMIC_ACQUIRE);

@@ -22,14 +22,36 @@
  * Wire format: every message is a header {type, length} of two 32-bit
  * big-endian words, then `length` payload bytes.
  *
- * The root address is open to anyone who can reach it, so the root trusts
- * no connection before its hello: until then a connection may send only a
- * hello (16 bytes), must send it within SYMHEAP_TIMEOUT, and at most
- * TCP_PENDING_MAX + size such connections are kept (the oldest goes first).  No
- * message may announce more than TCP_MSG_MAX bytes, every header is checked
- * as soon as it arrives, and a stranger is closed with the reason on
- * stderr; it never fails the job.  The helper thread never writes to a
- * socket while it holds the lock that waiters poll (it queues).
+ * The root address is open to anyone who can reach it, so no side trusts
+ * the other before both proved that they know the job secret
+ * (SYMHEAP_JOB_SECRET or SYMHEAP_JOB_SECRET_FILE, base/secret.h):
+ *
+ *   PE -> root   HELLO      magic, version, claimed rank and size, nonce_pe
+ *   root -> PE   CHALLENGE  job id, nonce_root, MAC("root", claims, ids)
+ *   PE -> root   PROOF      MAC("pe", claims, ids)
+ *
+ * Each MAC is HMAC-SHA256 keyed with the secret over a side label, the
+ * protocol version, the claimed rank and size, the job id (random, drawn by
+ * the root at start) and both nonces (random, fresh per connection).  The
+ * PE checks the root's MAC before it answers, so a PE never talks to a
+ * stranger at the root address; the root admits a connection as a PE only
+ * after its proof, so nobody takes a rank without the secret.  Fresh nonces
+ * on both sides make a recorded handshake worthless (no replay), and the
+ * labels keep a proof of one side from serving as the other's.
+ *
+ * Until admitted a connection may send only its hello, then its proof, must
+ * finish within TCP_HANDSHAKE_S (or the timeout, if shorter), and at most
+ * TCP_PENDING_MAX + size such connections are kept (the oldest goes first).
+ * No message may announce more than TCP_MSG_MAX bytes, every header is
+ * checked as soon as it arrives, and a stranger (bad hello, wrong proof,
+ * too slow) is closed, with the reason logged under SYMHEAP_DEBUG; it never
+ * fails the job and never takes a rank.  Only a proven PE's claims can fail
+ * the job (a wrong SYMHEAP_SIZE, a rank out of range or taken twice): those
+ * are the job's own misconfiguration.  After the handshake the connection
+ * is trusted as it stands: TCP itself is neither encrypted nor integrity
+ * protected, so someone on the path can read and alter what follows
+ * (README, Security).  The helper thread never writes to a socket while it
+ * holds the lock that waiters poll (it queues).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +66,7 @@
 
 #include "base/addr.h"
 #include "base/error.h"
+#include "base/secret.h"
 #include "tcp.h"
 
 static sym_status_t tcp_allgather(struct sym_boot *b, const void *mine, size_t len, void *all)
@@ -180,6 +203,7 @@ static void tcp_fini(struct sym_boot *b)
     free(tb->conns);
     free(tb->pending);
     free(tb->result);
+    sym_secret_wipe(&tb->base.secret, sizeof(tb->base.secret));
     pthread_mutex_destroy(&tb->lock);
     pthread_mutex_destroy(&tb->send_lock);
     free(tb);
@@ -203,7 +227,11 @@ static sym_status_t join(struct tcp_boot *tb)
     if (b->rank != 0) {
         uint32_t hello[4] = {htonl(TCP_MAGIC), htonl(TCP_VERSION), htonl((uint32_t)b->rank),
                              htonl((uint32_t)b->size)};
-        if (tcp_send(tb, tb->conns[0].fd, MSG_HELLO, hello, sizeof(hello), NULL, 0) != 0)
+        if (sym_random_bytes(tb->nonce, TCP_NONCE_LEN) != 0)
+            return sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): getrandom: %s",
+                             strerror(errno));
+        if (tcp_send(tb, tb->conns[0].fd, MSG_HELLO, hello, sizeof(hello), tb->nonce,
+                     TCP_NONCE_LEN) != 0)
             return sym_error(SYM_ERR_BOOTSTRAP,
                              "sym_init (tcp bootstrap): PE %d cannot send its hello to the "
                              "root at %s: %s",
@@ -230,14 +258,23 @@ static sym_status_t join(struct tcp_boot *tb)
     if (b->size > 1)
         st = tcp_wait_for(&w, "sym_init (tcp bootstrap: PE 0 waiting for the others)", tb->timeout);
     if (st == SYM_ERR_TIMEOUT) {
-        char missing[256];
+        /* Only PEs that proved themselves joined: the missing ones are
+         * named, and connections that claimed a PE but never proved it are
+         * counted, not blamed on the PE they claimed to be. */
+        char missing[256], failed[320] = "";
         pthread_mutex_lock(&tb->lock);
         tcp_list_missing(tb, &w, missing, sizeof(missing));
+        if (tb->auth_failures)
+            snprintf(failed, sizeof(failed),
+                     "; %d connection(s) claimed to be PEs of this job without proving it, "
+                     "the last %s (is SYMHEAP_JOB_SECRET the same on every PE?)",
+                     tb->auth_failures, tb->auth_last);
         pthread_mutex_unlock(&tb->lock);
         st = sym_error(SYM_ERR_TIMEOUT,
-                       "sym_init (tcp bootstrap): %s %s never connected to %s within %.0f s "
-                       "(not started, wrong SYMHEAP_ROOT_ADDR, or blocked by a firewall?)",
-                       strchr(missing, ',') ? "PEs" : "PE", missing, tb->addr_text, tb->timeout);
+                       "sym_init (tcp bootstrap): %s %s never joined at %s within %.0f s "
+                       "(not started, wrong SYMHEAP_ROOT_ADDR, or blocked by a firewall?)%s",
+                       strchr(missing, ',') ? "PEs" : "PE", missing, tb->addr_text, tb->timeout,
+                       failed);
     }
     if (st != SYM_OK) {
         tcp_root_fail_all(tb, st, sym_last_error());
@@ -305,7 +342,11 @@ sym_status_t sym_boot_tcp_open(const struct sym_boot_settings *cfg, struct sym_b
         tcp_fini(&tb->base);
         return sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): pipe: %s", strerror(errno));
     }
-    sym_status_t st = join(tb);
+    sym_status_t st = sym_secret_load(cfg->job_secret, cfg->job_secret_file, &tb->base.secret);
+    if (st == SYM_OK && tb->base.rank == 0 && sym_random_bytes(tb->job_id, TCP_JOBID_LEN) != 0)
+        st = sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): getrandom: %s", strerror(errno));
+    if (st == SYM_OK)
+        st = join(tb);
     if (st != SYM_OK) {
         tcp_fini(&tb->base);
         return st;

@@ -3,11 +3,10 @@
  *
  * A bootstrap runs before any heap exists: it tells the runtime its rank and
  * the job size, gives the job a key shared by all PEs (heap object names
- * derive from it), and offers an allgather of small blobs and a barrier.
- * Implementations: symrun (the launcher's control segment), tcp (a
- * rendezvous at SYMHEAP_ROOT_ADDR), pmix (mpirun, prterun, srun), singleton.
- * Every wait inside goes through sym_wait_for(), so bootstrap steps time out
- * and notice dead PEs like everything else.
+ * derive from it) and a secret only they know (base/secret.h), and offers an allgather of small
+ * blobs and a barrier. Implementations: symrun (the launcher's control segment), tcp (a rendezvous
+ * at SYMHEAP_ROOT_ADDR), pmix (mpirun, prterun, srun), singleton. Every wait inside goes through
+ * sym_wait_for(), so bootstrap steps time out and notice dead PEs like everything else.
  */
 #ifndef SYM_BOOTSTRAP_H
 #define SYM_BOOTSTRAP_H
@@ -15,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/secret.h"
 #include "launch/job.h"
 #include "symheap.h"
 
@@ -31,6 +31,9 @@ struct sym_boot_settings {
     char root_addr[256];
     bool rank_set;
     unsigned long rank, size;
+    /* tcp: SYMHEAP_JOB_SECRET, SYMHEAP_JOB_SECRET_FILE (empty: unset) */
+    char job_secret[256];
+    char job_secret_file[256];
 };
 
 struct sym_boot;
@@ -59,6 +62,9 @@ struct sym_boot {
     char key[SYM_JOB_KEY_LEN + 1];
     char owner[SYM_OWNER_LEN]; /* whose death makes the job's objects stale */
     struct sym_job_ctrl *job;  /* symrun: the launcher's control segment */
+    /* Known only to the job's PEs (base/secret.h): made by symrun, by PE 0
+     * under PMIx or for a singleton, given by the user for tcp. */
+    struct sym_secret secret;
 };
 
 /* Detect how this process was started and join the job.  Errors:

@@ -14,14 +14,25 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/secret.h"
 #include "bootstrap.h"
 
 #define TCP_MAGIC   0x53594d42u /* "SYMB" */
-#define TCP_VERSION 1u
+#define TCP_VERSION 2u
 /* Largest message accepted: an allgather result of 4096 PEs x 4 KiB. */
-#define TCP_MSG_MAX   (16u << 20)
-#define TCP_BLOB_MAX  (64u << 10)
-#define TCP_HELLO_LEN 16u
+#define TCP_MSG_MAX  (16u << 20)
+#define TCP_BLOB_MAX (64u << 10)
+/* The handshake (boot_tcp.c): fresh nonces from both sides, a job id the
+ * root draws, and HMAC-SHA256 proofs. */
+#define TCP_NONCE_LEN     32u
+#define TCP_JOBID_LEN     16u
+#define TCP_HELLO_LEN     (16u + TCP_NONCE_LEN)
+#define TCP_CHALLENGE_LEN (TCP_JOBID_LEN + TCP_NONCE_LEN + SYM_MAC_LEN)
+#define TCP_PROOF_LEN     SYM_MAC_LEN
+/* Seconds a connection has from its accept to its proof (at most the
+ * timeout): a real PE needs two messages and a few microseconds of
+ * hashing; anything slower only holds a socket. */
+#define TCP_HANDSHAKE_S 10.0
 /* Accepted connections that have not said hello yet: beyond this many plus
  * the job size the oldest is dropped (real PEs say hello right after
  * connecting, so even a whole job connecting at once fits). */
@@ -44,6 +55,8 @@ enum tcp_msg {
     MSG_GATHER_ALL = 5, /* root -> PE: step, every blob in rank order */
     MSG_LOST = 6,       /* root -> PE: a PE was lost */
     MSG_BYE = 7,        /* either way: the sender finalized; its EOF is no loss */
+    MSG_CHALLENGE = 8,  /* root -> PE: job id, root nonce, the root's proof */
+    MSG_PROOF = 9,      /* PE -> root: the PE's proof */
 };
 
 struct conn {
@@ -56,6 +69,10 @@ struct conn {
     size_t in_len, in_cap;
     double since;  /* root: when it was accepted */
     char peer[64]; /* root: the address it came from, for messages */
+    /* root, until admitted: the hello's claims and both nonces */
+    bool hello; /* a hello arrived and was challenged: a proof is due */
+    uint32_t claim_rank, claim_size;
+    uint8_t nonce_pe[TCP_NONCE_LEN], nonce_root[TCP_NONCE_LEN];
 };
 
 /* A message the helper thread sends once it has released the lock. */
@@ -100,6 +117,12 @@ struct tcp_boot {
     struct out_msg *out_head, *out_tail; /* helper: to send without the lock */
     int strays;                          /* root: stray connections dropped so far */
 
+    uint8_t job_id[TCP_JOBID_LEN]; /* root: drawn at start; PE: from the challenge */
+    uint8_t nonce[TCP_NONCE_LEN];  /* PE: the nonce of its hello */
+    bool root_proven;              /* PE: the root proved it knows the secret */
+    int auth_failures;             /* root: connections that claimed a PE but never proved it */
+    char auth_last[160];           /* root: the last of them, for the timeout message */
+
     bool welcomed; /* PE: the key arrived */
     int lost;      /* first lost PE or -1 */
     char lost_how[160];
@@ -135,6 +158,13 @@ void tcp_queue(struct tcp_boot *tb, int fd, bool owns_fd, uint32_t type, const v
                const void *b, size_t blen);
 /* Helper thread, lock not held: send (or, !send, drop) what was queued. */
 void tcp_flush_queue(struct tcp_boot *tb, bool send);
+/* The proof of one side of the handshake (label "root" or "pe") over the
+ * claimed rank and size, the job id and both nonces. */
+void tcp_handshake_mac(const struct tcp_boot *tb, const char *label, uint32_t rank, uint32_t size,
+                       const uint8_t *job_id, const uint8_t *nonce_pe, const uint8_t *nonce_root,
+                       uint8_t mac[SYM_MAC_LEN]);
+/* The handshake deadline of a connection, in seconds after its accept. */
+double tcp_handshake_s(const struct tcp_boot *tb);
 /* Record the first lost PE / the failure the job cannot survive (lock held). */
 void tcp_mark_lost(struct tcp_boot *tb, int pe, const char *how);
 void tcp_set_fatal(struct tcp_boot *tb, sym_status_t st, const char *fmt, ...)
@@ -154,6 +184,7 @@ bool tcp_root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, const u
                      uint32_t len);
 void tcp_root_fail_all(struct tcp_boot *tb, sym_status_t st, const char *text);
 void tcp_stray_log(struct tcp_boot *tb, const struct conn *c, const char *why);
+void tcp_auth_failed(struct tcp_boot *tb, struct conn *c, const char *why);
 void tcp_drop_pending(struct tcp_boot *tb, int i, const char *why);
 
 /* ---- tcp_pe.c: the other PEs --------------------------------------------- */

@@ -52,7 +52,7 @@ void *tcp_helper_main(void *arg)
         /* Wake up when the oldest pending connection's time is up. */
         int ms = -1;
         if (tb->npending) {
-            double left = tb->pending[0].since + tb->timeout - tcp_now();
+            double left = tb->pending[0].since + tcp_handshake_s(tb) - tcp_now();
             ms = left <= 0 ? 0 : left > 1000.0 ? 1000000 : (int)(left * 1000) + 1;
         }
         pthread_mutex_unlock(&tb->lock);
@@ -85,11 +85,12 @@ void *tcp_helper_main(void *arg)
                 tb->pending[kept++] = *c;
         }
         tb->npending = kept;
-        /* A PE says hello right after connecting: one that has not within
-         * the timeout is no PE (in accept order: the oldest first). */
+        /* A PE says hello right after connecting and proves itself right
+         * after the challenge: one that has not within the handshake
+         * deadline is no PE (in accept order: the oldest first). */
         double now = tcp_now();
-        while (tb->npending && tb->pending[0].since + tb->timeout <= now)
-            tcp_drop_pending(tb, 0, "no symheap hello within SYMHEAP_TIMEOUT");
+        while (tb->npending && tb->pending[0].since + tcp_handshake_s(tb) <= now)
+            tcp_drop_pending(tb, 0, "no proof within the handshake deadline");
         if (accept_ready)
             tcp_root_accept(tb);
         /* Everyone is here: accept nothing more on the root address, and
@@ -173,7 +174,7 @@ static void tcp_describe(void *arg, char *buf, size_t len)
     switch (w->kind) {
     case WAIT_CONNECT:
         tcp_list_missing(tb, w, missing, sizeof(missing));
-        snprintf(buf, len, "PEs to connect to the root at %s; never connected: %s", tb->addr_text,
+        snprintf(buf, len, "PEs to join at %s (connected and proven); missing: %s", tb->addr_text,
                  missing);
         break;
     case WAIT_WELCOME:

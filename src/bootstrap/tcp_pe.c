@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/secret.h"
 #include "base/wait.h"
 #include "tcp.h"
 
@@ -39,9 +40,43 @@ bool tcp_root_garbage(struct tcp_boot *tb, const char *what)
     return false;
 }
 
-/* Non-root: a message from the root.  Lock held. */
+/* Non-root: the root's challenge.  The root proves first: a PE answers
+ * nobody who does not know the job secret.  Lock held. */
+static bool pe_challenge(struct tcp_boot *tb, const uint8_t *p, uint32_t len)
+{
+    if (tb->root_proven || len != TCP_CHALLENGE_LEN)
+        return tcp_root_garbage(tb, "a malformed challenge");
+    const uint8_t *job_id = p, *nonce_root = p + TCP_JOBID_LEN;
+    uint32_t rank = (uint32_t)tb->base.rank, size = (uint32_t)tb->base.size;
+    uint8_t mac[SYM_MAC_LEN];
+    tcp_handshake_mac(tb, "root", rank, size, job_id, tb->nonce, nonce_root, mac);
+    bool ok = sym_mac_equal(mac, p + TCP_JOBID_LEN + TCP_NONCE_LEN);
+    if (!ok) {
+        tcp_set_fatal(tb, SYM_ERR_BOOTSTRAP,
+                      "sym_init (tcp bootstrap): whoever listens at %s could not prove that it "
+                      "knows the job secret: is SYMHEAP_JOB_SECRET (or the file "
+                      "SYMHEAP_JOB_SECRET_FILE names) the same on every PE, and is that "
+                      "address this job's PE 0?",
+                      tb->addr_text);
+        return false;
+    }
+    memcpy(tb->job_id, job_id, TCP_JOBID_LEN);
+    tcp_handshake_mac(tb, "pe", rank, size, job_id, tb->nonce, nonce_root, mac);
+    tcp_queue(tb, tb->conns[0].fd, false, MSG_PROOF, mac, sizeof(mac), NULL, 0);
+    sym_secret_wipe(mac, sizeof(mac));
+    tb->root_proven = true;
+    return true;
+}
+
+/* Non-root: a message from the root.  Until the root proved itself only
+ * its challenge or an error (a refused hello says why) is taken.  Lock
+ * held. */
 bool tcp_pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint32_t len)
 {
+    if (type == MSG_CHALLENGE)
+        return pe_challenge(tb, p, len);
+    if (!tb->root_proven && type != MSG_ERROR)
+        return tcp_root_garbage(tb, "a message before proving that it knows the job secret");
     switch (type) {
     case MSG_WELCOME:
         if (len != SYM_JOB_KEY_LEN)

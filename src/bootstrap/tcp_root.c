@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/secret.h"
 #include "tcp.h"
 
 static void send_error(struct tcp_boot *tb, int fd, sym_status_t st, const char *text)
@@ -34,20 +35,40 @@ void tcp_root_fail_all(struct tcp_boot *tb, sym_status_t st, const char *text)
     }
 }
 
-/* Root: a connection that is no PE of this job is closed, saying why on
- * stderr (the first few; a flood is only counted).  Lock held. */
+/* Root: a connection that is no PE of this job is closed; with
+ * SYMHEAP_DEBUG the reason is logged (the first few; a flood is only
+ * counted).  Strangers never reach stderr otherwise: anyone who can reach
+ * the root address could fill it.  Lock held. */
 void tcp_stray_log(struct tcp_boot *tb, const struct conn *c, const char *why)
 {
     int n = ++tb->strays;
     if (n > TCP_STRAY_LOG_MAX)
         return;
-    fprintf(stderr, "symheap: PE 0 (tcp bootstrap at %s): closed a connection from %s: %s%s\n",
-            tb->addr_text, c->peer[0] ? c->peer : "?", why,
-            n == TCP_STRAY_LOG_MAX ? " (further ones are not reported)" : "");
+    sym_debug("tcp bootstrap at %s: closed a connection from %s: %s%s", tb->addr_text,
+              c->peer[0] ? c->peer : "?", why,
+              n == TCP_STRAY_LOG_MAX ? " (further ones are not reported)" : "");
 }
 
-/* Root: does another accepted connection already claim `rank`? */
-static bool rank_pending(const struct tcp_boot *tb, const struct conn *c, int rank)
+/* Root: a connection that claimed to be a PE did not prove it knows the
+ * job secret.  Logged like any stranger, and remembered for the message
+ * of a rendezvous that times out: a real PE with another secret looks
+ * exactly like this.  Lock held. */
+void tcp_auth_failed(struct tcp_boot *tb, struct conn *c, const char *why)
+{
+    if (!c->hello)
+        return;
+    c->hello = false; /* counted once */
+    char text[160];
+    snprintf(text, sizeof(text), "claimed PE %u, then %s", c->claim_rank, why);
+    tcp_stray_log(tb, c, text);
+    tb->auth_failures++;
+    snprintf(tb->auth_last, sizeof(tb->auth_last), "one from %s claiming PE %u",
+             c->peer[0] ? c->peer : "?", c->claim_rank);
+}
+
+/* Root: has another connection been admitted as `rank` (it moves to its
+ * place in conns only after this round of reads)? */
+static bool rank_admitted(const struct tcp_boot *tb, const struct conn *c, int rank)
 {
     for (int i = 0; i < tb->npending; i++)
         if (&tb->pending[i] != c && tb->pending[i].rank == rank)
@@ -55,50 +76,112 @@ static bool rank_pending(const struct tcp_boot *tb, const struct conn *c, int ra
     return false;
 }
 
-/* Root: a message from PE `c->rank` (or a hello from a pending connection).
- * Lock held.  Returns false to drop the connection. */
+/* Root: a hello.  Nothing it claims is trusted yet: the root answers with
+ * a challenge (its own nonce, the job id, and its proof over both nonces,
+ * so the PE knows it reached this job's root) and waits for the PE's
+ * proof.  Lock held; false drops the connection. */
+static bool root_hello(struct tcp_boot *tb, struct conn *c, const uint8_t *p, uint32_t len)
+{
+    if (len < 8 || tcp_get32(p) != TCP_MAGIC) {
+        tcp_stray_log(tb, c, "its first message is not a symheap hello");
+        return false;
+    }
+    uint32_t version = tcp_get32(p + 4);
+    if (version != TCP_VERSION || len != TCP_HELLO_LEN) {
+        char why[400];
+        snprintf(why, sizeof(why),
+                 "sym_init (tcp bootstrap at %s): this PE speaks bootstrap protocol %u, the "
+                 "root %u (different symheap versions?)",
+                 tb->addr_text, version, TCP_VERSION);
+        tcp_stray_log(tb, c, why);
+        /* Not the job's failure (anyone can send this): only the sender
+         * learns why, then the connection is closed by the queue. */
+        uint32_t code = htonl((uint32_t)(int32_t)SYM_ERR_BOOTSTRAP);
+        tcp_queue(tb, c->fd, true, MSG_ERROR, &code, sizeof(code), why, strlen(why));
+        c->fd = -1;
+        return false;
+    }
+    c->claim_rank = tcp_get32(p + 8);
+    c->claim_size = tcp_get32(p + 12);
+    memcpy(c->nonce_pe, p + 16, TCP_NONCE_LEN);
+    uint8_t msg[TCP_CHALLENGE_LEN];
+    if (sym_random_bytes(c->nonce_root, TCP_NONCE_LEN) != 0) {
+        tcp_stray_log(tb, c, "no random bytes for its challenge");
+        return false;
+    }
+    memcpy(msg, tb->job_id, TCP_JOBID_LEN);
+    memcpy(msg + TCP_JOBID_LEN, c->nonce_root, TCP_NONCE_LEN);
+    tcp_handshake_mac(tb, "root", c->claim_rank, c->claim_size, tb->job_id, c->nonce_pe,
+                      c->nonce_root, msg + TCP_JOBID_LEN + TCP_NONCE_LEN);
+    /* Sent at once, not queued: the connection may be dropped (and its
+     * descriptor number reused) before the queue is flushed.  A fresh
+     * socket takes 88 bytes without blocking, or it is no PE. */
+    uint32_t hdr[2] = {htonl(MSG_CHALLENGE), htonl(TCP_CHALLENGE_LEN)};
+    uint8_t wire[8 + TCP_CHALLENGE_LEN];
+    memcpy(wire, hdr, 8);
+    memcpy(wire + 8, msg, TCP_CHALLENGE_LEN);
+    if (send(c->fd, wire, sizeof(wire), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(wire)) {
+        tcp_stray_log(tb, c, "it does not take the challenge");
+        return false;
+    }
+    c->hello = true;
+    return true;
+}
+
+/* Root: the proof of a challenged connection.  Only a proven PE's claims
+ * count: a wrong size, a rank out of range or a rank already taken is then
+ * a real misconfiguration of the job and fails it, saying so; an unproven
+ * claim is only closed.  Lock held; false drops the connection. */
+static bool root_proof(struct tcp_boot *tb, struct conn *c, const uint8_t *p)
+{
+    uint8_t want[SYM_MAC_LEN];
+    tcp_handshake_mac(tb, "pe", c->claim_rank, c->claim_size, tb->job_id, c->nonce_pe,
+                      c->nonce_root, want);
+    bool ok = sym_mac_equal(want, p);
+    sym_secret_wipe(want, sizeof(want));
+    if (!ok) {
+        tcp_auth_failed(tb, c, "failed to prove that it knows the job secret");
+        return false;
+    }
+    uint32_t rank = c->claim_rank, size = c->claim_size;
+    char why[256] = "";
+    if (size != (uint32_t)tb->base.size)
+        snprintf(why, sizeof(why),
+                 "PE %u was started with SYMHEAP_SIZE=%u, the root "
+                 "with SYMHEAP_SIZE=%d",
+                 rank, size, tb->base.size);
+    else if (rank == 0 || rank >= size)
+        snprintf(why, sizeof(why),
+                 "a PE connected claiming SYMHEAP_RANK=%u (valid: "
+                 "1..%u; 0 is the root)",
+                 rank, size - 1);
+    else if (tb->conns[rank].fd >= 0 || rank_admitted(tb, c, (int)rank))
+        snprintf(why, sizeof(why), "two PEs were started with SYMHEAP_RANK=%u", rank);
+    if (why[0]) {
+        tcp_set_fatal(tb, SYM_ERR_BOOTSTRAP, "sym_init (tcp bootstrap at %s): %s", tb->addr_text,
+                      why);
+        /* the reply is sent after the lock is released, then the
+         * connection closed: the queue takes the descriptor */
+        uint32_t code = htonl((uint32_t)(int32_t)SYM_ERR_BOOTSTRAP);
+        tcp_queue(tb, c->fd, true, MSG_ERROR, &code, sizeof(code), tb->fatal_msg,
+                  strlen(tb->fatal_msg));
+        c->fd = -1;
+        c->hello = false;
+        return false;
+    }
+    c->hello = false;
+    c->rank = (int)rank;
+    tb->connected++;
+    return true;
+}
+
+/* Root: a message from PE `c->rank`, or the hello or proof of a pending
+ * connection.  Lock held.  Returns false to drop the connection. */
 bool tcp_root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, const uint8_t *p,
                      uint32_t len)
 {
-    if (c->rank < 0) {
-        if (type != MSG_HELLO || len != TCP_HELLO_LEN || tcp_get32(p) != TCP_MAGIC) {
-            tcp_stray_log(tb, c, "its first message is not a symheap hello");
-            return false;
-        }
-        uint32_t version = tcp_get32(p + 4), rank = tcp_get32(p + 8), size = tcp_get32(p + 12);
-        char why[256] = "";
-        if (version != TCP_VERSION)
-            snprintf(why, sizeof(why),
-                     "PE %u speaks bootstrap protocol %u, the root %u "
-                     "(different symheap versions?)",
-                     rank, version, TCP_VERSION);
-        else if (size != (uint32_t)tb->base.size)
-            snprintf(why, sizeof(why),
-                     "PE %u was started with SYMHEAP_SIZE=%u, the root "
-                     "with SYMHEAP_SIZE=%d",
-                     rank, size, tb->base.size);
-        else if (rank == 0 || rank >= size)
-            snprintf(why, sizeof(why),
-                     "a PE connected claiming SYMHEAP_RANK=%u (valid: "
-                     "1..%u; 0 is the root)",
-                     rank, size - 1);
-        else if (tb->conns[rank].fd >= 0 || rank_pending(tb, c, (int)rank))
-            snprintf(why, sizeof(why), "two PEs were started with SYMHEAP_RANK=%u", rank);
-        if (why[0]) {
-            tcp_set_fatal(tb, SYM_ERR_BOOTSTRAP, "sym_init (tcp bootstrap at %s): %s",
-                          tb->addr_text, why);
-            /* the reply is sent after the lock is released, then the
-             * connection closed: the queue takes the descriptor */
-            uint32_t code = htonl((uint32_t)(int32_t)SYM_ERR_BOOTSTRAP);
-            tcp_queue(tb, c->fd, true, MSG_ERROR, &code, sizeof(code), tb->fatal_msg,
-                      strlen(tb->fatal_msg));
-            c->fd = -1;
-            return false;
-        }
-        c->rank = (int)rank;
-        tb->connected++;
-        return true;
-    }
+    if (c->rank < 0)
+        return c->hello ? root_proof(tb, c, p) : root_hello(tb, c, p, len);
     switch (type) {
     case MSG_GATHER: {
         if (len < 4)
@@ -128,7 +211,9 @@ bool tcp_root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, const u
 void tcp_drop_pending(struct tcp_boot *tb, int i, const char *why)
 {
     struct conn *c = &tb->pending[i];
-    if (why)
+    if (why && c->hello)
+        tcp_auth_failed(tb, c, why);
+    else if (why)
         tcp_stray_log(tb, c, why);
     tcp_conn_closed(tb, c);
     memmove(&tb->pending[i], &tb->pending[i + 1], (size_t)(tb->npending - i - 1) * sizeof(*c));

@@ -126,6 +126,24 @@ void tcp_flush_queue(struct tcp_boot *tb, bool send)
     }
 }
 
+void tcp_handshake_mac(const struct tcp_boot *tb, const char *label, uint32_t rank, uint32_t size,
+                       const uint8_t *job_id, const uint8_t *nonce_pe, const uint8_t *nonce_root,
+                       uint8_t mac[SYM_MAC_LEN])
+{
+    /* Distinct labels: a proof one side made is never valid for the other
+     * (no reflection); fresh nonces from both: no proof is valid twice. */
+    uint32_t words[3] = {htonl(TCP_VERSION), htonl(rank), htonl(size)};
+    const void *parts[] = {"symheap tcp bootstrap ", label, words, job_id, nonce_pe, nonce_root};
+    const size_t lens[] = {
+        22, strlen(label) + 1, sizeof(words), TCP_JOBID_LEN, TCP_NONCE_LEN, TCP_NONCE_LEN};
+    sym_secret_mac(&tb->base.secret, sizeof(parts) / sizeof(parts[0]), parts, lens, mac);
+}
+
+double tcp_handshake_s(const struct tcp_boot *tb)
+{
+    return tb->timeout < TCP_HANDSHAKE_S ? tb->timeout : TCP_HANDSHAKE_S;
+}
+
 /* Record the first lost PE (lock held). */
 void tcp_mark_lost(struct tcp_boot *tb, int pe, const char *how)
 {
@@ -154,6 +172,8 @@ void tcp_conn_closed(struct tcp_boot *tb, struct conn *c)
     if (c->fd >= 0) /* -1: handed to the send queue (root_handle) */
         shutdown(c->fd, SHUT_RDWR);
     if (c->rank < 0 && c->fd >= 0) { /* never a PE of the job: nobody else holds its number */
+        if (tb->base.rank == 0 && c->hello)
+            tcp_auth_failed(tb, c, "closed before it proved that it knows the job secret");
         close(c->fd);
         c->fd = -1;
     }
@@ -162,6 +182,16 @@ void tcp_conn_closed(struct tcp_boot *tb, struct conn *c)
     c->in_len = c->in_cap = 0;
     if (c->bye || c->rank < 0)
         return;
+    if (tb->base.rank != 0 && !tb->root_proven) {
+        /* Not a lost PE 0: it never was one (a stranger at the root
+         * address), or it refused this PE's hello. */
+        tcp_set_fatal(tb, SYM_ERR_BOOTSTRAP,
+                      "sym_init (tcp bootstrap): the connection to %s closed before the "
+                      "handshake (is that address this job's PE 0, with the same symheap "
+                      "version?)",
+                      tb->addr_text);
+        return;
+    }
     if (tb->base.rank != 0) {
         tcp_mark_lost(tb, 0,
                       "(the bootstrap root) closed its connection without finalizing "
@@ -190,8 +220,16 @@ static bool conn_parse(struct tcp_boot *tb, struct conn *c)
     bool ok = true;
     while (ok && c->in_len - at >= 8) {
         uint32_t type = tcp_get32(c->in + at), len = tcp_get32(c->in + at + 4);
-        if (tb->base.rank == 0 && c->rank < 0 && (type != MSG_HELLO || len != TCP_HELLO_LEN)) {
+        /* Before it is admitted a connection may send a hello (a short
+         * one still names its version), then its proof: nothing else. */
+        if (tb->base.rank == 0 && c->rank < 0 && !c->hello &&
+            (type != MSG_HELLO || len > TCP_HELLO_LEN)) {
             tcp_stray_log(tb, c, "its first message is not a symheap hello");
+            return false;
+        }
+        if (tb->base.rank == 0 && c->rank < 0 && c->hello &&
+            (type != MSG_PROOF || len != TCP_PROOF_LEN)) {
+            tcp_auth_failed(tb, c, "its answer to the challenge is not a proof");
             return false;
         }
         if (len > TCP_MSG_MAX) {

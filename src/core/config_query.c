@@ -16,6 +16,7 @@
 #define CFGQ_SECONDS(field) CFGQ_NOT_("a number of seconds")
 #define CFGQ_CHOICE(field)  CFGQ_NOT_("a choice of words")
 #define CFGQ_STRING(field)  CFGQ_NOT_("text")
+#define CFGQ_SECRET(field)  CFGQ_NOT_("a secret")
 #define CFGQ_FAULT(field)   CFGQ_NOT_("a fault-injection spec")
 
 SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p)

@@ -18,11 +18,12 @@
 
 #include "owner.h"
 
-#define SYM_JOB_MAGIC    UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
-#define SYM_JOB_VERSION  2u
-#define SYM_JOB_KEY_LEN  32 /* hex characters */
-#define SYM_JOB_BLOB_MAX 1024
-#define SYM_JOB_MAX_PES  4096
+#define SYM_JOB_MAGIC      UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
+#define SYM_JOB_VERSION    3u
+#define SYM_JOB_KEY_LEN    32 /* hex characters */
+#define SYM_JOB_BLOB_MAX   1024
+#define SYM_JOB_SECRET_LEN 32 /* bytes */
+#define SYM_JOB_MAX_PES    4096
 
 /* Environment the launcher passes to each PE. */
 #define SYM_ENV_SYMRUN_FD   "SYMHEAP_SYMRUN_FD"
@@ -59,7 +60,11 @@ struct sym_job_ctrl {
     uint32_t npes;
     char key[SYM_JOB_KEY_LEN + 1];
     char owner[SYM_OWNER_LEN]; /* the launcher, "<pid>.<start>" (owner.h) */
-    uint8_t pad0[64 - ((8 + 4 + 4 + SYM_JOB_KEY_LEN + 1 + SYM_OWNER_LEN) % 64)];
+    /* The job secret (random, drawn by the launcher): this segment reaches
+     * only the PEs, as an inherited descriptor, so it is how they learn it. */
+    uint8_t secret[SYM_JOB_SECRET_LEN];
+    uint8_t
+        pad0[64 - ((8 + 4 + 4 + SYM_JOB_KEY_LEN + 1 + SYM_OWNER_LEN + SYM_JOB_SECRET_LEN) % 64)];
     /* Job abort word: 0, or 1 + the PE (or launcher: npes) that raised it. */
     uint32_t abort_by;
     int32_t abort_status;

@@ -41,6 +41,23 @@ static int make_key(char key[SYM_JOB_KEY_LEN + 1])
     return 0;
 }
 
+/* The job secret, straight from the kernel's generator (the launcher
+ * links no cryptography library; getrandom is what it would use). */
+static int draw_secret(uint8_t secret[SYM_JOB_SECRET_LEN])
+{
+    size_t got = 0;
+    while (got < SYM_JOB_SECRET_LEN) {
+        ssize_t n = getrandom(secret + got, SYM_JOB_SECRET_LEN - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    return 0;
+}
+
 /* PEs find the segment by descriptor number, so it must survive exec and
  * must not sit on 0-2, where a PE's stdio (or our output pipes) go. */
 static int make_inheritable(int fd)
@@ -128,6 +145,13 @@ int launch_ctrl_create(struct job *job)
     ctrl->npes = (uint32_t)job->npes;
     memcpy(ctrl->key, job->key, sizeof ctrl->key);
     memcpy(ctrl->owner, job->owner, sizeof ctrl->owner);
+    if (draw_secret(ctrl->secret) != 0) {
+        launch_error("cannot draw a random job secret: %s", strerror(errno));
+        munmap(map, size);
+        close(fd);
+        return -1;
+    }
+    memcpy(job->secret, ctrl->secret, sizeof job->secret);
     job->ctrl = ctrl;
     job->ctrl_size = size;
     job->ctrl_fd = fd;

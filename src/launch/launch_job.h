@@ -95,6 +95,7 @@ struct job {
     pid_t self;
     char key[SYM_JOB_KEY_LEN + 1];
     char owner[SYM_OWNER_LEN];
+    uint8_t secret[SYM_JOB_SECRET_LEN]; /* the segment's, for rendezvous PEs (never hold it) */
     int ctrl_fd;
     struct sym_job_ctrl *ctrl;
     size_t ctrl_size;

@@ -121,6 +121,7 @@ static void job_free(struct job *job)
     free(job->rdbuf);
     free(job->sink[0]);
     free(job->sink[1]);
+    explicit_bzero(job->secret, sizeof job->secret);
     free(job);
 }
 

@@ -39,7 +39,16 @@ static int child_set_tcp_env(struct job *job, int pe)
     if (setenv("SYMHEAP_RANK", num, 1) != 0)
         return -1;
     snprintf(num, sizeof num, "%d", job->npes);
-    return setenv("SYMHEAP_SIZE", num, 1);
+    if (setenv("SYMHEAP_SIZE", num, 1) != 0)
+        return -1;
+    /* The job's secret, as a user gives it to PEs started by hand, unless
+     * the caller chose one (or a file) itself. */
+    if (getenv("SYMHEAP_JOB_SECRET") != NULL || getenv("SYMHEAP_JOB_SECRET_FILE") != NULL)
+        return 0;
+    char hex[2 * SYM_JOB_SECRET_LEN + 1];
+    for (int i = 0; i < SYM_JOB_SECRET_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", job->secret[i]);
+    return setenv("SYMHEAP_JOB_SECRET", hex, 1);
 }
 
 static int child_set_env(struct job *job, int pe)

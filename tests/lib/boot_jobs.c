@@ -22,6 +22,8 @@ static const char *const default_env[] = {
     "SYMHEAP_HEAP_SIZE=16M",
     "SYMHEAP_MAILBOX_SIZE=1M",
     "SYMHEAP_TIMEOUT=20",
+    /* tcp rendezvous jobs need one; the others ignore it */
+    "SYMHEAP_JOB_SECRET=" BJOB_SECRET,
     NULL,
 };
 

@@ -17,6 +17,10 @@
 #include <sys/types.h>
 
 #define BJOB_MAX 16
+/* The job secret every bjob PE gets (SYMHEAP_JOB_SECRET): tests only.  A
+ * test that wants another, or none, sets SYMHEAP_JOB_SECRET in `env` (an
+ * empty value is unset). */
+#define BJOB_SECRET "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 struct bjob_proc {
     pid_t pid;  /* 0: not started */
