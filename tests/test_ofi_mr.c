@@ -149,17 +149,24 @@ static void check_mode(const struct mr_param *p, int me, int npes)
     if (!(want & FI_MR_PROV_KEY))
         return;
     /* The key of every peer's heap is the one that peer exchanged: on tcp
-     * the key each PE asked for (different on every PE), on shm one the
-     * provider chose instead of ours. */
+     * the random key each PE asked for (so different on every PE), on shm
+     * one the provider chose instead of ours. */
+    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
+    const uint64_t asked = s.asked_key;
+    if (p->provider == 0)
+        PE_ASSERT(s.key_of_pe == asked, "my heap key is %llu, I asked for %llu",
+                  (unsigned long long)s.key_of_pe, (unsigned long long)asked);
+    else
+        PE_ASSERT(s.key_of_pe != asked, "shm did not choose my key (%llu)",
+                  (unsigned long long)s.key_of_pe);
     for (int pe = 0; pe < npes; pe++) {
-        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &s);
-        const uint64_t asked = ((uint64_t)(pe + 1) << 8) | 1;
-        if (p->provider == 0)
-            PE_ASSERT(s.key_of_pe == asked, "heap key of PE %d is %llu, it asked for %llu", pe,
-                      (unsigned long long)s.key_of_pe, (unsigned long long)asked);
-        else
-            PE_ASSERT(s.key_of_pe != asked, "shm did not choose PE %d's key (%llu)", pe,
-                      (unsigned long long)s.key_of_pe);
+        struct ofi_mr_state a, b;
+        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &a);
+        for (int other = pe + 1; other < npes && p->provider == 0; other++) {
+            ofi_transport_mr_state(sym_transport_named("ofi"), other, &b);
+            PE_ASSERT(a.key_of_pe != b.key_of_pe, "PEs %d and %d share the heap key %llu", pe,
+                      other, (unsigned long long)a.key_of_pe);
+        }
     }
 }
 

@@ -66,9 +66,10 @@ struct ofi_transport {
     int ndirty;
 
     uint64_t mr_mode;
-    uint64_t mr_forced; /* bits SYMHEAP_OFI_MR_FORCE added (tests) */
-    bool mr_bound;      /* FI_MR_ENDPOINT: the regions are bound and enabled */
-    uint64_t staged;    /* transfers that went through the bounce buffer */
+    uint64_t mr_forced;      /* bits SYMHEAP_OFI_MR_FORCE added (tests) */
+    uint64_t asked_heap_key; /* the random key asked for the heap (0: the provider's) */
+    bool mr_bound;           /* FI_MR_ENDPOINT: the regions are bound and enabled */
+    uint64_t staged;         /* transfers that went through the bounce buffer */
     size_t inject_size;
     size_t max_msg;
     bool mr_local;    /* local buffers need descriptors */
