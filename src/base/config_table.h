@@ -121,7 +121,7 @@
     X(ofi_ignore_order, "SYMHEAP_OFI_IGNORE_ORDER", BOOL, "0",                                     \
       "Tests only: run the ofi transport as if the provider did not order writes and "             \
       "reads to a PE (put-with-signal then fences its signal with FI_FENCE where the "             \
-      "provider offers it, as sockets does, else waits for the data first)")                     \
+      "provider offers it, as sockets does, else waits for the data first)")                       \
     X(job_secret, "SYMHEAP_JOB_SECRET", SECRET, "",                                                \
       "tcp bootstrap: the job's secret, the same on every PE: 32 to 128 hex digits "               \
       "(e.g. from openssl rand -hex 32); every connection proves it knows it; "                    \
