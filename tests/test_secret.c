@@ -54,7 +54,7 @@ static const char *secret_file(const char *name, const char *text, mode_t mode)
 static void load_fails(const char *value, const char *file, const char *want)
 {
     struct sym_secret s;
-    sym_status_t st = sym_secret_load(value, file, &s);
+    sym_status_t st = sym_secret_load(value, file, true, &s);
     cr_assert_eq(st, SYM_ERR_CONFIG, "value '%s' file '%s': status %d", value ? value : "",
                  file ? file : "", st);
     cr_expect(strstr(sym_last_error(), want) != NULL, "message lacks \"%s\": %s", want,
@@ -66,14 +66,14 @@ static void load_fails(const char *value, const char *file, const char *want)
 Test(secret, hex_value)
 {
     struct sym_secret s;
-    cr_assert_eq(sym_secret_load(GOOD_HEX, "", &s), SYM_OK, "%s", sym_last_error());
+    cr_assert_eq(sym_secret_load(GOOD_HEX, "", true, &s), SYM_OK, "%s", sym_last_error());
     cr_expect_eq(s.len, 24);
     cr_expect(!s.insecure);
     cr_expect_eq(s.bytes[0], 0x00);
     cr_expect_eq(s.bytes[1], 0x11);
     cr_expect_eq(s.bytes[23], 0xef);
     /* upper case and a trailing newline (echo > file) are fine */
-    cr_assert_eq(sym_secret_load("  00112233445566778899AABBCCDDEEFF\n", NULL, &s), SYM_OK);
+    cr_assert_eq(sym_secret_load("  00112233445566778899AABBCCDDEEFF\n", NULL, true, &s), SYM_OK);
     cr_expect_eq(s.len, 16);
     cr_expect_eq(s.bytes[10], 0xaa);
 }
@@ -94,9 +94,9 @@ Test(secret, file_checks, .init = make_dir, .fini = remove_dir)
 {
     struct sym_secret s;
     const char *ok = secret_file("ok", GOOD_HEX "\n", 0600);
-    cr_assert_eq(sym_secret_load(NULL, ok, &s), SYM_OK, "%s", sym_last_error());
+    cr_assert_eq(sym_secret_load(NULL, ok, true, &s), SYM_OK, "%s", sym_last_error());
     cr_expect_eq(s.len, 24);
-    cr_assert_eq(sym_secret_load("", secret_file("ro", GOOD_HEX, 0400), &s), SYM_OK);
+    cr_assert_eq(sym_secret_load("", secret_file("ro", GOOD_HEX, 0400), true, &s), SYM_OK);
 
     load_fails(NULL, secret_file("group", GOOD_HEX, 0640), "has mode 0640");
     load_fails(NULL, secret_file("world", GOOD_HEX, 0604), "has mode 0604");
@@ -130,7 +130,7 @@ Test(secret, opt_out_warns)
     int saved = dup(2);
     dup2(fd, 2);
     struct sym_secret s;
-    sym_status_t st = sym_secret_load(SYM_SECRET_NONE, NULL, &s);
+    sym_status_t st = sym_secret_load(SYM_SECRET_NONE, NULL, true, &s);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);

@@ -9,6 +9,7 @@
 #include "base/addr.h"
 #include "base/config.h"
 #include "base/error.h"
+#include "base/secret.h"
 
 /* Exact integer arithmetic (no detour through double, so every byte count up
  * to 2^64-1 is representable); a fraction is allowed only where the suffix
@@ -258,6 +259,16 @@ sym_status_t sym_config_load(struct sym_config *cfg)
                          "sym_init: environment variable SYMHEAP_OFI_PROVIDER='%s' is not valid: "
                          "expected a provider name of at most 63 characters",
                          c.ofi_provider.s);
+    /* A job secret given is checked whatever the bootstrap (only the tcp
+     * rendezvous uses it): a malformed one, or a file others can read, is
+     * an error where it is set, not a surprise on another launcher. */
+    if (c.job_secret.s[0] || c.job_secret_file.s[0]) {
+        struct sym_secret secret;
+        sym_status_t st = sym_secret_load(c.job_secret.s, c.job_secret_file.s, false, &secret);
+        sym_secret_wipe(&secret, sizeof(secret));
+        if (st != SYM_OK)
+            return st;
+    }
     /* Words only; the ofi transport turns them into FI_MR_* bits. */
     unsigned mr_words;
     if (sym_config_mr_force_words(c.ofi_mr_force.s, &mr_words) != 0)

@@ -134,7 +134,7 @@ static sym_status_t load_file(const char *path, struct sym_secret *s)
     return rc;
 }
 
-sym_status_t sym_secret_load(const char *value, const char *file, struct sym_secret *s)
+sym_status_t sym_secret_load(const char *value, const char *file, bool warn, struct sym_secret *s)
 {
     memset(s, 0, sizeof(*s));
     bool have_value = value && value[0], have_file = file && file[0];
@@ -152,11 +152,12 @@ sym_status_t sym_secret_load(const char *value, const char *file, struct sym_sec
     if (strcmp(value, SYM_SECRET_NONE) == 0) {
         s->insecure = true;
         s->len = SYM_SECRET_MIN; /* zeros: the protocol runs, proving nothing */
-        fprintf(stderr,
-                "symheap: warning: SYMHEAP_JOB_SECRET=%s: bootstrap connections are not "
-                "authenticated; anyone who can reach the root address can join this job and "
-                "read or write its memory\n",
-                SYM_SECRET_NONE);
+        if (warn)
+            fprintf(stderr,
+                    "symheap: warning: SYMHEAP_JOB_SECRET=%s: bootstrap connections are not "
+                    "authenticated; anyone who can reach the root address can join this job and "
+                    "read or write its memory\n",
+                    SYM_SECRET_NONE);
         return SYM_OK;
     }
     return sym_secret_from_hex(value, "SYMHEAP_JOB_SECRET", s);

@@ -50,14 +50,14 @@ sym_status_t sym_secret_from_hex(const char *text, const char *what, struct sym_
 
 /* The secret the user supplies for a job without a launcher (the TCP
  * rendezvous): `value` is SYMHEAP_JOB_SECRET (hex, or SYM_SECRET_NONE to
- * opt out on a trusted network, with a warning on stderr), `file` is
+ * opt out on a trusted network, with a warning on stderr when `warn`), `file` is
  * SYMHEAP_JOB_SECRET_FILE (a regular file owned by this user, not readable
  * or writable by group or others, holding the hex secret); empty strings
  * are unset.  Errors: SYM_ERR_CONFIG when neither or both are set, the hex
  * is malformed or short, or the file is missing, not a regular file, not
  * ours or open to others, each saying how to set a proper secret.  Not
  * thread-safe (called once, inside sym_init). */
-sym_status_t sym_secret_load(const char *value, const char *file, struct sym_secret *s);
+sym_status_t sym_secret_load(const char *value, const char *file, bool warn, struct sym_secret *s);
 
 /* HMAC-SHA256 keyed with the secret (an opted-out secret: with zeros) over
  * the concatenation of n parts (ptr, len pairs in parts/lens).  Thread-safe. */

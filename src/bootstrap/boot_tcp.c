@@ -342,7 +342,8 @@ sym_status_t sym_boot_tcp_open(const struct sym_boot_settings *cfg, struct sym_b
         tcp_fini(&tb->base);
         return sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): pipe: %s", strerror(errno));
     }
-    sym_status_t st = sym_secret_load(cfg->job_secret, cfg->job_secret_file, &tb->base.secret);
+    sym_status_t st =
+        sym_secret_load(cfg->job_secret, cfg->job_secret_file, true, &tb->base.secret);
     if (st == SYM_OK && tb->base.rank == 0 && sym_random_bytes(tb->job_id, TCP_JOBID_LEN) != 0)
         st = sym_error(SYM_ERR_SYSTEM, "sym_init (tcp bootstrap): getrandom: %s", strerror(errno));
     if (st == SYM_OK)
