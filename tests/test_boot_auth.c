@@ -182,6 +182,36 @@ static void wait_output(struct bjob *job, int r, const char *needle)
     }
 }
 
+/* A 3-PE job whose root runs already, with SYMHEAP_DEBUG on every PE
+ * (strangers are logged then; the setting must agree across PEs). */
+struct auth_job {
+    struct bjob job;
+    int port;
+    char addr[64];
+    const char *env[4];
+};
+
+static void start_root(struct auth_job *a)
+{
+    a->port = bjob_free_port();
+    addr_env(a->addr, sizeof(a->addr), a->port);
+    a->env[0] = a->addr;
+    a->env[1] = "SYMHEAP_TIMEOUT=60";
+    a->env[2] = "SYMHEAP_DEBUG=1";
+    a->env[3] = NULL;
+    bjob_init(&a->job, 3);
+    bjob_start_tcp(&a->job, 0, NULL, a->env, ok_args);
+}
+
+/* The other PEs join and the job passes its checks. */
+static void finish_job(struct auth_job *a)
+{
+    for (int r = 1; r < 3; r++)
+        bjob_start_tcp(&a->job, r, NULL, a->env, ok_args);
+    bjob_wait(&a->job, 90);
+    assert_job_ok(&a->job, 3);
+}
+
 Test(boot_auth, impostor_rank)
 {
     int port = bjob_free_port();
@@ -218,13 +248,9 @@ Test(boot_auth, impostor_rank)
 
 Test(boot_auth, bad_hellos)
 {
-    int port = bjob_free_port();
-    char addr[64];
-    addr_env(addr, sizeof(addr), port);
-    const char *env[] = {addr, "SYMHEAP_TIMEOUT=60", "SYMHEAP_DEBUG=1", NULL};
-    struct bjob job;
-    bjob_init(&job, 3);
-    bjob_start_tcp(&job, 0, NULL, env, ok_args);
+    static struct auth_job a;
+    start_root(&a);
+    int port = a.port;
     uint8_t h[HELLO_LEN], buf[512];
 
     /* the first protocol's 16-byte hello, and a version from the future:
@@ -256,16 +282,13 @@ Test(boot_auth, bad_hellos)
     /* a connection that says nothing and leaves */
     close(dial(port));
 
-    for (int r = 1; r < 3; r++)
-        bjob_start_tcp(&job, r, NULL, env, ok_args);
-    bjob_wait(&job, 90);
-    assert_job_ok(&job, 3);
-    bjob_assert_output(&job, 0, "speaks bootstrap protocol 1, the root 2");
-    bjob_assert_output(&job, 0, "speaks bootstrap protocol 99, the root 2");
-    bjob_assert_output(&job, 0, "claimed PE 0, then failed to prove");
-    bjob_assert_output(&job, 0, "claimed PE 3, then failed to prove");
-    bjob_assert_output(&job, 0, "claimed PE 1, then closed before it proved");
-    bjob_fini(&job);
+    finish_job(&a);
+    bjob_assert_output(&a.job, 0, "speaks bootstrap protocol 1, the root 2");
+    bjob_assert_output(&a.job, 0, "speaks bootstrap protocol 99, the root 2");
+    bjob_assert_output(&a.job, 0, "claimed PE 0, then failed to prove");
+    bjob_assert_output(&a.job, 0, "claimed PE 3, then failed to prove");
+    bjob_assert_output(&a.job, 0, "claimed PE 1, then closed before it proved");
+    bjob_fini(&a.job);
 }
 
 /* Copy what is readable on `from` to `to`; false at the end. */
@@ -350,13 +373,9 @@ Test(boot_auth, slow_client)
      * reading the challenge, one not) or say nothing: the PEs join at once
      * and the job does not wait for them; they are closed once all PEs
      * joined. */
-    int port = bjob_free_port();
-    char addr[64];
-    addr_env(addr, sizeof(addr), port);
-    const char *env[] = {addr, "SYMHEAP_TIMEOUT=60", "SYMHEAP_DEBUG=1", NULL};
-    struct bjob job;
-    bjob_init(&job, 3);
-    bjob_start_tcp(&job, 0, NULL, env, ok_args);
+    static struct auth_job a;
+    start_root(&a);
+    int port = a.port;
     uint8_t h[HELLO_LEN], ch[CHALLENGE_LEN];
     int slow[3];
     slow[0] = dial(port);
@@ -367,18 +386,15 @@ Test(boot_auth, slow_client)
     hello(h, VERSION, 2, 3);
     send_msg(slow[1], HELLO, h, sizeof(h));
     slow[2] = dial(port);
-    for (int r = 1; r < 3; r++)
-        bjob_start_tcp(&job, r, NULL, env, ok_args);
-    bjob_wait(&job, 90);
-    assert_job_ok(&job, 3);
+    finish_job(&a);
     for (int i = 0; i < 3; i++) {
         cr_expect(closed_by_root(slow[i]), "slow connection %d was kept", i);
         close(slow[i]);
     }
     /* closed because the job had formed, not at the handshake deadline */
-    bjob_assert_output(&job, 0, "claimed PE 1, then every PE of the job is already connected");
-    bjob_assert_output(&job, 0, "claimed PE 2, then every PE of the job is already connected");
-    bjob_fini(&job);
+    bjob_assert_output(&a.job, 0, "claimed PE 1, then every PE of the job is already connected");
+    bjob_assert_output(&a.job, 0, "claimed PE 2, then every PE of the job is already connected");
+    bjob_fini(&a.job);
 }
 
 Test(boot_auth, user_secret)
