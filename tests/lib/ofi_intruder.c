@@ -191,5 +191,8 @@ int main(int argc, char **argv)
         }
     }
     printf("%d attempt(s) succeeded\n", succeeded);
+    fi_close(&fabric->fid);
+    fi_freeinfo(info);
+    fi_freeinfo(hints);
     return succeeded ? 1 : 0;
 }
