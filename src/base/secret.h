@@ -73,7 +73,8 @@ bool sym_mac_equal(const uint8_t a[SYM_MAC_LEN], const uint8_t b[SYM_MAC_LEN]);
 void sym_secret_wipe(void *p, size_t len);
 
 /* Hex text of the secret (2 * len characters and a NUL; buf of at least
- * 2 * SYM_SECRET_MAX + 1 bytes), for a trusted exchange such as PMIx. */
+ * 2 * SYM_SECRET_MAX + 1 bytes), for a trusted exchange such as PMIx.
+ * Thread-safe. */
 void sym_secret_to_hex(const struct sym_secret *s, char *buf);
 
 #endif /* SYM_BASE_SECRET_H */

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     printf("  ofi   libfabric: not built into this symheap\n");
 #endif
     printf("\nBootstraps: symrun (launcher control segment), tcp (SYMHEAP_ROOT_ADDR "
-           "rendezvous), %s, singleton\n",
+           "rendezvous, authenticated with SYMHEAP_JOB_SECRET), %s, singleton\n",
 #ifdef SYM_HAVE_PMIX
            "pmix (mpirun, prterun, srun --mpi=pmix)"
 #else
