@@ -360,9 +360,11 @@ static int stranger_main(const struct stranger *s)
     struct msghdr h = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b)};
     ssize_t got = recvmsg(c, &h, 0);
+    if (got < 0) /* closed before it was accepted (no local peers to serve) */
+        return errno == ECONNRESET ? 0 : 5;
     if (h.msg_controllen > 0 && CMSG_FIRSTHDR(&h))
         return 1;
-    return got == 0 || (got < 0 && errno == ECONNRESET) ? 0 : 5;
+    return got == 0 ? 0 : 5;
 }
 
 static pid_t start_stranger(struct stranger *s)
@@ -534,6 +536,8 @@ static void killed_body(int me, int npes, void *arg)
 
 Test(shm_fds, killed_pe_leaves_nothing)
 {
+    if (!strcmp(harness_launcher(), "mpirun"))
+        cr_skip_test("mpirun ends every rank once one is killed: no survivor to look at");
     struct pids *p = pids_page();
     p->n = 3;
     int wfd = watch_dev_shm();
