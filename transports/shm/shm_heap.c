@@ -249,6 +249,7 @@ static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
     for (int i = 0; i < t->npes * SHM_FDX_MAX; i++)
         if (got[i] >= 0)
             close(got[i]);
+    free(got);
     return st;
 }
 
