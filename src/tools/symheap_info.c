@@ -66,7 +66,8 @@ int main(int argc, char **argv)
         printf("  total mapping              %llu\n", (unsigned long long)l.total);
     }
     printf("\nTransports:\n");
-    printf("  shm   POSIX shared memory (shm_open + mmap), PEs on this host: available\n");
+    printf("  shm   shared memory (memfd + mmap, handed over as descriptors), PEs on this "
+           "host: available\n");
 #ifdef SYM_HAVE_OFI
     printf("  ofi   libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: "
            "every peer)\n");

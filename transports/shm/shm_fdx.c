@@ -17,7 +17,9 @@
  *   3. Each PE connects to every local peer's socket.  The listener checks
  *      the connecting process with SO_PEERCRED, which the kernel fills in:
  *      same uid, and a pid one of this host's PEs of the job published.
- *      Only then does it send its descriptors (SCM_RIGHTS).  The connecting
+ *      Only then does it send its descriptors (SCM_RIGHTS); the peer
+ *      answers one byte once it took them (until then it may connect
+ *      again, so the listener stays open).  The connecting
  *      side checks the listener the same way (SO_PEERCRED of a connected
  *      socket names the process that called listen) before it trusts what
  *      arrives, and the segments are checked after that (memfd seals,
@@ -128,7 +130,8 @@ struct fdx {
     int nmine;
     int *got;     /* [npes * SHM_FDX_MAX] */
     int *conn;    /* [npes] my connection to that peer's listener, or -1 */
-    bool *served; /* [npes] that peer has my descriptors */
+    int *acc;     /* [npes] that peer's connection to mine, sent to, awaiting its ack */
+    bool *served; /* [npes] that peer has my descriptors (it said so) */
     bool *have;   /* [npes] I have that peer's */
     int refused;  /* strangers turned away */
 };
@@ -180,10 +183,35 @@ static void send_mine(struct fdx *x, int c, int pe)
         cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)x->nmine);
         memcpy(CMSG_DATA(cm), x->mine, sizeof(int) * (size_t)x->nmine);
     }
-    if (sendmsg(c, &h, MSG_NOSIGNAL) == (ssize_t)sizeof(m))
-        x->served[pe] = true;
-    else /* the peer connects again when it sees the connection close */
+    if (sendmsg(c, &h, MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
+        /* the peer connects again when it sees the connection close */
         sym_debug("shm exchange: sending to PE %d: %s", pe, strerror(errno));
+        close(c);
+        return;
+    }
+    /* Served once the peer says it took them: a message it could not use
+     * (or never read) must not end this PE's part while the peer still
+     * needs the socket. */
+    if (x->acc[pe] >= 0)
+        close(x->acc[pe]);
+    x->acc[pe] = c;
+}
+
+/* A peer I sent to acknowledged (one byte), or closed without: then it
+ * connects again. */
+static void collect_acks(struct fdx *x)
+{
+    for (int pe = 0; pe < x->t->npes; pe++) {
+        if (x->acc[pe] < 0)
+            continue;
+        char b;
+        ssize_t n = recv(x->acc[pe], &b, 1, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        x->served[pe] |= n == 1;
+        close(x->acc[pe]);
+        x->acc[pe] = -1;
+    }
 }
 
 /* Serve whoever is waiting at my socket. */
@@ -200,10 +228,10 @@ static void serve_pending(struct fdx *x)
             x->refused++;
             sym_debug("shm exchange: refused a connection from pid %ld uid %ld (%s)",
                       (long)cred.pid, (long)cred.uid, why);
+            close(c);
         } else {
-            send_mine(x, c, pe);
+            send_mine(x, c, pe); /* keeps c until the peer's ack */
         }
-        close(c);
     }
 }
 
@@ -282,6 +310,8 @@ static void fetch(struct fdx *x, int pe)
         return;
     if (n > 0)
         take(x, pe, &h, &m, n);
+    if (x->have[pe])
+        (void)!send(x->conn[pe], "", 1, MSG_NOSIGNAL | MSG_DONTWAIT); /* the ack */
     drop_conn(x, pe); /* done, or closed without an answer: ask again */
 }
 
@@ -290,6 +320,7 @@ static bool fdx_ready(void *arg)
     struct fdx *x = arg;
     bool done = true;
     serve_pending(x);
+    collect_acks(x);
     for (int pe = 0; pe < x->t->npes; pe++) {
         if (!is_peer(x, pe))
             continue;
@@ -318,7 +349,7 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
     struct fdx_card card = {.pid = (int32_t)getpid(), .listening = t->listen_fd >= 0};
     memcpy(card.name, t->sock_name, sizeof(card.name));
     struct fdx_card *cards = calloc((size_t)npes, sizeof(*cards));
-    int *conn = malloc((size_t)npes * sizeof(*conn));
+    int *conn = malloc((size_t)npes * 2 * sizeof(*conn));
     bool *flags = calloc((size_t)npes * 2, sizeof(*flags));
     if (!cards || !conn || !flags) {
         free(cards);
@@ -328,10 +359,11 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
     }
     for (int i = 0; i < npes * SHM_FDX_MAX; i++)
         got[i] = -1;
-    for (int pe = 0; pe < npes; pe++)
-        conn[pe] = -1;
+    for (int i = 0; i < npes * 2; i++)
+        conn[i] = -1;
     sym_status_t st = cfg->boot->ops->allgather(cfg->boot, &card, sizeof(card), cards);
-    struct fdx x = {t, cfg->reach, cards, mine, nmine, got, conn, flags, flags + npes, 0};
+    struct fdx x = {t,    cfg->reach,  cards, mine,         nmine, got,
+                    conn, conn + npes, flags, flags + npes, 0};
     bool any = false;
     for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
         cards[pe].name[SHM_FDX_NAME_LEN - 1] = '\0';
@@ -348,9 +380,9 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
     }
     if (x.refused)
         sym_debug("shm exchange: %d connection(s) from strangers refused", x.refused);
-    for (int pe = 0; pe < npes; pe++)
-        if (conn[pe] >= 0)
-            close(conn[pe]);
+    for (int i = 0; i < npes * 2; i++)
+        if (conn[i] >= 0)
+            close(conn[i]);
     shm_fdx_close(t);
     free(cards);
     free(conn);
