@@ -56,6 +56,9 @@
 #include "shm_private.h"
 
 #define FDX_MAGIC UINT64_C(0x53594d4644583031) /* "SYMFDX01" */
+/* Connections to peers' sockets open at once: with many PEs on a host, a
+ * PE never holds more than a few dozen descriptors for the exchange. */
+#define FDX_OUTGOING_MAX 16
 
 /* What every PE publishes over the bootstrap. */
 struct fdx_card {
@@ -128,13 +131,29 @@ struct fdx {
     const struct fdx_card *cards;
     const int *mine;
     int nmine;
-    int *got;     /* [npes * SHM_FDX_MAX] */
-    int *conn;    /* [npes] my connection to that peer's listener, or -1 */
-    int *acc;     /* [npes] that peer's connection to mine, sent to, awaiting its ack */
-    bool *served; /* [npes] that peer has my descriptors (it said so) */
-    bool *have;   /* [npes] I have that peer's */
-    int refused;  /* strangers turned away */
+    shm_fdx_take_fn take_fn;
+    void *take_arg;
+    sym_status_t err; /* take_fn's first failure: ends the wait */
+    int outgoing;     /* conn[] entries open */
+    int awaiting;     /* acc[] entries open */
+    int *conn;        /* [npes] my connection to that peer's listener, or -1 */
+    int *acc;         /* [npes] that peer's connection to mine, sent to, awaiting its ack */
+    bool *served;     /* [npes] that peer has my descriptors (it said so) */
+    bool *have;       /* [npes] I have that peer's */
+    int refused;      /* strangers turned away */
 };
+
+/* Out of descriptors: while some of mine are open for the exchange, the
+ * next round may find one freed; with none, no retry will help, so the
+ * wait ends saying why. */
+static void no_fds(struct fdx *x, const char *what)
+{
+    if (x->err == SYM_OK && x->outgoing == 0 && x->awaiting == 0)
+        x->err = sym_error(SYM_ERR_SYSTEM,
+                           "sym_init: out of file descriptors (%s) while exchanging shared memory "
+                           "with the PEs on this host: raise the limit (ulimit -n)",
+                           what);
+}
 
 static bool is_peer(const struct fdx *x, int pe)
 {
@@ -194,6 +213,8 @@ static void send_mine(struct fdx *x, int c, int pe)
      * needs the socket. */
     if (x->acc[pe] >= 0)
         close(x->acc[pe]);
+    else
+        x->awaiting++;
     x->acc[pe] = c;
 }
 
@@ -211,6 +232,7 @@ static void collect_acks(struct fdx *x)
         x->served[pe] |= n == 1;
         close(x->acc[pe]);
         x->acc[pe] = -1;
+        x->awaiting--;
     }
 }
 
@@ -219,6 +241,8 @@ static void serve_pending(struct fdx *x)
 {
     for (;;) {
         int c = accept4(x->t->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (c < 0 && (errno == EMFILE || errno == ENFILE))
+            no_fds(x, "accept");
         if (c < 0)
             return; /* EAGAIN, or a connection that went away meanwhile */
         struct ucred cred;
@@ -239,6 +263,7 @@ static void drop_conn(struct fdx *x, int pe)
 {
     close(x->conn[pe]);
     x->conn[pe] = -1;
+    x->outgoing--;
 }
 
 /* Take the descriptors from a message on my connection to `pe`. */
@@ -260,6 +285,8 @@ static void take(struct fdx *x, int pe, const struct msghdr *h, const struct fdx
     }
     bool ok = n == (ssize_t)sizeof(*m) && !(h->msg_flags & (MSG_CTRUNC | MSG_TRUNC)) &&
               m->magic == FDX_MAGIC && m->pe == pe && m->nfd == nfd && nfd >= 1;
+    if (h->msg_flags & MSG_CTRUNC)
+        no_fds(x, "descriptors received");
     if (!ok) {
         sym_debug("shm exchange: PE %d's socket sent a malformed message (%zd bytes, %d fds)", pe,
                   n, nfd);
@@ -267,8 +294,11 @@ static void take(struct fdx *x, int pe, const struct msghdr *h, const struct fdx
             close(fds[i]);
         return;
     }
+    sym_status_t st = x->take_fn(x->take_arg, pe, fds, nfd);
     for (int i = 0; i < nfd; i++)
-        x->got[pe * SHM_FDX_MAX + i] = fds[i];
+        close(fds[i]);
+    if (st != SYM_OK && x->err == SYM_OK)
+        x->err = st;
     x->have[pe] = true;
 }
 
@@ -277,16 +307,22 @@ static void take(struct fdx *x, int pe, const struct msghdr *h, const struct fdx
 static void fetch(struct fdx *x, int pe)
 {
     if (x->conn[pe] < 0) {
+        if (x->outgoing >= FDX_OUTGOING_MAX)
+            return; /* later, when one of the open ones is done */
         int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         struct sockaddr_un a;
         socklen_t alen = fdx_addr(&a, x->cards[pe].name);
-        if (c < 0)
+        if (c < 0) {
+            if (errno == EMFILE || errno == ENFILE)
+                no_fds(x, "socket");
             return;
+        }
         if (connect(c, (struct sockaddr *)&a, alen) != 0) {
             close(c); /* a full backlog (EAGAIN): try again on the next round */
             return;
         }
         x->conn[pe] = c;
+        x->outgoing++;
         struct ucred cred;
         const char *why = NULL;
         if (peer_identity(x, c, &cred, &why) != pe) {
@@ -328,7 +364,7 @@ static bool fdx_ready(void *arg)
             fetch(x, pe);
         done &= x->have[pe] && x->served[pe];
     }
-    return done;
+    return done || x->err != SYM_OK;
 }
 
 static void fdx_describe(void *arg, char *buf, size_t len)
@@ -343,7 +379,7 @@ static void fdx_describe(void *arg, char *buf, size_t len)
 }
 
 sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transport_config *cfg,
-                              const int *mine, int nmine, int *got)
+                              const int *mine, int nmine, shm_fdx_take_fn take, void *arg)
 {
     const int npes = t->npes;
     struct fdx_card card = {.pid = (int32_t)getpid(), .listening = t->listen_fd >= 0};
@@ -357,13 +393,20 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
         free(flags);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
-    for (int i = 0; i < npes * SHM_FDX_MAX; i++)
-        got[i] = -1;
     for (int i = 0; i < npes * 2; i++)
         conn[i] = -1;
     sym_status_t st = cfg->boot->ops->allgather(cfg->boot, &card, sizeof(card), cards);
-    struct fdx x = {t,    cfg->reach,  cards, mine,         nmine, got,
-                    conn, conn + npes, flags, flags + npes, 0};
+    struct fdx x = {.t = t,
+                    .local = cfg->reach,
+                    .cards = cards,
+                    .mine = mine,
+                    .nmine = nmine,
+                    .take_fn = take,
+                    .take_arg = arg,
+                    .conn = conn,
+                    .acc = conn + npes,
+                    .served = flags,
+                    .have = flags + npes};
     bool any = false;
     for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
         cards[pe].name[SHM_FDX_NAME_LEN - 1] = '\0';
@@ -378,6 +421,8 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
         struct sym_waiter w = {fdx_ready, fdx_describe, &x, NULL};
         st = sym_wait_for(cfg->deadline, &w);
     }
+    if (st == SYM_OK)
+        st = x.err;
     if (x.refused)
         sym_debug("shm exchange: %d connection(s) from strangers refused", x.refused);
     for (int i = 0; i < npes * 2; i++)

@@ -90,6 +90,7 @@ struct shm_globals {
     uint64_t off;        /* == the heap's length once connected */
     uint64_t *peer_addr; /* [npes] each PE's segment address */
     bool *peer_mapped;   /* [npes] mapped after that PE's heap mapping */
+    bool *peer_remapped; /* [npes] that PE's segment is a memfd (it said so) */
     const int *peer_pid; /* [npes] the runtime's, for cross-memory attach */
     bool remapped;       /* mine lives in a memfd */
     bool fd_open;        /* ... whose descriptor is fd, until the peers have it */
@@ -468,19 +469,17 @@ static sym_status_t map_peer(int pe, int fd, uint8_t *at)
     return SYM_OK;
 }
 
-sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
-                                 const int *peer_fd, uint64_t *direct_end_p)
+sym_status_t shm_globals_cards(const struct sym_transport_config *cfg)
 {
     struct shm_globals *g = &globals;
     struct sym_boot *boot = cfg->boot;
-    const bool *local = cfg->reach;
     int npes = cfg->npes;
     g->me = cfg->me;
     g->peer_pid = cfg->peer_pid;
     g->off = cfg->heap_len;
-    *direct_end_p = cfg->heap_len;
     g->peer_addr = calloc((size_t)npes, sizeof(*g->peer_addr));
-    g->peer_mapped = calloc((size_t)npes, sizeof(*g->peer_mapped));
+    g->peer_mapped = calloc((size_t)npes * 2, sizeof(*g->peer_mapped));
+    g->peer_remapped = g->peer_mapped ? g->peer_mapped + npes : NULL;
     struct globals_card *cards = calloc((size_t)npes, sizeof(*cards));
     if (!g->peer_addr || !g->peer_mapped || !cards) {
         free(cards);
@@ -500,28 +499,41 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
                            (unsigned long long)cards[pe].link_addr, g->me, g->len,
                            (unsigned long long)g->link_addr);
         g->peer_addr[pe] = cards[pe].addr;
-    }
-    bool all_mapped = true;
-    for (int pe = 0; st == SYM_OK && g->len && pe < npes; pe++) {
-        if (local && !local[pe])
-            continue; /* another host: its transport reaches the segment */
-        if (!cards[pe].remapped || !peer_base[pe]) {
-            all_mapped = false;
-            continue;
-        }
-        st = map_peer(pe, peer_fd[pe], peer_base[pe] + cfg->heap_len);
-        g->peer_mapped[pe] = st == SYM_OK;
+        g->peer_remapped[pe] = cards[pe].remapped != 0;
     }
     free(cards);
+    return st;
+}
+
+sym_status_t shm_globals_attach(int pe, int fd, uint8_t *heap)
+{
+    struct shm_globals *g = &globals;
+    if (!g->len || !g->peer_remapped[pe])
+        return SYM_OK; /* reached by cross-memory attach */
+    sym_status_t st = map_peer(pe, fd, heap + g->off);
+    g->peer_mapped[pe] = st == SYM_OK;
+    return st;
+}
+
+sym_status_t shm_globals_finish(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
+                                uint64_t *direct_end_p)
+{
+    struct shm_globals *g = &globals;
+    sym_status_t st = SYM_OK;
+    if (g->remapped) /* my own alias after my heap, so peer_base[me] + off works too */
+        st = shm_globals_attach(g->me, g->fd, peer_base[g->me]);
     /* Mapped (or failed): the mappings keep the memory from here on. */
     if (g->fd_open) {
         close(g->fd);
         g->fd_open = false;
     }
+    bool all_mapped = true;
+    for (int pe = 0; g->len && pe < cfg->npes; pe++)
+        if (cfg->reach[pe] && !g->peer_mapped[pe])
+            all_mapped = false;
+    *direct_end_p = cfg->heap_len + (all_mapped ? g->len : 0);
     if (st != SYM_OK)
         return st;
-    if (all_mapped)
-        *direct_end_p = cfg->heap_len + g->len;
     sym_debug("global variables: %zu bytes at %p (offsets %llu..), %s", g->len, (void *)g->addr,
               (unsigned long long)g->off,
               !g->len      ? "none"

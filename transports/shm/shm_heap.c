@@ -203,53 +203,44 @@ static bool shm_can_reach(const struct sym_transport_config *cfg, int pe)
     return cfg->same_host[pe];
 }
 
-/* Hand my segments to the local peers and take theirs, then map their
- * heaps and global variables.  Every descriptor is closed at the end: the
- * mappings keep the memory, which goes when its last mapping does. */
-static sym_status_t connect_peers(struct shm_transport *t, const struct sym_transport_config *cfg,
-                                  int *got)
+struct take_ctx {
+    struct shm_transport *t;
+    const char *key;
+};
+
+/* A peer's descriptors, as they arrive: map its heap, then its globals. */
+static sym_status_t take_peer(void *arg, int pe, const int *fds, int nfd)
 {
-    int gfd = -1;
-    sym_status_t st = shm_globals_share(cfg, &gfd);
-    if (st != SYM_OK)
-        return st;
-    const int mine[SHM_FDX_MAX] = {t->fd, gfd};
-    st = shm_fdx_exchange(t, cfg, mine, gfd >= 0 ? 2 : 1, got);
-    close(t->fd);
-    t->fd = -1;
-    for (int pe = 0; st == SYM_OK && pe < t->npes; pe++)
-        if (pe != t->me && cfg->reach[pe])
-            st = shm_transport_attach(&t->base, cfg->boot->key, pe, got[pe * SHM_FDX_MAX]);
-    if (st != SYM_OK)
-        return st;
-    int *gfds = malloc((size_t)t->npes * sizeof(*gfds));
-    if (!gfds)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", t->npes);
-    for (int pe = 0; pe < t->npes; pe++)
-        gfds[pe] = pe == t->me ? gfd : got[pe * SHM_FDX_MAX + 1];
-    st = shm_globals_connect(cfg, t->peer_base, gfds, &t->base.direct_end);
-    free(gfds);
+    struct take_ctx *c = arg;
+    sym_status_t st = shm_transport_attach(&c->t->base, c->key, pe, fds[0]);
+    if (st == SYM_OK)
+        st = shm_globals_attach(pe, nfd > 1 ? fds[1] : -1, c->t->peer_base[pe]);
     return st;
 }
 
-/* Connects the instance made with the heap (*tp_p): the heaps, then the
- * global variables of the peers in cfg->reach. */
+/* Connects the instance made with the heap (*tp_p): my segments go to the
+ * local peers in cfg->reach and theirs are mapped as they come (heap, then
+ * global variables); no descriptor outlives this, the mappings keep the
+ * memory, which goes when its last mapping does. */
 static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
                                      struct sym_transport **tp_p)
 {
     struct shm_transport *t = (struct shm_transport *)*tp_p;
     if (!t)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_init: the shm transport has no heap");
-    int *got = malloc((size_t)t->npes * SHM_FDX_MAX * sizeof(*got));
-    if (!got)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", t->npes);
-    for (int i = 0; i < t->npes * SHM_FDX_MAX; i++)
-        got[i] = -1;
-    sym_status_t st = connect_peers(t, cfg, got);
-    for (int i = 0; i < t->npes * SHM_FDX_MAX; i++)
-        if (got[i] >= 0)
-            close(got[i]);
-    free(got);
+    int gfd = -1;
+    sym_status_t st = shm_globals_share(cfg, &gfd);
+    if (st == SYM_OK)
+        st = shm_globals_cards(cfg);
+    if (st == SYM_OK) {
+        const int mine[SHM_FDX_MAX] = {t->fd, gfd};
+        struct take_ctx ctx = {t, cfg->boot->key};
+        st = shm_fdx_exchange(t, cfg, mine, gfd >= 0 ? 2 : 1, take_peer, &ctx);
+    }
+    close(t->fd);
+    t->fd = -1;
+    if (st == SYM_OK)
+        st = shm_globals_finish(cfg, t->peer_base, &t->base.direct_end);
     return st;
 }
 
