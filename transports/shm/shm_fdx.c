@@ -245,7 +245,7 @@ static void serve_pending(struct fdx *x)
             no_fds(x, "accept");
         if (c < 0)
             return; /* EAGAIN, or a connection that went away meanwhile */
-        struct ucred cred;
+        struct ucred cred = {0, 0, 0};
         const char *why = NULL;
         int pe = peer_identity(x, c, &cred, &why);
         if (pe < 0) {
@@ -323,7 +323,7 @@ static void fetch(struct fdx *x, int pe)
         }
         x->conn[pe] = c;
         x->outgoing++;
-        struct ucred cred;
+        struct ucred cred = {0, 0, 0};
         const char *why = NULL;
         if (peer_identity(x, c, &cred, &why) != pe) {
             sym_debug("shm exchange: the socket PE %d published is held by pid %ld uid %ld, "
