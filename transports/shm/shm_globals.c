@@ -122,7 +122,7 @@ struct probe {
 static struct {
     uint8_t *addr;
     size_t len;
-    bool shared; /* a shared-memory object is mapped over the segment */
+    bool shared; /* a memfd is mapped over the segment */
 } seg;
 
 static uintptr_t page_down(uintptr_t x)
@@ -378,10 +378,10 @@ static int map_over(const char **what_p, int *err_p)
         close(fd);
         return -1;
     }
-    /* Zero pages need no copy: the object reads as zeros already.  Only
+    /* Zero pages need no copy: the memfd reads as zeros already.  Only
      * while the segment is still the program's private memory do pages not
      * present read as zeros: once an earlier sym_init mapped it shared, a
-     * page not faulted in since holds the object's data. */
+     * page not faulted in since holds the memfd's data. */
     uint8_t *skip = seg.shared ? NULL : untouched_pages(g);
     for (size_t o = 0; o < g->len; o += SHM_PAGE)
         if (!(skip && skip[o / SHM_PAGE]) && !page_is_zero(g->addr + o))
@@ -551,7 +551,7 @@ void shm_globals_fini(void)
      * the memfd has no name, so once the peers have unmapped it (at their
      * finalize) only this process maps it: the variables stay where they
      * are, with their values, at no cost.  A later sym_init copies them
-     * into a new object; a fork makes the child's private (atfork_child). */
+     * into a new memfd; a fork makes the child's private (atfork_child). */
     g->remapped = false;
     free(g->peer_addr);
     free(g->peer_mapped);
