@@ -405,21 +405,26 @@ ParameterizedTest(int *npes, globals, rma_amo_signal_wait)
     run_pes(*npes, globals_body, NULL);
 }
 
-/* /dev/shm objects of the library (heaps, global variables) this process
- * maps, but its own global variables: after sym_finalize they stay in their
- * unlinked object, which nobody else maps any more.  The launcher's control
- * segment is the launcher's. */
+/* Segments of the library (heaps, global variables: memfds named
+ * "symheap-...") this process maps, but its own global variables: after
+ * sym_finalize they stay in their memfd, which nobody else maps any more.
+ * The launcher's control segment ("symheap-job") is the launcher's. */
 static int shm_mappings(int me)
 {
+    (void)me;
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f)
         return -1;
-    char line[512], mine[32];
-    snprintf(mine, sizeof(mine), "-data%d (deleted)", me);
+    char line[512];
+    const uintptr_t own = (uintptr_t)&g_bss[0];
     int count = 0;
-    while (fgets(line, sizeof(line), f))
-        count += strstr(line, "/dev/shm/symheap-") != NULL && !strstr(line, "-ctrl") &&
-                 !strstr(line, mine);
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (!strstr(line, "/memfd:symheap-") || strstr(line, "symheap-job") ||
+            sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+            continue;
+        count += !(own >= lo && own < hi);
+    }
     fclose(f);
     return count;
 }
@@ -451,7 +456,7 @@ static void finalize_body(int me, int n, void *arg)
         PE_OK(sym_barrier_all());
         PE_ASSERT(shm_mappings(me) > 0, "nothing mapped while initialised?");
         PE_OK(sym_finalize());
-        PE_ASSERT(shm_mappings(me) == 0, "%d /dev/shm mappings remain after sym_finalize",
+        PE_ASSERT(shm_mappings(me) == 0, "%d segment mappings remain after sym_finalize",
                   shm_mappings(me));
         PE_ASSERT(g_bss[10] == left && g_bss[11] == cycle && g_bss[12] == -left && g_bss[13] == 99,
                   "globals lost their values at sym_finalize");

@@ -142,11 +142,10 @@ struct sym_transport_config {
     int me;
     int npes;
     struct sym_boot *boot;
-    const bool *same_host;     /* [npes] on this PE's host (host identities) */
-    const int *peer_pid;       /* [npes] */
-    const char *const *owners; /* [npes] owner in each PE's object names */
-    const bool *reach;         /* [npes] the peers this instance is to reach */
-    uint8_t *heap;             /* my heap mapping */
+    const bool *same_host; /* [npes] on this PE's host (host identities) */
+    const int *peer_pid;   /* [npes] */
+    const bool *reach;     /* [npes] the peers this instance is to reach */
+    uint8_t *heap;         /* my heap mapping */
     size_t heap_len;
     struct sym_region data; /* my global variables (second region) */
     int thread_level;       /* sym_thread_level_t: the locking needed */

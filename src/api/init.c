@@ -17,8 +17,7 @@
 /* What every PE tells the others at init. */
 struct pe_card {
     int32_t pid;
-    char host[192];            /* sym_host_identity(): equal means shm can reach the PE */
-    char owner[SYM_OWNER_LEN]; /* in this PE's heap object name */
+    char host[192]; /* sym_host_identity(): equal means shm can reach the PE */
 };
 
 static int cores_available(void)
@@ -227,18 +226,16 @@ static sym_status_t init_steps(void)
     sym_rt.peer_pid = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_pid));
     struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
     bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
-    const char **owners = calloc((size_t)sym_rt.npes, sizeof(*owners));
     sym_rt.peer_local = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_local));
-    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local || !owners ||
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
         !sym_rt.peer_local) {
         free(cards);
         free(local);
-        free(owners);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
     show_health();
 
-    st = sym_transports_heap_open(boot);
+    st = sym_transports_heap_open();
     if (st == SYM_OK) {
         struct sym_heap_ctrl *hc = (void *)sym_rt.base;
         hc->magic = SYM_HEAP_MAGIC;
@@ -253,7 +250,6 @@ static sym_status_t init_steps(void)
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = {.pid = (int32_t)getpid()};
-        memcpy(mine.owner, boot->owner, sizeof(mine.owner));
         sym_host_identity(mine.host, sizeof(mine.host));
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
     }
@@ -264,13 +260,8 @@ static sym_status_t init_steps(void)
         nlocal += local[pe];
         sym_rt.peer_local[pe] = local[pe];
     }
-    for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
-        cards[pe].owner[SYM_OWNER_LEN - 1] = '\0';
-        owners[pe] = cards[pe].owner;
-    }
     if (st == SYM_OK)
-        st = sym_transports_open(boot, local, owners, &init);
-    free(owners);
+        st = sym_transports_open(boot, local, &init);
     free(cards);
     free(local);
     if (st == SYM_OK)

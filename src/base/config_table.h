@@ -29,7 +29,7 @@
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
-      "Reserve the heap's memory at init (posix_fallocate) so exhaustion of /dev/shm "             \
+      "Reserve the heap's memory at init (posix_fallocate) so exhaustion of shared memory "        \
       "is an init error instead of a SIGBUS later")                                                \
     X(transport, "SYMHEAP_TRANSPORT", CHOICE, "auto",                                              \
       "Transport for peers {auto|shm|ofi}: auto = shm on this host")                               \

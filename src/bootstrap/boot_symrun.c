@@ -129,11 +129,14 @@ sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sy
     long fd = (long)cfg->symrun_fd, pe = (long)cfg->symrun_pe, npes = (long)cfg->symrun_npes;
     size_t len = sym_job_ctrl_size((uint32_t)npes);
     struct stat st;
+    int seals = fcntl((int)fd, F_GET_SEALS);
     if (fstat((int)fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len ||
-        st.st_uid != getuid())
+        st.st_uid != getuid() || seals < 0 ||
+        (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
         return sym_error(SYM_ERR_BOOTSTRAP,
                          "sym_init: %s=%ld is not this job's control segment "
-                         "(closed, wrong size or owner); was the program started by symrun?",
+                         "(closed, wrong size or owner, or not a sealed memfd); was the program "
+                         "started by symrun?",
                          SYM_ENV_SYMRUN_FD, fd);
     void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
     if (map == MAP_FAILED)

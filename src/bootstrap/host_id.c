@@ -12,7 +12,8 @@
  *     equal host names on two machines never look local),
  *   - the network namespace (PEs in different namespaces are different
  *     "hosts": that is how one machine tests the multi-host paths, and how
- *     separately networked containers behave),
+ *     separately networked containers behave; the shm transport hands its
+ *     segments over abstract unix sockets, which are per namespace),
  *   - the device of /dev/shm (containers with private /dev/shm mounts share
  *     a kernel but cannot see each other's heap objects).
  * Whatever cannot be read is left out; equality of what remains is still

@@ -125,14 +125,14 @@ static inline void *sym_direct(int pe, uint64_t off)
 void sym_transports_prepare(void);
 /* Create this PE's heap mapping (sym_rt.base, heap_total bytes), owned by
  * the first transport. */
-sym_status_t sym_transports_heap_open(struct sym_boot *boot);
+sym_status_t sym_transports_heap_open(void);
 /* Collective: choose per peer the first class in order that can reach it
  * (SYMHEAP_TRANSPORT restricts the list), create the transports, fill
  * peer_base, peer_tp and what derives from the transports' capabilities.
- * same_host[pe]: PE pe runs on this host; owners[pe]: the owner in its
- * object names; dl: sym_init's deadline, for the transports' own waits. */
+ * same_host[pe]: PE pe runs on this host; dl: sym_init's deadline, for
+ * the transports' own waits. */
 sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
-                                 const char *const *owners, struct sym_deadline *dl);
+                                 struct sym_deadline *dl);
 /* Release every transport (the heap's owner last) and the globals. */
 void sym_transports_close(void);
 /* The transport in use named `name`, or NULL (tests, tools). */

@@ -42,13 +42,12 @@ void sym_transports_prepare(void)
     shm_globals_prepare();
 }
 
-sym_status_t sym_transports_heap_open(struct sym_boot *boot)
+sym_status_t sym_transports_heap_open(void)
 {
     struct sym_region g;
     shm_globals_region(&g);
-    sym_status_t st =
-        shm_transport_create(boot->key, boot->owner, sym_rt.me, sym_rt.npes, sym_rt.heap_total,
-                             g.len, sym_rt.cfg.heap_prealloc, &heap_tp, &sym_rt.base);
+    sym_status_t st = shm_transport_create(sym_rt.me, sym_rt.npes, sym_rt.heap_total, g.len,
+                                           sym_rt.cfg.heap_prealloc, &heap_tp, &sym_rt.base);
     if (st == SYM_OK && !sym_transport_ops_fit(heap_tp->ops)) {
         heap_tp->ops->fini(heap_tp);
         heap_tp = NULL;
@@ -127,7 +126,7 @@ static bool sleeps_at_once(void)
 }
 
 sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
-                                 const char *const *owners, struct sym_deadline *dl)
+                                 struct sym_deadline *dl)
 {
     const int npes = sym_rt.npes;
     bool *reach = calloc((size_t)npes, sizeof(*reach));
@@ -139,7 +138,6 @@ sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
         .boot = boot,
         .same_host = same_host,
         .peer_pid = sym_rt.peer_pid,
-        .owners = owners,
         .reach = reach,
         .heap = sym_rt.base,
         .heap_len = sym_rt.heap_total,

@@ -2,11 +2,12 @@
  * job.h - the job control segment shared by a launcher (symrun, the test
  * harness) and the PEs it starts.
  *
- * The launcher creates one POSIX shared-memory object, maps it, unlinks it at
- * once (so it can never leak) and hands the still-open descriptor to every PE
- * it forks through SYMHEAP_SYMRUN_FD.  The segment carries what the launcher
- * and the PEs must both see: the random job key (the PEs derive their heap
- * object names from it), a bootstrap area for exchanging small blobs, each
+ * The launcher creates one memfd (no name at any moment, so it can neither
+ * leak nor be watched for, opened or squatted by another user), its size
+ * sealed, and hands the descriptor to every PE it forks through
+ * SYMHEAP_SYMRUN_FD.  The segment carries what the launcher and the PEs must
+ * both see: the random job key (every heap header carries it), a bootstrap
+ * area for exchanging small blobs, each
  * PE's life-cycle state as the launcher observes it (so peers learn of a death
  * as soon as the launcher reaps the process), and the job abort word.
  */
@@ -77,11 +78,12 @@ static inline size_t sym_job_ctrl_size(uint32_t npes)
     return sizeof(struct sym_job_ctrl) + (size_t)npes * sizeof(struct sym_job_pe);
 }
 
-/* Prefix of every POSIX shared-memory object name symheap creates:
+/* Names of the POSIX shared-memory objects older symheap versions created
+ * (this one creates none: its segments are memfds):
  * "/symheap-<uid>-<job key>-<owner>-<what>", where the owner is
- * "<pid>.<start>" (owner.h) and <what> is a PE number or "ctrl".  A sweep
- * (symrun at start, `symheap-info --cleanup`) removes the objects of this
- * user whose owner is dead. */
+ * "<pid>.<start>" (owner.h) and <what> is a PE number, "data<pe>" or
+ * "ctrl".  A sweep (symrun at start, `symheap-info --cleanup`) still removes
+ * such leftovers of this user whose owner is dead. */
 #define SYM_SHM_PREFIX   "symheap-"
 #define SYM_SHM_NAME_FMT "/" SYM_SHM_PREFIX "%u-%s-%s-%s"
 

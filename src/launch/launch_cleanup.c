@@ -79,8 +79,10 @@ static int scan_pe_objects(const struct job *job, bool remove)
     return sym_launch_shm_scan(object_of_pe, (void *)job, remove, NULL);
 }
 
-/* Every PE is gone: whatever symheap object of the job is still there was
- * left by a PE that died before it could unlink it. */
+/* Every PE is gone.  This version's PEs name nothing in /dev/shm (their
+ * segments are memfds), so an object of the job found here comes from a PE
+ * linked against an older symheap that died before unlinking it: counted
+ * (result.objects_left, which the tests hold at 0) and removed. */
 int launch_job_objects(const struct job *job, bool remove)
 {
     if (job->opts->tcp_root_addr != NULL)

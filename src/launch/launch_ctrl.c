@@ -1,7 +1,9 @@
 /*
  * launch_ctrl.c - the job control segment (job.h) as the launcher creates
- * it: a random key, an unlinked shared-memory object whose descriptor every
- * PE inherits, and the job abort word the launcher raises.
+ * it: a random key, a memfd whose descriptor every PE inherits, and the job
+ * abort word the launcher raises.  The memfd has no name at any moment, so
+ * no other user can watch for it, open it or create it first; it holds the
+ * job key and owner, which only the job's processes ever see.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -81,30 +83,17 @@ static int make_inheritable(int fd)
 
 static int ctrl_open(struct job *job)
 {
-    char name[192];
-
     /* The job lives as long as this process does (the PEs die with it:
-     * PR_SET_PDEATHSIG), so its objects carry this process as their owner. */
+     * PR_SET_PDEATHSIG), so it is the job's owner. */
     sym_owner_tag(job->self, job->owner);
-    for (int attempt = 0;; attempt++) {
-        if (make_key(job->key) != 0) {
-            launch_error("cannot draw a random job key: %s", strerror(errno));
-            return -1;
-        }
-        snprintf(name, sizeof name, SYM_SHM_NAME_FMT, (unsigned)getuid(), job->key, job->owner,
-                 "ctrl");
-        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd >= 0) {
-            shm_unlink(name);
-            return fd;
-        }
-        /* A clash of 128-bit random keys means something else is wrong,
-         * but retrying costs nothing. */
-        if (errno != EEXIST || attempt == 2) {
-            launch_error("cannot create the job control segment %s: %s", name, strerror(errno));
-            return -1;
-        }
+    if (make_key(job->key) != 0) {
+        launch_error("cannot draw a random job key: %s", strerror(errno));
+        return -1;
     }
+    int fd = memfd_create("symheap-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        launch_error("cannot create the job control segment (memfd): %s", strerror(errno));
+    return fd;
 }
 
 int launch_ctrl_create(struct job *job)
@@ -121,6 +110,9 @@ int launch_ctrl_create(struct job *job)
      * kill a PE with SIGBUS later. */
     if (err == 0)
         err = posix_fallocate(fd, 0, (off_t)size);
+    /* No PE can shrink it under the others (a SIGBUS in every PE). */
+    if (err == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+        err = errno;
     if (err != 0) {
         launch_error("cannot size the job control segment (%zu bytes): %s", size, strerror(err));
         close(fd);

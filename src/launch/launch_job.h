@@ -4,7 +4,7 @@
  * (launch_supervise.c) and clean up after (launch_cleanup.c) its PEs.
  *
  * One run goes through these steps (launch_run.c drives them):
- *   1. create the job control segment, unlink it at once and keep its
+ *   1. create the job control segment, a memfd (never named), and keep its
  *      descriptor inheritable, so PEs find it through SYMHEAP_SYMRUN_FD
  *      (launch_ctrl.c);
  *   2. fork the PEs (each execs the program or runs the body);
@@ -12,8 +12,9 @@
  *      tagged output, raise the abort word on the first failure, kill
  *      stragglers after the grace period, enforce the job timeout and
  *      forward SIGINT/SIGTERM;
- *   4. once every PE is reaped and every output pipe closed, remove any heap
- *      object of the job a dead PE left in /dev/shm, and report.
+ *   4. once every PE is reaped and every output pipe closed, count and
+ *      remove any /dev/shm object named after the job (only a PE of an older
+ *      symheap, which named its segments, could leave one), and report.
  *
  * With tcp_root_addr the PEs join through the TCP rendezvous instead of the
  * segment (step 1 still runs: the launcher keeps its own bookkeeping there,

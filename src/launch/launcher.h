@@ -3,11 +3,11 @@
  *
  * Used by `symrun` (each PE execs a program) and by the test harness (each PE
  * runs a function in the forked child), so tests exercise the real launch
- * path.  The launcher owns the job control segment (job.h): it creates it,
- * unlinks it before any PE starts, reaps PEs and publishes their deaths in it,
+ * path.  The launcher owns the job control segment (job.h): it creates it
+ * as a memfd that has no name, reaps PEs and publishes their deaths in it,
  * raises the job abort word on the first failure, kills stragglers after a
- * grace period, and finally removes any heap object of the job that a PE
- * killed at the wrong moment could have left in /dev/shm.
+ * grace period, and finally counts (and removes) any /dev/shm object named
+ * after the job: none, unless a PE ran an older symheap that named them.
  */
 #ifndef SYM_LAUNCH_LAUNCHER_H
 #define SYM_LAUNCH_LAUNCHER_H

@@ -15,7 +15,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: symheap-info [-h|--help] [--cleanup [--dry-run]]\n"
                  "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
                  "default and the value in force, the heap layout and the transports.\n"
-                 "--cleanup removes from /dev/shm this user's objects of dead jobs (never\n"
+                 "--cleanup removes from /dev/shm this user's objects of dead jobs of older\n"
+                 "symheap versions (this one names nothing there; never\n"
                  "another user's, never a running job's) and this user's libfabric\n"
                  "shm-provider regions (<pid>:<n>:<n>, 16 MiB each) whose pid is gone, which\n"
                  "a PE killed outside symrun (mpirun, TCP rendezvous) leaves behind; never a\n"
@@ -65,7 +66,8 @@ int main(int argc, char **argv)
         printf("  total mapping              %llu\n", (unsigned long long)l.total);
     }
     printf("\nTransports:\n");
-    printf("  shm   POSIX shared memory (shm_open + mmap), PEs on this host: available\n");
+    printf("  shm   shared memory (memfd + mmap, handed over as descriptors), PEs on this "
+           "host: available\n");
 #ifdef SYM_HAVE_OFI
     printf("  ofi   libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: "
            "every peer)\n");

@@ -7,7 +7,8 @@
  * A thin command line over sym_launch_run() (launch/launcher.h): all the
  * supervision lives there, so the test harness exercises the same code.
  * Before starting, it removes this user's /dev/shm objects of dead jobs
- * (sym_launch_sweep_stale).
+ * that older symheap versions named there (sym_launch_sweep_stale; this
+ * version's segments are memfds).
  * Options are parsed by hand because "-np" (the mpirun spelling) is not
  * something getopt can express.
  */

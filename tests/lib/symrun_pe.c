@@ -23,7 +23,7 @@
  *   wait-signal-hard    wait-signal, with SIGTERM and SIGINT ignored
  *   init-hang VICTIM    every PE prints "pid P"; VICTIM then pause()s before
  *                       sym_init, the others enter sym_init (and wait there
- *                       for VICTIM, their heap objects in /dev/shm)
+ *                       for VICTIM, their heaps made)
  *   leak-then-die VICTIM  before sym_init, VICTIM creates the heap object
  *                       "/symheap-<uid>-<key>-99" and raises SIGKILL; the
  *                       others expect sym_init to fail with PEER_LOST

@@ -57,7 +57,7 @@ static int count_fds(void)
     return n - 1; /* the directory's own descriptor */
 }
 
-/* Mappings of a file (the heaps are /dev/shm files) and anonymous ones. */
+/* Mappings of a file (the heaps are memfds, "/memfd:symheap-heap") and anonymous ones. */
 static void count_maps(int *file_p, int *anon_p)
 {
     FILE *f = fopen("/proc/self/maps", "r");

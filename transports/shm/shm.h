@@ -1,13 +1,14 @@
 /*
- * shm.h - the POSIX shared-memory transport.
+ * shm.h - the shared-memory transport.
  *
- * Each PE's heap is one shared-memory object,
- * "/symheap-<uid>-<job key>-<owner>-<pe>" (launch/job.h),
- * created O_EXCL with mode 0600; every PE on the host maps every local peer's
- * object, checks its owner and size, and each PE unlinks its own object once
- * all have mapped it, so nothing remains in /dev/shm even if PEs are killed
- * later.  A put is a memcpy into the peer's mapping; atomics are CPU atomics
- * on it.
+ * Each PE's heap is a memfd (no name anywhere: nothing in /dev/shm to
+ * open, squat or leak), its size sealed.  The PEs on one host hand each
+ * other the descriptors over unix sockets whose peers the kernel vouches
+ * for (SO_PEERCRED; shm_fdx.c says how and why that is safe), every PE maps
+ * every local peer's heap, checks its seals, owner, size and header, and
+ * closes the descriptors: the memory lives exactly as long as some process
+ * of the job maps it.  A put is a memcpy into the peer's mapping; atomics
+ * are CPU atomics on it.
  *
  * The transport also owns this PE's heap mapping (made before the peers
  * meet, so every other transport can register it) and the main
@@ -24,25 +25,21 @@
 
 struct sym_boot;
 
-/* Create and map this PE's heap object of `heap_len` bytes (zero-filled;
+/* Create and map this PE's heap, a memfd of `heap_len` bytes (zero-filled;
  * with `prealloc`, its memory is reserved now so exhaustion is reported
- * here).  Every heap mapping (mine and peers') is followed by `data_len`
- * reserved bytes where the owner's global variables get mapped
- * (shm_globals.c).  The instance is connected by shm_transport_class's
- * create (*tp_p in: this instance) or shm_transport_connect.
+ * here), and listen for the local peers that will ask for it.  Every heap
+ * mapping (mine and peers') is followed by `data_len` reserved bytes where
+ * the owner's global variables get mapped (shm_globals.c).  The instance is
+ * connected by shm_transport_class's create (*tp_p in: this instance).
  * Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
-sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
-                                  size_t heap_len, size_t data_len, bool prealloc,
+sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len, bool prealloc,
                                   struct sym_transport **tp_p, uint8_t **base_p);
 
-/* Map the heap of every peer with local[pe] set (all PEs if local is NULL)
- * once they exist, then unlink this PE's object.  owners[pe] is the owner in
- * PE pe's object name (NULL: boot->owner for all).  Collective over the
- * boot.  Fills peer_base[pe] for mapped peers (NULL for others; mine
- * included). */
-sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, const char *const *owners,
-                                   uint8_t **peer_base);
+/* Map PE `pe`'s heap from its descriptor `fd` (not taken over), refusing
+ * one that is not a sealed memfd of this uid and of this job's heap size,
+ * or whose header does not name PE `pe` of this job size and job `key`.
+ * Errors: SYM_ERR_BOOTSTRAP (naming what was wrong), SYM_ERR_NO_MEMORY. */
+sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd);
 
 /* First in the ordered list: peers on this host (same host identity). */
 extern const struct sym_transport_class shm_transport_class;
@@ -54,16 +51,12 @@ extern const struct sym_transport_class shm_transport_class;
  * (off, cma, remap, auto); `prealloc`: reserve the memory at once. */
 void shm_globals_probe(const char *mode, bool prealloc);
 /* After shm_globals_probe, before the bootstrap starts any thread: move my
- * segment into an unnamed shared-memory object (named at connect).  On
- * failure nothing changes and connect tries the late way. */
+ * segment into a memfd.  On failure nothing changes and connect tries the
+ * late way. */
 void shm_globals_prepare(void);
 /* Where the segment is: locally, and in (pe, offset) space once connected. */
 void shm_globals_region(struct sym_region *r);
 /* Give my variables back as private memory with their current values. */
 void shm_globals_fini(void);
-
-/* Name of PE `pe`'s heap object for job `key` owned by `owner` (see
- * launch/owner.h; buf of at least 160 bytes). */
-void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe);
 
 #endif /* SYM_SHM_H */

@@ -10,30 +10,30 @@
  * variable is the same everywhere.
  *
  * On one host (shm) the segment is made shared with zero copy: at sym_init
- * its current contents are copied into a shared-memory object which is then
- * mapped MAP_FIXED | MAP_SHARED over the segment itself, so the program
- * keeps using its variables at their usual addresses.  Every peer maps that
- * object right after its mapping of the owner's heap (the shm transport
- * reserves the room), so `peer_base[pe] + off` stays the one direct path for
- * heap and globals alike; this PE maps its own object there too, an alias of
- * the segment.  Objects follow the heaps' rules: O_EXCL, mode 0600, named
- * after uid and job key, unlinked as soon as every PE mapped them.
+ * its current contents are copied into a memfd which is then mapped
+ * MAP_FIXED | MAP_SHARED over the segment itself, so the program keeps
+ * using its variables at their usual addresses.  Every peer maps that memfd
+ * right after its mapping of the owner's heap (the shm transport reserves
+ * the room), so `peer_base[pe] + off` stays the one direct path for heap
+ * and globals alike; this PE maps its own memfd there too, an alias of the
+ * segment.  The memfd follows the heaps' rules: no name anywhere (nothing
+ * another user could squat to push a PE onto the fallback below), its size
+ * sealed, handed to the local peers as a descriptor with the heap's
+ * (shm_fdx.c).
  *
  * The copy happens before the bootstrap starts any thread (the tcp
  * bootstrap's helper thread, PMIx's progress thread), since a store made by
- * another thread between the copy and the remap would be lost: the object
- * is created unnamed then (O_TMPFILE in /dev/shm) and linked under its name
- * (linkat, which fails like O_EXCL) once the bootstrap told the job key.
- * Where that cannot be done (no O_TMPFILE, no /proc) the copy happens
- * after the bootstrap as before, into an object made by shm_open.
+ * another thread between the copy and the remap would be lost.  Where that
+ * cannot be done (no memory for the memfd then) the copy happens after the
+ * bootstrap, before the exchange.
  *
- * After sym_finalize the variables stay where they are, in the unlinked
- * object that no other process maps any more (each peer unmaps it at its
- * own finalize): private in effect, values kept, nothing copied.  A child
+ * After sym_finalize the variables stay where they are, in the memfd that
+ * no other process maps any more (each peer unmaps it at its own
+ * finalize): private in effect, values kept, nothing copied.  A child
  * forked by a PE gets a private anonymous copy (atfork handler).
 
  * Fallback, cross-memory attach (process_vm_readv/writev): used for a PE
- * whose segment could not be remapped (no room in /dev/shm, mmap refused),
+ * whose segment could not be remapped (no room for the memfd, mmap refused),
  * or for every PE with SYMHEAP_GLOBALS=cma.  Puts and gets then cost a
  * system call; atomics and signals on such a PE's globals are not available
  * (the kernel's copy is not atomic) and fail with SYM_ERR_UNAVAILABLE.
@@ -76,7 +76,6 @@
 
 #include "base/error.h"
 #include "bootstrap/bootstrap.h"
-#include "launch/job.h"
 #include "shm_private.h"
 
 /* The segment: process-wide, like the segment itself.  Offsets from `off`
@@ -91,15 +90,14 @@ struct shm_globals {
     uint64_t off;        /* == the heap's length once connected */
     uint64_t *peer_addr; /* [npes] each PE's segment address */
     bool *peer_mapped;   /* [npes] mapped after that PE's heap mapping */
+    bool *peer_remapped; /* [npes] that PE's segment is a memfd (it said so) */
     const int *peer_pid; /* [npes] the runtime's, for cross-memory attach */
-    bool remapped;       /* mine lives in a shared-memory object */
-    bool unnamed;        /* ... not yet linked under its name */
-    bool created, fd_open;
+    bool remapped;       /* mine lives in a memfd */
+    bool fd_open;        /* ... whose descriptor is fd, until the peers have it */
     int fd;
     int me;
     bool prealloc; /* SYMHEAP_HEAP_PREALLOC */
     char mode[16]; /* SYMHEAP_GLOBALS */
-    char name[128];
 };
 
 static struct shm_globals globals;
@@ -109,7 +107,7 @@ struct globals_card {
     uint64_t len;
     uint64_t link_addr; /* link-time address: equal in equal executables */
     uint64_t addr;      /* load address in that PE */
-    int32_t remapped;   /* its object exists and may be mapped */
+    int32_t remapped;   /* its memfd exists and may be mapped */
     int32_t pad;
 };
 
@@ -119,12 +117,12 @@ struct probe {
 };
 
 /* The segment's state that outlives sym_finalize: after
- * finalize the variables stay in the (unlinked) shared object, now mapped
- * by this process alone, so finalize copies nothing. */
+ * finalize the variables stay in the memfd, now mapped by this process
+ * alone, so finalize copies nothing. */
 static struct {
     uint8_t *addr;
     size_t len;
-    bool shared; /* a shared-memory object is mapped over the segment */
+    bool shared; /* a memfd is mapped over the segment */
 } seg;
 
 static uintptr_t page_down(uintptr_t x)
@@ -230,15 +228,6 @@ SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
     for (size_t i = 0; i < SHM_PAGE / 8; i++)
         any |= w[i];
     return any == 0;
-}
-
-/* Named like the heaps (owner included), so the stale sweep and the
- * launcher's end-of-job sweep recognise them. */
-static void object_name(char *buf, size_t len, const char *key, const char *owner, int pe)
-{
-    char what[24];
-    snprintf(what, sizeof(what), "data%d", pe);
-    snprintf(buf, len, SYM_SHM_NAME_FMT, (unsigned)getuid(), key, owner, what);
 }
 
 /* Turn [addr, addr + len) back into private anonymous memory holding the
@@ -371,26 +360,28 @@ static void register_atfork(void)
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
-/* Copy the segment into the shared-memory object `fd` and map the object
- * over the segment.  0, or -1 with *what_p and the errno value in *err_p;
- * on failure the segment is untouched. */
-static int map_over(int fd, const char **what_p, int *err_p)
+/* Copy the segment into a new memfd and map it over the segment.  0, or
+ * -1 with *what_p and the errno value in *err_p; on failure the segment is
+ * untouched. */
+static int map_over(const char **what_p, int *err_p)
 {
     struct shm_globals *g = &globals;
-    int rc = g->prealloc ? posix_fallocate(fd, 0, (off_t)g->len)
-                         : (ftruncate(fd, (off_t)g->len) ? errno : 0);
-    uint8_t *tmp = MAP_FAILED;
-    if (rc == 0)
-        tmp = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (tmp == MAP_FAILED) {
-        *what_p = "back them in /dev/shm";
-        *err_p = rc ? rc : errno;
+    int fd = shm_segment_create("symheap-globals", g->len, g->prealloc, err_p);
+    if (fd < 0) {
+        *what_p = "back them in shared memory";
         return -1;
     }
-    /* Zero pages need no copy: the object reads as zeros already.  Only
+    uint8_t *tmp = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED) {
+        *what_p = "map a memfd";
+        *err_p = errno;
+        close(fd);
+        return -1;
+    }
+    /* Zero pages need no copy: the memfd reads as zeros already.  Only
      * while the segment is still the program's private memory do pages not
      * present read as zeros: once an earlier sym_init mapped it shared, a
-     * page not faulted in since holds the object's data. */
+     * page not faulted in since holds the memfd's data. */
     uint8_t *skip = seg.shared ? NULL : untouched_pages(g);
     for (size_t o = 0; o < g->len; o += SHM_PAGE)
         if (!(skip && skip[o / SHM_PAGE]) && !page_is_zero(g->addr + o))
@@ -410,6 +401,7 @@ static int map_over(int fd, const char **what_p, int *err_p)
     if (p == MAP_FAILED) { /* MAP_FIXED failing leaves the old mapping in place */
         *what_p = "map them over themselves";
         *err_p = err;
+        close(fd);
         return -1;
     }
     g->fd = fd;
@@ -428,141 +420,70 @@ void shm_globals_prepare(void)
     struct shm_globals *g = &globals;
     if (!g->len || strcmp(g->mode, "cma") == 0)
         return;
-    int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    const char *what = "create an unnamed object in /dev/shm (O_TMPFILE)";
-    int err = errno;
-    if (fd >= 0 && map_over(fd, &what, &err) == 0) {
-        g->unnamed = true;
-        return;
-    }
-    if (fd >= 0)
-        close(fd);
-    sym_debug("global variables: cannot %s before the bootstrap: %s; trying again after it", what,
-              strerror(err));
-}
-
-/* The object made by shm_globals_prepare gets its name, now that the job
- * key is known, so that peers can open it. */
-static sym_status_t name_mine(const char *key, const char *owner)
-{
-    struct shm_globals *g = &globals;
-    object_name(g->name, sizeof(g->name), key, owner, g->me);
-    char from[64], to[160];
-    snprintf(from, sizeof(from), "/proc/self/fd/%d", g->fd);
-    snprintf(to, sizeof(to), "/dev/shm%s", g->name);
-    if (linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) != 0) {
-        /* The variables stay in the unnamed object: peers use CMA. */
-        int err = errno;
-        g->remapped = false;
-        return sym_error(SYM_ERR_SYSTEM,
-                         "sym_init: cannot name PE %d's global variables %s "
-                         "(linkat %s): %s",
-                         g->me, to, from, strerror(err));
-    }
-    g->created = true;
-    g->unnamed = false;
-    return SYM_OK;
-}
-
-/* Create my object, copy the segment into it and map it over the segment:
- * when shm_globals_prepare could not.  On failure the segment is untouched
- * and the caller falls back to CMA. */
-static sym_status_t remap_mine(const char *key, const char *owner)
-{
-    struct shm_globals *g = &globals;
-    object_name(g->name, sizeof(g->name), key, owner, g->me);
-    int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0)
-        return sym_error(SYM_ERR_SYSTEM,
-                         "sym_init: shm_open(%s) for PE %d's global variables: "
-                         "%s",
-                         g->name, g->me, strerror(errno));
-    g->created = true;
     const char *what;
     int err;
-    if (map_over(fd, &what, &err) != 0) {
-        close(fd);
-        return sym_error(err == ENOSPC || err == ENOMEM ? SYM_ERR_NO_MEMORY : SYM_ERR_SYSTEM,
-                         "sym_init: cannot %s PE %d's %zu bytes of global variables: %s", what,
-                         g->me, g->len, strerror(err));
-    }
-    return SYM_OK;
+    if (map_over(&what, &err) != 0)
+        sym_debug("global variables: cannot %s before the bootstrap: %s; trying again after it",
+                  what, strerror(err));
 }
 
-/* Map PE `pe`'s object at `at` (inside the room reserved after its heap). */
-static sym_status_t map_peer(int pe, const char *key, const char *owner, uint8_t *at)
+sym_status_t shm_globals_share(const struct sym_transport_config *cfg, int *fd_p)
 {
     struct shm_globals *g = &globals;
-    char name[128];
-    int fd;
-    if (pe == g->me) {
-        fd = g->fd;
-    } else {
-        object_name(name, sizeof(name), key, owner, pe);
-        fd = shm_open(name, O_RDWR, 0);
-        if (fd < 0)
-            return sym_error(SYM_ERR_SYSTEM,
-                             "sym_init: cannot open PE %d's global variables %s: "
-                             "%s",
-                             pe, name, strerror(errno));
-        struct stat st;
-        if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != g->len) {
-            close(fd);
-            return sym_error(SYM_ERR_BOOTSTRAP,
-                             "sym_init: PE %d's global variables %s have the "
-                             "wrong owner or size (%lld bytes, expected %zu): refusing to map "
-                             "them",
-                             pe, name, (long long)st.st_size, g->len);
-        }
+    g->me = cfg->me;
+    *fd_p = -1;
+    if (!g->len || strcmp(g->mode, "cma") == 0)
+        return SYM_OK;
+    const char *what;
+    int err;
+    if (!g->remapped && map_over(&what, &err) != 0) {
+        sym_status_t st =
+            sym_error(err == ENOSPC || err == ENOMEM ? SYM_ERR_NO_MEMORY : SYM_ERR_SYSTEM,
+                      "sym_init: cannot %s PE %d's %zu bytes of global variables: %s", what, g->me,
+                      g->len, strerror(err));
+        if (strcmp(g->mode, "remap") == 0)
+            return st; /* forced: the recorded error is the answer */
+        sym_debug("global variables: %s; peers reach them by cross-memory attach",
+                  sym_last_error());
+        return SYM_OK;
     }
-    void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
-    int err = errno;
-    if (pe != g->me)
-        close(fd);
-    if (p == MAP_FAILED)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
-                         strerror(err));
+    *fd_p = g->fd;
     return SYM_OK;
 }
 
-sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
-                                 uint64_t *direct_end_p)
+/* Map PE `pe`'s segment from its memfd `fd` at `at` (inside the room
+ * reserved after its heap). */
+static sym_status_t map_peer(int pe, int fd, uint8_t *at)
+{
+    struct shm_globals *g = &globals;
+    const char *bad = fd < 0 ? "no descriptor" : shm_segment_check(fd, g->len);
+    if (bad)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's global variables are not a segment of this job (%s; "
+                         "expected a sealed memfd of uid %u, %zu bytes): refusing to map them",
+                         pe, bad, (unsigned)getuid(), g->len);
+    void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
+    if (p == MAP_FAILED)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
+                         strerror(errno));
+    return SYM_OK;
+}
+
+sym_status_t shm_globals_cards(const struct sym_transport_config *cfg)
 {
     struct shm_globals *g = &globals;
     struct sym_boot *boot = cfg->boot;
-    const bool *local = cfg->reach;
-    const char *const *owners = cfg->owners;
     int npes = cfg->npes;
     g->me = cfg->me;
     g->peer_pid = cfg->peer_pid;
     g->off = cfg->heap_len;
-    *direct_end_p = cfg->heap_len;
     g->peer_addr = calloc((size_t)npes, sizeof(*g->peer_addr));
-    g->peer_mapped = calloc((size_t)npes, sizeof(*g->peer_mapped));
+    g->peer_mapped = calloc((size_t)npes * 2, sizeof(*g->peer_mapped));
+    g->peer_remapped = g->peer_mapped ? g->peer_mapped + npes : NULL;
     struct globals_card *cards = calloc((size_t)npes, sizeof(*cards));
     if (!g->peer_addr || !g->peer_mapped || !cards) {
         free(cards);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
-    }
-    bool want_remap = g->len && strcmp(g->mode, "cma") != 0;
-    sym_status_t rst = SYM_OK;
-    if (want_remap && g->unnamed)
-        rst = name_mine(boot->key, owners[g->me]);
-    else if (want_remap)
-        rst = remap_mine(boot->key, owners[g->me]);
-    if (rst != SYM_OK) {
-        if (strcmp(g->mode, "remap") == 0) {
-            /* Forced: the recorded error is the answer.  Peers learn of
-             * this PE's failure from the bootstrap. */
-            free(cards);
-            return rst;
-        }
-        sym_debug("global variables: %s; peers reach them by cross-memory attach",
-                  sym_last_error());
-        if (g->created) {
-            shm_unlink(g->name);
-            g->created = false;
-        }
     }
     if (g->len && !g->remapped) /* CMA needs ptrace rights under Yama */
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
@@ -578,34 +499,41 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
                            (unsigned long long)cards[pe].link_addr, g->me, g->len,
                            (unsigned long long)g->link_addr);
         g->peer_addr[pe] = cards[pe].addr;
-    }
-    bool all_mapped = true;
-    for (int pe = 0; st == SYM_OK && g->len && pe < npes; pe++) {
-        if (local && !local[pe])
-            continue; /* another host: its transport reaches the segment */
-        if (!cards[pe].remapped || !peer_base[pe]) {
-            all_mapped = false;
-            continue;
-        }
-        st = map_peer(pe, boot->key, owners[pe], peer_base[pe] + cfg->heap_len);
-        g->peer_mapped[pe] = st == SYM_OK;
+        g->peer_remapped[pe] = cards[pe].remapped != 0;
     }
     free(cards);
-    if (st == SYM_OK)
-        st = boot->ops->barrier(boot, "sym_init (waiting for peers to map global variables)");
-    /* Mapped by all (or failed): the name has served its purpose. */
-    if (g->created) {
-        shm_unlink(g->name);
-        g->created = false;
-    }
+    return st;
+}
+
+sym_status_t shm_globals_attach(int pe, int fd, uint8_t *heap)
+{
+    struct shm_globals *g = &globals;
+    if (!g->len || !g->peer_remapped[pe])
+        return SYM_OK; /* reached by cross-memory attach */
+    sym_status_t st = map_peer(pe, fd, heap + g->off);
+    g->peer_mapped[pe] = st == SYM_OK;
+    return st;
+}
+
+sym_status_t shm_globals_finish(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
+                                uint64_t *direct_end_p)
+{
+    struct shm_globals *g = &globals;
+    sym_status_t st = SYM_OK;
+    if (g->remapped) /* my own alias after my heap, so peer_base[me] + off works too */
+        st = shm_globals_attach(g->me, g->fd, peer_base[g->me]);
+    /* Mapped (or failed): the mappings keep the memory from here on. */
     if (g->fd_open) {
         close(g->fd);
         g->fd_open = false;
     }
+    bool all_mapped = true;
+    for (int pe = 0; g->len && pe < cfg->npes; pe++)
+        if (cfg->reach[pe] && !g->peer_mapped[pe])
+            all_mapped = false;
+    *direct_end_p = cfg->heap_len + (all_mapped ? g->len : 0);
     if (st != SYM_OK)
         return st;
-    if (all_mapped)
-        *direct_end_p = cfg->heap_len + g->len;
     sym_debug("global variables: %zu bytes at %p (offsets %llu..), %s", g->len, (void *)g->addr,
               (unsigned long long)g->off,
               !g->len      ? "none"
@@ -617,15 +545,13 @@ sym_status_t shm_globals_connect(const struct sym_transport_config *cfg, uint8_t
 void shm_globals_fini(void)
 {
     struct shm_globals *g = &globals;
-    if (g->created)
-        shm_unlink(g->name);
     if (g->fd_open)
         close(g->fd);
     /* The peers' mappings (and my alias) go with the heap reservations;
-     * the object is unlinked, so once the peers have unmapped it (at their
+     * the memfd has no name, so once the peers have unmapped it (at their
      * finalize) only this process maps it: the variables stay where they
      * are, with their values, at no cost.  A later sym_init copies them
-     * into a new object; a fork makes the child's private (atfork_child). */
+     * into a new memfd; a fork makes the child's private (atfork_child). */
     g->remapped = false;
     free(g->peer_addr);
     free(g->peer_mapped);

@@ -1,4 +1,7 @@
-/* shm_heap.c - create, map, verify and unlink the heap objects. */
+/* shm_heap.c - create, hand over, verify and map the heap segments. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -6,21 +9,63 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base/error.h"
 #include "bootstrap/bootstrap.h"
 /* The control block's identity fields and the mapping alignment: every
- * peer's heap is checked before use (map_peer). */
+ * peer's heap is checked before use (shm_transport_attach). */
 #include "base/heap_layout.h"
-#include "launch/job.h"
 #include "shm_private.h"
 
-void shm_object_name(char *buf, size_t len, const char *key, const char *owner, int pe)
+#define SEALS_SIZE (F_SEAL_SHRINK | F_SEAL_GROW)
+
+/* A memfd lives in the kernel's internal tmpfs, which has no size limit of
+ * its own: reserving more than the host's shared memory (/dev/shm's free
+ * room, the budget an administrator set for it) would bring the OOM killer
+ * instead of an error. */
+static bool room_for(size_t len)
 {
-    char what[16];
-    snprintf(what, sizeof(what), "%d", pe);
-    snprintf(buf, len, SYM_SHM_NAME_FMT, (unsigned)getuid(), key, owner, what);
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) != 0)
+        return true; /* no budget to go by: the reservation itself decides */
+    return (unsigned long long)v.f_bavail * v.f_frsize >= len;
+}
+
+int shm_segment_create(const char *what, size_t len, bool prealloc, int *err_p)
+{
+    int fd = memfd_create(what, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        *err_p = errno;
+        return -1;
+    }
+    int rc = prealloc && !room_for(len) ? ENOSPC
+             : prealloc                 ? posix_fallocate(fd, 0, (off_t)len)
+                                        : (ftruncate(fd, (off_t)len) ? errno : 0);
+    if (rc == 0 && fcntl(fd, F_ADD_SEALS, SEALS_SIZE | F_SEAL_SEAL) != 0)
+        rc = errno;
+    if (rc != 0) {
+        close(fd);
+        *err_p = rc;
+        return -1;
+    }
+    return fd;
+}
+
+const char *shm_segment_check(int fd, size_t len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return "not a regular file";
+    if (st.st_uid != getuid())
+        return "another owner";
+    if ((size_t)st.st_size != len)
+        return "another size";
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & SEALS_SIZE) != SEALS_SIZE)
+        return "its size is not sealed";
+    return NULL;
 }
 
 /* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
@@ -47,8 +92,7 @@ static void *map_aligned(int fd, size_t len, size_t extra)
     return p;
 }
 
-sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
-                                  size_t heap_len, size_t data_len, bool prealloc,
+sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len, bool prealloc,
                                   struct sym_transport **tp_p, uint8_t **base_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
@@ -66,76 +110,57 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
     t->heap_len = heap_len;
     t->data_len = data_len;
     t->peer_base = pb;
-    shm_object_name(t->name, sizeof(t->name), key, owner, me);
+    t->listen_fd = -1;
 
     sym_status_t st;
-    int fd = shm_open(t->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
-        st = sym_error(SYM_ERR_SYSTEM, "sym_init: shm_open(%s) for PE %d's heap: %s", t->name, me,
-                       strerror(errno));
+    int err = 0;
+    t->fd = shm_segment_create("symheap-heap", heap_len, prealloc, &err);
+    if (t->fd < 0) {
+        st = sym_error(err == ENOSPC || err == ENOMEM || err == EFBIG ? SYM_ERR_NO_MEMORY
+                                                                      : SYM_ERR_SYSTEM,
+                       "sym_init: cannot reserve a %zu-byte heap for PE %d in shared memory: %s "
+                       "(lower SYMHEAP_HEAP_SIZE?)",
+                       heap_len, me, strerror(err));
         goto fail_free;
     }
-    int rc = prealloc ? posix_fallocate(fd, 0, (off_t)heap_len)
-                      : (ftruncate(fd, (off_t)heap_len) ? errno : 0);
-    if (rc != 0) {
-        st = sym_error(rc == ENOSPC || rc == ENOMEM || rc == EFBIG ? SYM_ERR_NO_MEMORY
-                                                                   : SYM_ERR_SYSTEM,
-                       "sym_init: cannot reserve a %zu-byte heap for PE %d in /dev/shm: %s "
-                       "(lower SYMHEAP_HEAP_SIZE?)",
-                       heap_len, me, strerror(rc));
-        goto fail_unlink;
-    }
-    void *base = map_aligned(fd, heap_len, data_len);
+    void *base = map_aligned(t->fd, heap_len, data_len);
     if (base == MAP_FAILED) {
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
                        strerror(errno));
-        goto fail_unlink;
+        goto fail_close;
     }
-    close(fd);
     pb[me] = base;
+    if ((st = shm_fdx_listen(t)) != SYM_OK) {
+        munmap(base, heap_len + data_len);
+        goto fail_close;
+    }
     *tp_p = &t->base;
     *base_p = base;
     return SYM_OK;
 
-fail_unlink:
-    close(fd);
-    shm_unlink(t->name);
+fail_close:
+    close(t->fd);
 fail_free:
     free(pb);
     free(t);
     return st;
 }
 
-/* Map peer `pe`'s object, refusing one that is not ours or not the size
- * every heap of this job has. */
-static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boot,
-                             const char *owner, int pe)
+sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd)
 {
-    char name[160];
-    shm_object_name(name, sizeof(name), boot->key, owner, pe);
-    int fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-        return sym_error(SYM_ERR_SYSTEM, "sym_init: cannot open PE %d's heap %s: %s", pe, name,
-                         strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != getuid() || (size_t)st.st_size != t->heap_len ||
-        (st.st_mode & 077) != 0) {
-        close(fd);
+    struct shm_transport *t = (struct shm_transport *)tp;
+    const char *bad = fd < 0 ? "no descriptor" : shm_segment_check(fd, t->heap_len);
+    if (bad)
         return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: PE %d's heap %s has the wrong owner, mode or size "
-                         "(uid %u, mode %03o, %lld bytes; expected uid %u, mode 600, %zu "
-                         "bytes): refusing to map it",
-                         pe, name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777),
-                         (long long)st.st_size, (unsigned)getuid(), t->heap_len);
-    }
+                         "sym_init: PE %d's heap is not a segment of this job (%s; expected a "
+                         "sealed memfd of uid %u, %zu bytes): refusing to map it",
+                         pe, bad, (unsigned)getuid(), t->heap_len);
     void *p = map_aligned(fd, t->heap_len, t->data_len);
-    int err = errno;
-    close(fd);
     if (p == MAP_FAILED)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
-                         strerror(err));
-    /* Its owner wrote the control block before the bootstrap barrier that
-     * preceded this: anything else is not a heap of this job. */
+                         strerror(errno));
+    /* Its owner wrote the control block before it handed the descriptor
+     * over: anything else is not a heap of this job. */
     const struct sym_heap_ctrl *hc = p;
     const char *why = NULL;
     if (hc->magic != SYM_HEAP_MAGIC)
@@ -146,45 +171,26 @@ static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boo
         why = "the header names another PE or job size";
     else if (hc->heap_total != t->heap_len)
         why = "the header gives another heap size";
-    else if (strncmp(hc->job_key, boot->key, sizeof(hc->job_key)) != 0)
+    else if (strncmp(hc->job_key, key, sizeof(hc->job_key)) != 0)
         why = "the header names another job";
     if (why) {
         sym_status_t st2 =
             sym_error(SYM_ERR_BOOTSTRAP,
-                      "sym_init: PE %d's heap %s is not a heap of this job (%s, "
+                      "sym_init: PE %d's heap is not a heap of this job (%s, "
                       "layout version %u, expected %u): refusing to use it",
-                      pe, name, why, (unsigned)hc->layout_version, SYM_HEAP_LAYOUT_VERSION);
-        munmap(p, t->heap_len);
+                      pe, why, (unsigned)hc->layout_version, SYM_HEAP_LAYOUT_VERSION);
+        munmap(p, t->heap_len + t->data_len);
         return st2;
     }
     t->peer_base[pe] = p;
     return SYM_OK;
 }
 
-sym_status_t shm_transport_connect(struct sym_transport *tp, struct sym_boot *boot,
-                                   const bool *local, const char *const *owners,
-                                   uint8_t **peer_base)
-{
-    struct shm_transport *t = (struct shm_transport *)tp;
-    sym_status_t st = boot->ops->barrier(boot, "sym_init (waiting for peers' heaps)");
-    for (int pe = 0; st == SYM_OK && pe < t->npes; pe++)
-        if (pe != t->me && (!local || local[pe]))
-            st = map_peer(t, boot, owners ? owners[pe] : boot->owner, pe);
-    if (st == SYM_OK)
-        st = boot->ops->barrier(boot, "sym_init (waiting for peers to map heaps)");
-    /* Mapped by all (or failed): the name has served its purpose either way. */
-    shm_unlink(t->name);
-    t->unlinked = true;
-    if (st != SYM_OK)
-        return st;
-    memcpy(peer_base, t->peer_base, (size_t)t->npes * sizeof(*peer_base));
-    return SYM_OK;
-}
-
 void shm_transport_release(struct shm_transport *t)
 {
-    if (!t->unlinked)
-        shm_unlink(t->name);
+    if (t->fd >= 0)
+        close(t->fd);
+    shm_fdx_close(t);
     for (int pe = 0; pe < t->npes; pe++)
         if (t->peer_base[pe])
             munmap(t->peer_base[pe], t->heap_len + t->data_len);
@@ -197,21 +203,44 @@ static bool shm_can_reach(const struct sym_transport_config *cfg, int pe)
     return cfg->same_host[pe];
 }
 
-/* Connects the instance made with the heap (*tp_p): the heaps, then the
- * global variables of the peers in cfg->reach. */
+struct take_ctx {
+    struct shm_transport *t;
+    const char *key;
+};
+
+/* A peer's descriptors, as they arrive: map its heap, then its globals. */
+static sym_status_t take_peer(void *arg, int pe, const int *fds, int nfd)
+{
+    struct take_ctx *c = arg;
+    sym_status_t st = shm_transport_attach(&c->t->base, c->key, pe, fds[0]);
+    if (st == SYM_OK)
+        st = shm_globals_attach(pe, nfd > 1 ? fds[1] : -1, c->t->peer_base[pe]);
+    return st;
+}
+
+/* Connects the instance made with the heap (*tp_p): my segments go to the
+ * local peers in cfg->reach and theirs are mapped as they come (heap, then
+ * global variables); no descriptor outlives this, the mappings keep the
+ * memory, which goes when its last mapping does. */
 static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
                                      struct sym_transport **tp_p)
 {
     struct shm_transport *t = (struct shm_transport *)*tp_p;
     if (!t)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_init: the shm transport has no heap");
-    uint8_t **pb = calloc((size_t)t->npes, sizeof(*pb));
-    if (!pb)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", t->npes);
-    sym_status_t st = shm_transport_connect(&t->base, cfg->boot, cfg->reach, cfg->owners, pb);
+    int gfd = -1;
+    sym_status_t st = shm_globals_share(cfg, &gfd);
     if (st == SYM_OK)
-        st = shm_globals_connect(cfg, pb, &t->base.direct_end);
-    free(pb);
+        st = shm_globals_cards(cfg);
+    if (st == SYM_OK) {
+        const int mine[SHM_FDX_MAX] = {t->fd, gfd};
+        struct take_ctx ctx = {t, cfg->boot->key};
+        st = shm_fdx_exchange(t, cfg, mine, gfd >= 0 ? 2 : 1, take_peer, &ctx);
+    }
+    close(t->fd);
+    t->fd = -1;
+    if (st == SYM_OK)
+        st = shm_globals_finish(cfg, t->peer_base, &t->base.direct_end);
     return st;
 }
 
