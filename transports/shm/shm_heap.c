@@ -23,17 +23,17 @@ void shm_object_name(char *buf, size_t len, const char *key, const char *owner, 
     snprintf(buf, len, SYM_SHM_NAME_FMT, (unsigned)getuid(), key, owner, what);
 }
 
-/* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
- * range, place the mapping at its aligned start, return the slack but the
- * `extra` bytes after the mapping, kept reserved (inaccessible) for the
- * owner's global variables. */
-static void *map_aligned(int fd, size_t len, size_t extra)
+/* mmap `fd` at an address aligned to `align` (a power of two): reserve a
+ * larger range, place the mapping at its aligned start, return the slack
+ * but the `extra` bytes after the mapping, kept reserved (inaccessible) for
+ * the owner's global variables. */
+static void *map_aligned(int fd, size_t len, size_t extra, size_t align)
 {
-    size_t span = len + extra + SYM_HEAP_BASE_ALIGN;
+    size_t span = len + extra + align;
     uint8_t *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED)
         return MAP_FAILED;
-    uintptr_t a = ((uintptr_t)r + SYM_HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SYM_HEAP_BASE_ALIGN - 1);
+    uintptr_t a = ((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1);
     void *p = mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         munmap(r, span);
@@ -85,7 +85,7 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
                        heap_len, me, strerror(rc));
         goto fail_unlink;
     }
-    void *base = map_aligned(fd, heap_len, data_len);
+    void *base = map_aligned(fd, heap_len, data_len, sym_heap_own_align(heap_len));
     if (base == MAP_FAILED) {
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
                        strerror(errno));
@@ -128,7 +128,7 @@ static sym_status_t map_peer(struct shm_transport *t, const struct sym_boot *boo
                          pe, name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777),
                          (long long)st.st_size, (unsigned)getuid(), t->heap_len);
     }
-    void *p = map_aligned(fd, t->heap_len, t->data_len);
+    void *p = map_aligned(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
     int err = errno;
     close(fd);
     if (p == MAP_FAILED)
