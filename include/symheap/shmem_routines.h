@@ -14,8 +14,8 @@
  */
 /* A routine and its context form: shmem_NAME(args) and
  * shmem_ctx_NAME(shmem_ctx_t ctx, args). */
-#define SYMSHMEM_DECL_CTX_(ret, _name, ...)                                                         \
-    SYMSHMEM_API ret SYMSHMEM_FN_(_name)(__VA_ARGS__);                                              \
+#define SYMSHMEM_DECL_CTX_(ret, _name, ...)                                                        \
+    SYMSHMEM_API ret SYMSHMEM_FN_(_name)(__VA_ARGS__);                                             \
     SYMSHMEM_API ret SYMSHMEM_FN_(_ctx##_name)(shmem_ctx_t _ctx, __VA_ARGS__);
 
 /* ------------------------------------------------------------------------ */
@@ -83,8 +83,9 @@ SYMSHMEM_API int SYMSHMEM_FN_(_team_get_config)(shmem_team_t _team, long _config
                                                 shmem_team_config_t *_config);
 SYMSHMEM_API int SYMSHMEM_FN_(_team_translate_pe)(shmem_team_t _src_team, int _src_pe,
                                                   shmem_team_t _dest_team);
-SYMSHMEM_API int SYMSHMEM_FN_(_team_split_strided)(shmem_team_t _parent_team, int _start, int _stride,
-                                                   int _team_size, const shmem_team_config_t *_config,
+SYMSHMEM_API int SYMSHMEM_FN_(_team_split_strided)(shmem_team_t _parent_team, int _start,
+                                                   int _stride, int _team_size,
+                                                   const shmem_team_config_t *_config,
                                                    long _config_mask, shmem_team_t *_new_team);
 SYMSHMEM_API int SYMSHMEM_FN_(_team_split_2d)(shmem_team_t _parent_team, int _xrange,
                                               const shmem_team_config_t *_xaxis_config,
@@ -96,7 +97,8 @@ SYMSHMEM_API void SYMSHMEM_FN_(_team_destroy)(shmem_team_t _team);
 /* Contexts: RMA, AMO and ordering on a context created from a team take PE
  * numbers of that team. */
 SYMSHMEM_API int SYMSHMEM_FN_(_ctx_create)(long _options, shmem_ctx_t *_ctx);
-SYMSHMEM_API int SYMSHMEM_FN_(_team_create_ctx)(shmem_team_t _team, long _options, shmem_ctx_t *_ctx);
+SYMSHMEM_API int SYMSHMEM_FN_(_team_create_ctx)(shmem_team_t _team, long _options,
+                                                shmem_ctx_t *_ctx);
 SYMSHMEM_API void SYMSHMEM_FN_(_ctx_destroy)(shmem_ctx_t _ctx);
 SYMSHMEM_API int SYMSHMEM_FN_(_ctx_get_team)(shmem_ctx_t _ctx, shmem_team_t *_team);
 
@@ -106,52 +108,58 @@ SYMSHMEM_API int SYMSHMEM_FN_(_ctx_get_team)(shmem_ctx_t _ctx, shmem_team_t *_te
 
 #define SYMSHMEM_DECL_RMA_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
     SYMSHMEM_IF_(RMA)                                                                              \
-    (SYMSHMEM_DECL_CTX_(void, _##N##_put, T *_dest, const T *_source, size_t _nelems, int _pe)         \
-         SYMSHMEM_DECL_CTX_(void, _##N##_p, T *_dest, T _value, int _pe) SYMSHMEM_DECL_CTX_(          \
-             void, _##N##_iput, T *_dest, const T *_source, ptrdiff_t _dst, ptrdiff_t _sst,            \
-             size_t _nelems, int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_get, T *_dest, const T *_source, \
-                                                       size_t _nelems, int _pe)                      \
-             SYMSHMEM_DECL_CTX_(T, _##N##_g, const T *_source, int _pe) SYMSHMEM_DECL_CTX_(          \
-                 void, _##N##_iget, T *_dest, const T *_source, ptrdiff_t _dst, ptrdiff_t _sst,        \
-                 size_t _nelems, int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_put_nbi, T *_dest,          \
-                                                           const T *_source, size_t _nelems, int _pe) \
-                 SYMSHMEM_DECL_CTX_(void, _##N##_get_nbi, T *_dest, const T *_source, size_t _nelems, \
-                                    int _pe)                                                        \
-                     SYMSHMEM_DECL_CTX_(void, _##N##_put_signal, T *_dest, const T *_source,         \
-                                        size_t _nelems, uint64_t *_sig_addr, uint64_t _signal,        \
-                                        int _sig_op, int _pe)                                        \
-                         SYMSHMEM_DECL_CTX_(void, _##N##_put_signal_nbi, T *_dest, const T *_source, \
-                                            size_t _nelems, uint64_t *_sig_addr, uint64_t _signal,    \
-                                            int _sig_op, int _pe)                                    \
+    (SYMSHMEM_DECL_CTX_(void, _##N##_put, T *_dest, const T *_source, size_t _nelems,              \
+                        int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_p, T *_dest, T _value, int _pe)   \
+         SYMSHMEM_DECL_CTX_(void, _##N##_iput, T *_dest, const T *_source, ptrdiff_t _dst,         \
+                            ptrdiff_t _sst, size_t _nelems,                                        \
+                            int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_get, T *_dest,                \
+                                                        const T *_source, size_t _nelems, int _pe) \
+             SYMSHMEM_DECL_CTX_(T, _##N##_g, const T *_source, int _pe) SYMSHMEM_DECL_CTX_(        \
+                 void, _##N##_iget, T *_dest, const T *_source, ptrdiff_t _dst, ptrdiff_t _sst,    \
+                 size_t _nelems, int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_put_nbi, T *_dest,       \
+                                                             const T *_source, size_t _nelems,     \
+                                                             int _pe)                              \
+                 SYMSHMEM_DECL_CTX_(void, _##N##_get_nbi, T *_dest, const T *_source,              \
+                                    size_t _nelems, int _pe)                                       \
+                     SYMSHMEM_DECL_CTX_(void, _##N##_put_signal, T *_dest, const T *_source,       \
+                                        size_t _nelems, uint64_t *_sig_addr, uint64_t _signal,     \
+                                        int _sig_op, int _pe)                                      \
+                         SYMSHMEM_DECL_CTX_(void, _##N##_put_signal_nbi, T *_dest,                 \
+                                            const T *_source, size_t _nelems, uint64_t *_sig_addr, \
+                                            uint64_t _signal, int _sig_op, int _pe)                \
                              SYMSHMEM_API int SYMSHMEM_FN_(_##N##_broadcast)(                      \
-                                 shmem_team_t _team, T * _dest, const T *_source, size_t _nelems,      \
-                                 int _PE_root);                                                     \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_collect)(shmem_team_t _team, T * _dest, const T *_source,   \
-                                                   size_t _nelems);                                 \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_fcollect)(shmem_team_t _team, T * _dest, const T *_source,  \
-                                                    size_t _nelems);                                \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_alltoall)(shmem_team_t _team, T * _dest, const T *_source,  \
-                                                    size_t _nelems);                                \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_alltoalls)(shmem_team_t _team, T * _dest, const T *_source, \
-                                                     ptrdiff_t _dst, ptrdiff_t _sst,                 \
-                                                     size_t _nelems);)
+                                 shmem_team_t _team, T * _dest, const T *_source, size_t _nelems,  \
+                                 int _PE_root);                                                    \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_collect)(shmem_team_t _team, T * _dest,                  \
+                                                   const T *_source, size_t _nelems);              \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_fcollect)(shmem_team_t _team, T * _dest,                 \
+                                                    const T *_source, size_t _nelems);             \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_alltoall)(shmem_team_t _team, T * _dest,                 \
+                                                    const T *_source, size_t _nelems);             \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_alltoalls)(shmem_team_t _team, T * _dest,                \
+                                                     const T *_source, ptrdiff_t _dst,             \
+                                                     ptrdiff_t _sst, size_t _nelems);)
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_RMA_, _)
 
 #define SYMSHMEM_DECL_SIZED_(a, BITS, BYTES)                                                       \
-    SYMSHMEM_DECL_CTX_(void, _put##BITS, void *_dest, const void *_source, size_t _nelems, int _pe)    \
-    SYMSHMEM_DECL_CTX_(void, _get##BITS, void *_dest, const void *_source, size_t _nelems, int _pe)    \
-    SYMSHMEM_DECL_CTX_(void, _iput##BITS, void *_dest, const void *_source, ptrdiff_t _dst,           \
-                       ptrdiff_t _sst, size_t _nelems, int _pe)                                       \
-    SYMSHMEM_DECL_CTX_(void, _iget##BITS, void *_dest, const void *_source, ptrdiff_t _dst,           \
-                       ptrdiff_t _sst, size_t _nelems, int _pe)                                       \
-    SYMSHMEM_DECL_CTX_(void, _put##BITS##_nbi, void *_dest, const void *_source, size_t _nelems,      \
-                       int _pe)                                                                     \
-    SYMSHMEM_DECL_CTX_(void, _get##BITS##_nbi, void *_dest, const void *_source, size_t _nelems,      \
-                       int _pe)                                                                     \
-    SYMSHMEM_DECL_CTX_(void, _put##BITS##_signal, void *_dest, const void *_source, size_t _nelems,   \
-                       uint64_t *_sig_addr, uint64_t _signal, int _sig_op, int _pe)                    \
-    SYMSHMEM_DECL_CTX_(void, _put##BITS##_signal_nbi, void *_dest, const void *_source,              \
-                       size_t _nelems, uint64_t *_sig_addr, uint64_t _signal, int _sig_op, int _pe)
+    SYMSHMEM_DECL_CTX_(void, _put##BITS, void *_dest, const void *_source, size_t _nelems,         \
+                       int _pe)                                                                    \
+    SYMSHMEM_DECL_CTX_(void, _get##BITS, void *_dest, const void *_source, size_t _nelems,         \
+                       int _pe)                                                                    \
+    SYMSHMEM_DECL_CTX_(void, _iput##BITS, void *_dest, const void *_source, ptrdiff_t _dst,        \
+                       ptrdiff_t _sst, size_t _nelems, int _pe)                                    \
+    SYMSHMEM_DECL_CTX_(void, _iget##BITS, void *_dest, const void *_source, ptrdiff_t _dst,        \
+                       ptrdiff_t _sst, size_t _nelems, int _pe)                                    \
+    SYMSHMEM_DECL_CTX_(void, _put##BITS##_nbi, void *_dest, const void *_source, size_t _nelems,   \
+                       int _pe)                                                                    \
+    SYMSHMEM_DECL_CTX_(void, _get##BITS##_nbi, void *_dest, const void *_source, size_t _nelems,   \
+                       int _pe)                                                                    \
+    SYMSHMEM_DECL_CTX_(void, _put##BITS##_signal, void *_dest, const void *_source,                \
+                       size_t _nelems, uint64_t *_sig_addr, uint64_t _signal, int _sig_op,         \
+                       int _pe)                                                                    \
+    SYMSHMEM_DECL_CTX_(void, _put##BITS##_signal_nbi, void *_dest, const void *_source,            \
+                       size_t _nelems, uint64_t *_sig_addr, uint64_t _signal, int _sig_op,         \
+                       int _pe)
 SYMSHMEM_SIZES_(SYMSHMEM_DECL_SIZED_, _)
 
 SYMSHMEM_DECL_CTX_(void, _putmem, void *_dest, const void *_source, size_t _nelems, int _pe)
@@ -175,49 +183,52 @@ SYMSHMEM_API uint64_t SYMSHMEM_FN_(_signal_wait_until)(uint64_t *_sig_addr, int 
 
 #define SYMSHMEM_DECL_AMO_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
     SYMSHMEM_IF_(AMOX)                                                                             \
-    (SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch, const T *_source, int _pe)                           \
-         SYMSHMEM_DECL_CTX_(void, _##N##_atomic_set, T *_dest, T _value, int _pe)                     \
-             SYMSHMEM_DECL_CTX_(T, _##N##_atomic_swap, T * _dest, T _value, int _pe)                  \
-                 SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_nbi, T *_fetched, const T *_source,    \
-                                    int _pe)                                                        \
-                     SYMSHMEM_DECL_CTX_(void, _##N##_atomic_swap_nbi, T *_fetched, T *_dest,         \
-                                        T _value, int _pe)                                           \
-                         SYMSHMEM_API T SYMSHMEM_FN_(_##N##_fetch)(const T *_source, int _pe);       \
-     SYMSHMEM_API void SYMSHMEM_FN_(_##N##_set)(T * _dest, T _value, int _pe);                        \
-     SYMSHMEM_API T SYMSHMEM_FN_(_##N##_swap)(T * _dest, T _value, int _pe);)                         \
+    (SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch, const T *_source, int _pe)                         \
+         SYMSHMEM_DECL_CTX_(void, _##N##_atomic_set, T *_dest, T _value, int _pe)                  \
+             SYMSHMEM_DECL_CTX_(T, _##N##_atomic_swap, T * _dest, T _value, int _pe)               \
+                 SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_nbi, T *_fetched, const T *_source,  \
+                                    int _pe)                                                       \
+                     SYMSHMEM_DECL_CTX_(void, _##N##_atomic_swap_nbi, T *_fetched, T *_dest,       \
+                                        T _value, int _pe)                                         \
+                         SYMSHMEM_API T SYMSHMEM_FN_(_##N##_fetch)(const T *_source, int _pe);     \
+     SYMSHMEM_API void SYMSHMEM_FN_(_##N##_set)(T * _dest, T _value, int _pe);                     \
+     SYMSHMEM_API T SYMSHMEM_FN_(_##N##_swap)(T * _dest, T _value, int _pe);)                      \
         SYMSHMEM_IF_(AMO)(                                                                         \
-            SYMSHMEM_DECL_CTX_(T, _##N##_atomic_compare_swap, T * _dest, T _cond, T _value, int _pe)   \
-                SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_inc, T * _dest, int _pe)                   \
-                    SYMSHMEM_DECL_CTX_(void, _##N##_atomic_inc, T *_dest, int _pe)                   \
-                        SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_add, T * _dest, T _value, int _pe)  \
-                            SYMSHMEM_DECL_CTX_(void, _##N##_atomic_add, T *_dest, T _value, int _pe)  \
-                                SYMSHMEM_DECL_CTX_(void, _##N##_atomic_compare_swap_nbi,           \
-                                                   T *_fetched, T *_dest, T _cond, T _value, int _pe)   \
-                                    SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_inc_nbi,          \
-                                                       T *_fetched, T *_dest, int _pe)                \
-                                        SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_add_nbi,      \
-                                                           T *_fetched, T *_dest, T _value, int _pe)   \
-                                            SYMSHMEM_API T SYMSHMEM_FN_(_##N##_cswap)(             \
-                                                T * _dest, T _cond, T _value, int _pe);                \
-            SYMSHMEM_API T SYMSHMEM_FN_(_##N##_finc)(T * _dest, int _pe);                            \
-            SYMSHMEM_API void SYMSHMEM_FN_(_##N##_inc)(T * _dest, int _pe);                          \
-            SYMSHMEM_API T SYMSHMEM_FN_(_##N##_fadd)(T * _dest, T _value, int _pe);                   \
-            SYMSHMEM_API void SYMSHMEM_FN_(_##N##_add)(T * _dest, T _value, int _pe);)                \
+            SYMSHMEM_DECL_CTX_(T, _##N##_atomic_compare_swap, T * _dest, T _cond, T _value,        \
+                               int _pe) SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_inc, T * _dest,  \
+                                                           int _pe)                                \
+                SYMSHMEM_DECL_CTX_(void, _##N##_atomic_inc, T *_dest, int _pe)                     \
+                    SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_add, T * _dest, T _value, int _pe)   \
+                        SYMSHMEM_DECL_CTX_(void, _##N##_atomic_add, T *_dest, T _value, int _pe)   \
+                            SYMSHMEM_DECL_CTX_(void, _##N##_atomic_compare_swap_nbi, T *_fetched,  \
+                                               T *_dest, T _cond, T _value, int _pe)               \
+                                SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_inc_nbi, T *_fetched, \
+                                                   T *_dest, int _pe)                              \
+                                    SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_add_nbi,          \
+                                                       T *_fetched, T *_dest, T _value, int _pe)   \
+                                        SYMSHMEM_API T SYMSHMEM_FN_(_##N##_cswap)(                 \
+                                            T * _dest, T _cond, T _value, int _pe);                \
+            SYMSHMEM_API T SYMSHMEM_FN_(_##N##_finc)(T * _dest, int _pe);                          \
+            SYMSHMEM_API void SYMSHMEM_FN_(_##N##_inc)(T * _dest, int _pe);                        \
+            SYMSHMEM_API T SYMSHMEM_FN_(_##N##_fadd)(T * _dest, T _value, int _pe);                \
+            SYMSHMEM_API void SYMSHMEM_FN_(_##N##_add)(T * _dest, T _value, int _pe);)             \
             SYMSHMEM_IF_(BIT)(                                                                     \
-                SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_and, T * _dest, T _value, int _pe)          \
-                    SYMSHMEM_DECL_CTX_(void, _##N##_atomic_and, T *_dest, T _value,                  \
-                                       int _pe) SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_or,       \
-                                                                  T * _dest, T _value, int _pe)       \
-                        SYMSHMEM_DECL_CTX_(void, _##N##_atomic_or, T *_dest, T _value,               \
-                                           int _pe) SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_xor,  \
-                                                                      T * _dest, T _value, int _pe)   \
-                            SYMSHMEM_DECL_CTX_(void, _##N##_atomic_xor, T *_dest, T _value, int _pe)  \
-                                SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_and_nbi, T *_fetched,  \
-                                                   T *_dest, T _value, int _pe)                       \
+                SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_and, T * _dest, T _value,                \
+                                   int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_atomic_and, T *_dest,  \
+                                                               T _value, int _pe)                  \
+                    SYMSHMEM_DECL_CTX_(T, _##N##_atomic_fetch_or, T * _dest, T _value, int _pe)    \
+                        SYMSHMEM_DECL_CTX_(void, _##N##_atomic_or, T *_dest, T _value, int _pe)    \
+                            SYMSHMEM_DECL_CTX_(                                                    \
+                                T, _##N##_atomic_fetch_xor, T * _dest, T _value,                   \
+                                int _pe) SYMSHMEM_DECL_CTX_(void, _##N##_atomic_xor, T *_dest,     \
+                                                            T _value, int _pe)                     \
+                                SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_and_nbi, T *_fetched, \
+                                                   T *_dest, T _value, int _pe)                    \
                                     SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_or_nbi,           \
-                                                       T *_fetched, T *_dest, T _value, int _pe)       \
+                                                       T *_fetched, T *_dest, T _value, int _pe)   \
                                         SYMSHMEM_DECL_CTX_(void, _##N##_atomic_fetch_xor_nbi,      \
-                                                           T *_fetched, T *_dest, T _value, int _pe))
+                                                           T *_fetched, T *_dest, T _value,        \
+                                                           int _pe))
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_AMO_, _)
 
 /* ------------------------------------------------------------------------ */
@@ -243,20 +254,21 @@ SYMSHMEM_API int SYMSHMEM_FN_(_alltoallsmem)(shmem_team_t _team, void *_dest, co
 
 #define SYMSHMEM_DECL_RED_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
     SYMSHMEM_IF_(RBIT)                                                                             \
-    (SYMSHMEM_API int SYMSHMEM_FN_(_##N##_and_reduce)(shmem_team_t _team, T * _dest,                 \
-                                                      const T *_source, size_t _nreduce);            \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_or_reduce)(shmem_team_t _team, T * _dest, const T *_source, \
-                                                     size_t _nreduce);                              \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_xor_reduce)(shmem_team_t _team, T * _dest,                 \
-                                                      const T *_source, size_t _nreduce);)           \
+    (SYMSHMEM_API int SYMSHMEM_FN_(_##N##_and_reduce)(shmem_team_t _team, T * _dest,               \
+                                                      const T *_source, size_t _nreduce);          \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_or_reduce)(shmem_team_t _team, T * _dest,                \
+                                                     const T *_source, size_t _nreduce);           \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_xor_reduce)(shmem_team_t _team, T * _dest,               \
+                                                      const T *_source, size_t _nreduce);)         \
         SYMSHMEM_IF_(RMM)(SYMSHMEM_API int SYMSHMEM_FN_(_##N##_max_reduce)(                        \
-                              shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);       \
+                              shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);   \
                           SYMSHMEM_API int SYMSHMEM_FN_(_##N##_min_reduce)(                        \
-                              shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);)      \
-            SYMSHMEM_IF_(RSUM)(SYMSHMEM_API int SYMSHMEM_FN_(_##N##_sum_reduce)(                   \
-                                   shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);  \
-                               SYMSHMEM_API int SYMSHMEM_FN_(_##N##_prod_reduce)(                  \
-                                   shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);) \
+                              shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);)  \
+            SYMSHMEM_IF_(RSUM)(                                                                    \
+                SYMSHMEM_API int SYMSHMEM_FN_(_##N##_sum_reduce)(                                  \
+                    shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);             \
+                SYMSHMEM_API int SYMSHMEM_FN_(_##N##_prod_reduce)(                                 \
+                    shmem_team_t _team, T * _dest, const T *_source, size_t _nreduce);)            \
                 SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_##K))(                             \
                     SYMSHMEM_DECL_TO_ALL_(T, _##N##_and) SYMSHMEM_DECL_TO_ALL_(T, _##N##_or)       \
                         SYMSHMEM_DECL_TO_ALL_(T, _##N##_xor))                                      \
@@ -264,32 +276,33 @@ SYMSHMEM_API int SYMSHMEM_FN_(_alltoallsmem)(shmem_team_t _team, void *_dest, co
                         SYMSHMEM_DECL_TO_ALL_(T, _##N##_max) SYMSHMEM_DECL_TO_ALL_(T, _##N##_min)) \
                         SYMSHMEM_IF_(OLD)(SYMSHMEM_DECL_TO_ALL_(T, _##N##_sum)                     \
                                               SYMSHMEM_DECL_TO_ALL_(T, _##N##_prod))
-#define SYMSHMEM_DECL_TO_ALL_(T, _name)                                                             \
-    SYMSHMEM_API void SYMSHMEM_FN_(_name##_to_all)(T * _dest, const T *_source, int _nreduce,          \
-                                                  int _PE_start, int _logPE_stride, int _PE_size,     \
-                                                  T *_pWrk, long *_pSync);
+#define SYMSHMEM_DECL_TO_ALL_(T, _name)                                                            \
+    SYMSHMEM_API void SYMSHMEM_FN_(_name##_to_all)(T * _dest, const T *_source, int _nreduce,      \
+                                                   int _PE_start, int _logPE_stride, int _PE_size, \
+                                                   T *_pWrk, long *_pSync);
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_RED_, _)
 
 /* Deprecated active-set collectives (PE_start, 2^logPE_stride, PE_size;
  * pSync of the matching SHMEM_*_SYNC_SIZE longs, all SHMEM_SYNC_VALUE). */
-SYMSHMEM_API void SYMSHMEM_FN_(_barrier)(int _PE_start, int _logPE_stride, int _PE_size, long *_pSync);
+SYMSHMEM_API void SYMSHMEM_FN_(_barrier)(int _PE_start, int _logPE_stride, int _PE_size,
+                                         long *_pSync);
 SYMSHMEM_API void SYMSHMEM_FN_(_sync)(int _PE_start, int _logPE_stride, int _PE_size, long *_pSync);
 #define SYMSHMEM_DECL_ACTIVE_(a, BITS)                                                             \
-    SYMSHMEM_API void SYMSHMEM_FN_(_broadcast##BITS)(void *_dest, const void *_source,               \
-                                                     size_t _nelems, int _PE_root, int _PE_start,     \
-                                                     int _logPE_stride, int _PE_size, long *_pSync);  \
-    SYMSHMEM_API void SYMSHMEM_FN_(_collect##BITS)(void *_dest, const void *_source, size_t _nelems,  \
-                                                   int _PE_start, int _logPE_stride, int _PE_size,    \
-                                                   long *_pSync);                                   \
-    SYMSHMEM_API void SYMSHMEM_FN_(_fcollect##BITS)(void *_dest, const void *_source, size_t _nelems, \
-                                                    int _PE_start, int _logPE_stride, int _PE_size,   \
-                                                    long *_pSync);                                  \
-    SYMSHMEM_API void SYMSHMEM_FN_(_alltoall##BITS)(void *_dest, const void *_source, size_t _nelems, \
-                                                    int _PE_start, int _logPE_stride, int _PE_size,   \
-                                                    long *_pSync);                                  \
+    SYMSHMEM_API void SYMSHMEM_FN_(_broadcast##BITS)(                                              \
+        void *_dest, const void *_source, size_t _nelems, int _PE_root, int _PE_start,             \
+        int _logPE_stride, int _PE_size, long *_pSync);                                            \
+    SYMSHMEM_API void SYMSHMEM_FN_(_collect##BITS)(void *_dest, const void *_source,               \
+                                                   size_t _nelems, int _PE_start,                  \
+                                                   int _logPE_stride, int _PE_size, long *_pSync); \
+    SYMSHMEM_API void SYMSHMEM_FN_(_fcollect##BITS)(                                               \
+        void *_dest, const void *_source, size_t _nelems, int _PE_start, int _logPE_stride,        \
+        int _PE_size, long *_pSync);                                                               \
+    SYMSHMEM_API void SYMSHMEM_FN_(_alltoall##BITS)(                                               \
+        void *_dest, const void *_source, size_t _nelems, int _PE_start, int _logPE_stride,        \
+        int _PE_size, long *_pSync);                                                               \
     SYMSHMEM_API void SYMSHMEM_FN_(_alltoalls##BITS)(                                              \
-        void *_dest, const void *_source, ptrdiff_t _dst, ptrdiff_t _sst, size_t _nelems, int _PE_start, \
-        int _logPE_stride, int _PE_size, long *_pSync);
+        void *_dest, const void *_source, ptrdiff_t _dst, ptrdiff_t _sst, size_t _nelems,          \
+        int _PE_start, int _logPE_stride, int _PE_size, long *_pSync);
 SYMSHMEM_DECL_ACTIVE_(_, 32)
 SYMSHMEM_DECL_ACTIVE_(_, 64)
 
@@ -299,33 +312,37 @@ SYMSHMEM_DECL_ACTIVE_(_, 64)
 
 #define SYMSHMEM_DECL_P2P_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
     SYMSHMEM_IF_(P2P)                                                                              \
-    (SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait_until)(T * _ivar, int _cmp, T _cmp_value);            \
-     SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait)(T * _ivar, T _cmp_value);                           \
+    (SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait_until)(T * _ivar, int _cmp, T _cmp_value);         \
+     SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait)(T * _ivar, T _cmp_value);                         \
      SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait_until_all)(                                        \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T _cmp_value);                       \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T _cmp_value);                  \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_wait_until_any)(                                      \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T _cmp_value);                       \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T _cmp_value);                  \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_wait_until_some)(                                     \
-         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp, T _cmp_value);     \
+         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp,              \
+         T _cmp_value);                                                                            \
      SYMSHMEM_API void SYMSHMEM_FN_(_##N##_wait_until_all_vector)(                                 \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                     \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_wait_until_any_vector)(                               \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                     \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_wait_until_some_vector)(                              \
-         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp, T *_cmp_values);   \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_test)(T * _ivar, int _cmp, T _cmp_value);                   \
-     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_test_all)(T * _ivars, size_t _nelems, const int *_status,   \
-                                                    int _cmp, T _cmp_value);                         \
-     SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_any)(T * _ivars, size_t _nelems,                   \
-                                                       const int *_status, int _cmp, T _cmp_value);   \
-     SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_some)(                                           \
-         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp, T _cmp_value);     \
+         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp,              \
+         T *_cmp_values);                                                                          \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_test)(T * _ivar, int _cmp, T _cmp_value);                \
+     SYMSHMEM_API int SYMSHMEM_FN_(_##N##_test_all)(T * _ivars, size_t _nelems,                    \
+                                                    const int *_status, int _cmp, T _cmp_value);   \
+     SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_any)(                                            \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T _cmp_value);                  \
+     SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_some)(T * _ivars, size_t _nelems,                \
+                                                        size_t * _indices, const int *_status,     \
+                                                        int _cmp, T _cmp_value);                   \
      SYMSHMEM_API int SYMSHMEM_FN_(_##N##_test_all_vector)(                                        \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                     \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_any_vector)(                                     \
-         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                     \
+         T * _ivars, size_t _nelems, const int *_status, int _cmp, T *_cmp_values);                \
      SYMSHMEM_API size_t SYMSHMEM_FN_(_##N##_test_some_vector)(                                    \
-         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp, T *_cmp_values);)
+         T * _ivars, size_t _nelems, size_t * _indices, const int *_status, int _cmp,              \
+         T *_cmp_values);)
 SYMSHMEM_TYPES_(SYMSHMEM_DECL_P2P_, _)
 
 /* ------------------------------------------------------------------------ */
