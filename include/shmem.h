@@ -195,332 +195,19 @@ SYMSHMEM_API extern struct symshmem_ctx symshmem_ctx_default_;
 #define SYMSHMEM_OR_01       1
 #define SYMSHMEM_OR_10       1
 #define SYMSHMEM_OR_11       1
-#define SYMSHMEM_ISSINT_(k)  SYMSHMEM_ISSINT2_(k)
-#define SYMSHMEM_ISSINT2_(k) SYMSHMEM_ISSINT_##k
-#define SYMSHMEM_ISSINT_I    1
-#define SYMSHMEM_ISSINT_U    0
-#define SYMSHMEM_ISSINT_F    0
-#define SYMSHMEM_ISSINT_L    0
-#define SYMSHMEM_ISSINT_C    0
+/* SYMSHMEM_ISSINT_##KIND: 1 for a signed integer kind.  Always pasted
+ * straight onto the KIND argument, never passed on first: a program's own
+ * macro I (<complex.h>) or U must not be expanded in its place. */
+#define SYMSHMEM_ISSINT_I 1
+#define SYMSHMEM_ISSINT_U 0
+#define SYMSHMEM_ISSINT_F 0
+#define SYMSHMEM_ISSINT_L 0
+#define SYMSHMEM_ISSINT_C 0
 
-/* A routine and its context form: shmem_NAME(args) and
- * shmem_ctx_NAME(shmem_ctx_t ctx, args). */
-#define SYMSHMEM_DECL_CTX_(ret, name, ...)                                                         \
-    SYMSHMEM_API ret shmem_##name(__VA_ARGS__);                                                    \
-    SYMSHMEM_API ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__);
-
-/* ------------------------------------------------------------------------ */
-/* Setup, exit and query                                                     */
-/* ------------------------------------------------------------------------ */
-
-/* Join the job (collective).  A failure prints the reason and exits. */
-SYMSHMEM_API void shmem_init(void);
-/* As shmem_init; *provided = SHMEM_THREAD_MULTIPLE.  Returns 0 or non-zero
- * (the job is not joined) on failure. */
-SYMSHMEM_API int shmem_init_thread(int requested, int *provided);
-SYMSHMEM_API void shmem_query_thread(int *provided);
-/* Complete everything, synchronise all PEs, release every resource. */
-SYMSHMEM_API void shmem_finalize(void);
-/* End the whole job with `status` (this PE's exit status). */
-SYMSHMEM_API void shmem_global_exit(int status) SYMSHMEM_NORETURN;
-SYMSHMEM_API int shmem_my_pe(void);
-SYMSHMEM_API int shmem_n_pes(void);
-SYMSHMEM_API int shmem_pe_accessible(int pe);
-SYMSHMEM_API int shmem_addr_accessible(const void *addr, int pe);
-/* Load/store pointer to `dest` on `pe`, or NULL when not on this host. */
-SYMSHMEM_API void *shmem_ptr(const void *dest, int pe);
-SYMSHMEM_API void shmem_info_get_version(int *major, int *minor);
-/* Copies SHMEM_VENDOR_STRING (at most SHMEM_MAX_NAME_LEN bytes with the NUL). */
-SYMSHMEM_API void shmem_info_get_name(char *name);
-/* Profiling control: accepted, no effect. */
-SYMSHMEM_API void shmem_pcontrol(const int level, ...);
-
-/* Deprecated names. */
-SYMSHMEM_API void start_pes(int npes);
-SYMSHMEM_API int _my_pe(void);
-SYMSHMEM_API int _num_pes(void);
-SYMSHMEM_API void shmem_set_cache_inv(void);
-SYMSHMEM_API void shmem_set_cache_line_inv(void *dest);
-SYMSHMEM_API void shmem_clear_cache_inv(void);
-SYMSHMEM_API void shmem_clear_cache_line_inv(void *dest);
-SYMSHMEM_API void shmem_udcflush(void);
-SYMSHMEM_API void shmem_udcflush_line(void *dest);
-
-/* ------------------------------------------------------------------------ */
-/* Memory management (collective; NULL on failure)                           */
-/* ------------------------------------------------------------------------ */
-
-SYMSHMEM_API void *shmem_malloc(size_t size);
-SYMSHMEM_API void *shmem_malloc_with_hints(size_t size, long hints);
-SYMSHMEM_API void *shmem_calloc(size_t count, size_t size);
-SYMSHMEM_API void *shmem_align(size_t alignment, size_t size);
-SYMSHMEM_API void *shmem_realloc(void *ptr, size_t size);
-SYMSHMEM_API void shmem_free(void *ptr);
-SYMSHMEM_API void *shmalloc(size_t size);
-SYMSHMEM_API void *shmemalign(size_t alignment, size_t size);
-SYMSHMEM_API void *shrealloc(void *ptr, size_t size);
-SYMSHMEM_API void shfree(void *ptr);
-
-/* ------------------------------------------------------------------------ */
-/* Teams and contexts                                                        */
-/* ------------------------------------------------------------------------ */
-
-SYMSHMEM_API int shmem_team_my_pe(shmem_team_t team);
-SYMSHMEM_API int shmem_team_n_pes(shmem_team_t team);
-SYMSHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask,
-                                       shmem_team_config_t *config);
-SYMSHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
-SYMSHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
-                                          const shmem_team_config_t *config, long config_mask,
-                                          shmem_team_t *new_team);
-SYMSHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
-                                     const shmem_team_config_t *xaxis_config, long xaxis_mask,
-                                     shmem_team_t *xaxis_team,
-                                     const shmem_team_config_t *yaxis_config, long yaxis_mask,
-                                     shmem_team_t *yaxis_team);
-SYMSHMEM_API void shmem_team_destroy(shmem_team_t team);
-
-/* Contexts: RMA, AMO and ordering on a context created from a team take PE
- * numbers of that team. */
-SYMSHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
-SYMSHMEM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
-SYMSHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
-SYMSHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
-
-/* ------------------------------------------------------------------------ */
-/* RMA                                                                       */
-/* ------------------------------------------------------------------------ */
-
-#define SYMSHMEM_DECL_RMA_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
-    SYMSHMEM_IF_(RMA)                                                                              \
-    (SYMSHMEM_DECL_CTX_(void, N##_put, T *dest, const T *source, size_t nelems, int pe)            \
-         SYMSHMEM_DECL_CTX_(void, N##_p, T *dest, T value, int pe) SYMSHMEM_DECL_CTX_(             \
-             void, N##_iput, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,               \
-             size_t nelems, int pe) SYMSHMEM_DECL_CTX_(void, N##_get, T *dest, const T *source,    \
-                                                       size_t nelems, int pe)                      \
-             SYMSHMEM_DECL_CTX_(T, N##_g, const T *source, int pe) SYMSHMEM_DECL_CTX_(             \
-                 void, N##_iget, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,           \
-                 size_t nelems, int pe) SYMSHMEM_DECL_CTX_(void, N##_put_nbi, T *dest,             \
-                                                           const T *source, size_t nelems, int pe) \
-                 SYMSHMEM_DECL_CTX_(void, N##_get_nbi, T *dest, const T *source, size_t nelems,    \
-                                    int pe)                                                        \
-                     SYMSHMEM_DECL_CTX_(void, N##_put_signal, T *dest, const T *source,            \
-                                        size_t nelems, uint64_t *sig_addr, uint64_t signal,        \
-                                        int sig_op, int pe)                                        \
-                         SYMSHMEM_DECL_CTX_(void, N##_put_signal_nbi, T *dest, const T *source,    \
-                                            size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
-                                            int sig_op, int pe)                                    \
-                             SYMSHMEM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest,    \
-                                                                    const T *source,               \
-                                                                    size_t nelems, int PE_root);   \
-     SYMSHMEM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,             \
-                                          size_t nelems);                                          \
-     SYMSHMEM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,            \
-                                           size_t nelems);                                         \
-     SYMSHMEM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,            \
-                                           size_t nelems);                                         \
-     SYMSHMEM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,           \
-                                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems);)
-SYMSHMEM_TYPES_(SYMSHMEM_DECL_RMA_, _)
-
-#define SYMSHMEM_DECL_SIZED_(a, BITS, BYTES)                                                       \
-    SYMSHMEM_DECL_CTX_(void, put##BITS, void *dest, const void *source, size_t nelems, int pe)     \
-    SYMSHMEM_DECL_CTX_(void, get##BITS, void *dest, const void *source, size_t nelems, int pe)     \
-    SYMSHMEM_DECL_CTX_(void, iput##BITS, void *dest, const void *source, ptrdiff_t dst,            \
-                       ptrdiff_t sst, size_t nelems, int pe)                                       \
-    SYMSHMEM_DECL_CTX_(void, iget##BITS, void *dest, const void *source, ptrdiff_t dst,            \
-                       ptrdiff_t sst, size_t nelems, int pe)                                       \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_nbi, void *dest, const void *source, size_t nelems,       \
-                       int pe)                                                                     \
-    SYMSHMEM_DECL_CTX_(void, get##BITS##_nbi, void *dest, const void *source, size_t nelems,       \
-                       int pe)                                                                     \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal, void *dest, const void *source, size_t nelems,    \
-                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)                    \
-    SYMSHMEM_DECL_CTX_(void, put##BITS##_signal_nbi, void *dest, const void *source,               \
-                       size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-SYMSHMEM_SIZES_(SYMSHMEM_DECL_SIZED_, _)
-
-SYMSHMEM_DECL_CTX_(void, putmem, void *dest, const void *source, size_t nelems, int pe)
-SYMSHMEM_DECL_CTX_(void, getmem, void *dest, const void *source, size_t nelems, int pe)
-SYMSHMEM_DECL_CTX_(void, putmem_nbi, void *dest, const void *source, size_t nelems, int pe)
-SYMSHMEM_DECL_CTX_(void, getmem_nbi, void *dest, const void *source, size_t nelems, int pe)
-SYMSHMEM_DECL_CTX_(void, putmem_signal, void *dest, const void *source, size_t nelems,
-                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-SYMSHMEM_DECL_CTX_(void, putmem_signal_nbi, void *dest, const void *source, size_t nelems,
-                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-
-/* Signals: read this PE's signal word; wait until it satisfies `cmp
- * cmp_value` and return the value that did. */
-SYMSHMEM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
-SYMSHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
-
-/* ------------------------------------------------------------------------ */
-/* Atomic memory operations                                                  */
-/* ------------------------------------------------------------------------ */
-
-#define SYMSHMEM_DECL_AMO_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
-    SYMSHMEM_IF_(AMOX)                                                                             \
-    (SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch, const T *source,                                      \
-                        int pe) SYMSHMEM_DECL_CTX_(void, N##_atomic_set, T *dest, T value, int pe) \
-         SYMSHMEM_DECL_CTX_(T, N##_atomic_swap, T * dest, T value, int pe)                         \
-             SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_nbi, T *fetch, const T *source, int pe)     \
-                 SYMSHMEM_DECL_CTX_(void, N##_atomic_swap_nbi, T *fetch, T *dest, T value, int pe) \
-                     SYMSHMEM_API T shmem_##N##_fetch(const T *source, int pe);                    \
-     SYMSHMEM_API void shmem_##N##_set(T *dest, T value, int pe);                                  \
-     SYMSHMEM_API T shmem_##N##_swap(T * dest, T value, int pe);)                                  \
-        SYMSHMEM_IF_(AMO)(                                                                         \
-            SYMSHMEM_DECL_CTX_(T, N##_atomic_compare_swap, T * dest, T cond, T value, int pe)      \
-                SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_inc, T * dest, int pe)                      \
-                    SYMSHMEM_DECL_CTX_(void, N##_atomic_inc, T *dest, int pe)                      \
-                        SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_add, T * dest, T value, int pe)     \
-                            SYMSHMEM_DECL_CTX_(void, N##_atomic_add, T *dest, T value, int pe)     \
-                                SYMSHMEM_DECL_CTX_(void, N##_atomic_compare_swap_nbi, T *fetch,    \
-                                                   T *dest, T cond, T value, int pe)               \
-                                    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_inc_nbi, T *fetch,   \
-                                                       T *dest, int pe)                            \
-                                        SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_add_nbi,         \
-                                                           T *fetch, T *dest, T value, int pe)     \
-                                            SYMSHMEM_API T shmem_##N##_cswap(T * dest, T cond,     \
-                                                                             T value, int pe);     \
-            SYMSHMEM_API T shmem_##N##_finc(T * dest, int pe);                                     \
-            SYMSHMEM_API void shmem_##N##_inc(T *dest, int pe);                                    \
-            SYMSHMEM_API T shmem_##N##_fadd(T * dest, T value, int pe);                            \
-            SYMSHMEM_API void shmem_##N##_add(T *dest, T value, int pe);)                          \
-            SYMSHMEM_IF_(BIT)(                                                                     \
-                SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_and, T * dest, T value, int pe)             \
-                    SYMSHMEM_DECL_CTX_(void, N##_atomic_and, T *dest, T value, int pe)             \
-                        SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_or, T * dest, T value,              \
-                                           int pe) SYMSHMEM_DECL_CTX_(void, N##_atomic_or,         \
-                                                                      T *dest, T value, int pe)    \
-                            SYMSHMEM_DECL_CTX_(T, N##_atomic_fetch_xor, T * dest, T value, int pe) \
-                                SYMSHMEM_DECL_CTX_(void, N##_atomic_xor, T *dest, T value, int pe) \
-                                    SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_and_nbi, T *fetch,   \
-                                                       T *dest, T value, int pe)                   \
-                                        SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_or_nbi,          \
-                                                           T *fetch, T *dest, T value, int pe)     \
-                                            SYMSHMEM_DECL_CTX_(void, N##_atomic_fetch_xor_nbi,     \
-                                                               T *fetch, T *dest, T value,         \
-                                                               int pe))
-SYMSHMEM_TYPES_(SYMSHMEM_DECL_AMO_, _)
-
-/* ------------------------------------------------------------------------ */
-/* Collectives                                                               */
-/* ------------------------------------------------------------------------ */
-
-SYMSHMEM_API void shmem_barrier_all(void);
-SYMSHMEM_API void shmem_sync_all(void);
-SYMSHMEM_API int shmem_team_sync(shmem_team_t team);
-
-SYMSHMEM_API int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source,
-                                    size_t nelems, int PE_root);
-SYMSHMEM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-SYMSHMEM_API int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source,
-                                   size_t nelems);
-SYMSHMEM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source,
-                                   size_t nelems);
-SYMSHMEM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source,
-                                    ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
-
-#define SYMSHMEM_DECL_RED_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
-    SYMSHMEM_IF_(RBIT)                                                                             \
-    (SYMSHMEM_API int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source,          \
-                                             size_t nreduce);                                      \
-     SYMSHMEM_API int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source,           \
-                                            size_t nreduce);                                       \
-     SYMSHMEM_API int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source,          \
-                                             size_t nreduce);)                                     \
-        SYMSHMEM_IF_(RMM)(SYMSHMEM_API int shmem_##N##_max_reduce(                                 \
-                              shmem_team_t team, T *dest, const T *source, size_t nreduce);        \
-                          SYMSHMEM_API int shmem_##N##_min_reduce(                                 \
-                              shmem_team_t team, T *dest, const T *source, size_t nreduce);)       \
-            SYMSHMEM_IF_(RSUM)(SYMSHMEM_API int shmem_##N##_sum_reduce(                            \
-                                   shmem_team_t team, T *dest, const T *source, size_t nreduce);   \
-                               SYMSHMEM_API int shmem_##N##_prod_reduce(                           \
-                                   shmem_team_t team, T *dest, const T *source, size_t nreduce);)  \
-                SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(SYMSHMEM_DECL_TO_ALL_(       \
-                    T, N, and) SYMSHMEM_DECL_TO_ALL_(T, N, or) SYMSHMEM_DECL_TO_ALL_(T, N, xor))   \
-                    SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, RMM))(SYMSHMEM_DECL_TO_ALL_(T, N, max)         \
-                                                              SYMSHMEM_DECL_TO_ALL_(T, N, min))    \
-                        SYMSHMEM_IF_(OLD)(SYMSHMEM_DECL_TO_ALL_(T, N, sum)                         \
-                                              SYMSHMEM_DECL_TO_ALL_(T, N, prod))
-#define SYMSHMEM_DECL_TO_ALL_(T, N, op)                                                            \
-    SYMSHMEM_API void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce,             \
-                                                int PE_start, int logPE_stride, int PE_size,       \
-                                                T *pWrk, long *pSync);
-SYMSHMEM_TYPES_(SYMSHMEM_DECL_RED_, _)
-
-/* Deprecated active-set collectives (PE_start, 2^logPE_stride, PE_size;
- * pSync of the matching SHMEM_*_SYNC_SIZE longs, all SHMEM_SYNC_VALUE). */
-SYMSHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
-SYMSHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
-#define SYMSHMEM_DECL_ACTIVE_(a, BITS)                                                             \
-    SYMSHMEM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,         \
-                                            int PE_root, int PE_start, int logPE_stride,           \
-                                            int PE_size, long *pSync);                             \
-    SYMSHMEM_API void shmem_collect##BITS(void *dest, const void *source, size_t nelems,           \
-                                          int PE_start, int logPE_stride, int PE_size,             \
-                                          long *pSync);                                            \
-    SYMSHMEM_API void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,          \
-                                           int PE_start, int logPE_stride, int PE_size,            \
-                                           long *pSync);                                           \
-    SYMSHMEM_API void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,          \
-                                           int PE_start, int logPE_stride, int PE_size,            \
-                                           long *pSync);                                           \
-    SYMSHMEM_API void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,         \
-                                            ptrdiff_t sst, size_t nelems, int PE_start,            \
-                                            int logPE_stride, int PE_size, long *pSync);
-SYMSHMEM_DECL_ACTIVE_(_, 32)
-SYMSHMEM_DECL_ACTIVE_(_, 64)
-
-/* ------------------------------------------------------------------------ */
-/* Point-to-point synchronization                                            */
-/* ------------------------------------------------------------------------ */
-
-#define SYMSHMEM_DECL_P2P_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)      \
-    SYMSHMEM_IF_(P2P)                                                                              \
-    (SYMSHMEM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                      \
-     SYMSHMEM_API void shmem_##N##_wait(T *ivar, T cmp_value);                                     \
-     SYMSHMEM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,      \
-                                                  int cmp, T cmp_value);                           \
-     SYMSHMEM_API size_t shmem_##N##_wait_until_any(T * ivars, size_t nelems, const int *status,   \
-                                                    int cmp, T cmp_value);                         \
-     SYMSHMEM_API size_t shmem_##N##_wait_until_some(T * ivars, size_t nelems, size_t * indices,   \
-                                                     const int *status, int cmp, T cmp_value);     \
-     SYMSHMEM_API void shmem_##N##_wait_until_all_vector(                                          \
-         T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);                      \
-     SYMSHMEM_API size_t shmem_##N##_wait_until_any_vector(                                        \
-         T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values);                     \
-     SYMSHMEM_API size_t shmem_##N##_wait_until_some_vector(                                       \
-         T * ivars, size_t nelems, size_t * indices, const int *status, int cmp, T *cmp_values);   \
-     SYMSHMEM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                             \
-     SYMSHMEM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,    \
-                                           T cmp_value);                                           \
-     SYMSHMEM_API size_t shmem_##N##_test_any(T * ivars, size_t nelems, const int *status,         \
-                                              int cmp, T cmp_value);                               \
-     SYMSHMEM_API size_t shmem_##N##_test_some(T * ivars, size_t nelems, size_t * indices,         \
-                                               const int *status, int cmp, T cmp_value);           \
-     SYMSHMEM_API int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status,      \
-                                                  int cmp, T *cmp_values);                         \
-     SYMSHMEM_API size_t shmem_##N##_test_any_vector(T * ivars, size_t nelems, const int *status,  \
-                                                     int cmp, T *cmp_values);                      \
-     SYMSHMEM_API size_t shmem_##N##_test_some_vector(T * ivars, size_t nelems, size_t * indices,  \
-                                                      const int *status, int cmp, T *cmp_values);)
-SYMSHMEM_TYPES_(SYMSHMEM_DECL_P2P_, _)
-
-/* ------------------------------------------------------------------------ */
-/* Memory ordering and locks                                                 */
-/* ------------------------------------------------------------------------ */
-
-SYMSHMEM_API void shmem_fence(void);
-SYMSHMEM_API void shmem_quiet(void);
-SYMSHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);
-SYMSHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
-
-/* Distributed FIFO (ticket) lock on a symmetric long initialised to 0. */
-SYMSHMEM_API void shmem_set_lock(long *lock);
-SYMSHMEM_API void shmem_clear_lock(long *lock);
-/* 0 if the lock was acquired, 1 if it is held by someone else. */
-SYMSHMEM_API int shmem_test_lock(long *lock);
+/* Every routine, named shmem_NAME (see symheap/shmem_routines.h). */
+#define SYMSHMEM_FN_(name)  shmem##name
+#define SYMSHMEM_FNX_(name) name
+#include "symheap/shmem_routines.h"
 
 /* ------------------------------------------------------------------------ */
 /* C11 type-generic selections                                               */
@@ -536,61 +223,59 @@ SYMSHMEM_API void symshmem_generic_no_such_type_(void);
 #define SYMSHMEM_ARG2_(...)        SYMSHMEM_ARG2__(__VA_ARGS__, 0, 0)
 #define SYMSHMEM_ARG2__(a, b, ...) b
 
-/* One association `TYPE *: shmem_[ctx_]TYPENAME_op,` per selected type. */
-#define SYMSHMEM_GA_(sel, T, N, op)  SYMSHMEM_IF_(sel)(T * : shmem_##N##_##op, )
-#define SYMSHMEM_GAC_(sel, T, N, op) SYMSHMEM_IF_(sel)(T * : shmem_ctx_##N##_##op, )
-#define SYMSHMEM_GAK_(sel, T, N, op)                                                               \
-    SYMSHMEM_IF_(sel)(T * : shmem_##N##_##op, const T * : shmem_##N##_##op, )
-#define SYMSHMEM_GAKC_(sel, T, N, op)                                                              \
-    SYMSHMEM_IF_(sel)(T * : shmem_ctx_##N##_##op, const T * : shmem_ctx_##N##_##op, )
+/* One association `TYPE *: FN,` per selected type (FN: shmem_[ctx_]TYPENAME_op,
+ * pasted whole by the selector that names it). */
+#define SYMSHMEM_GA_(sel, T, fn)  SYMSHMEM_IF_(sel)(T * : fn, )
+#define SYMSHMEM_GAK_(sel, T, fn) SYMSHMEM_IF_(sel)(T * : fn, const T * : fn, )
 
 /* Selectors, one per family and association form. */
 #define SYMSHMEM_G_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(RMA, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(RMA, G), T, shmem_##N##op)
 #define SYMSHMEM_GC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GAC_(SYMSHMEM_AND_(RMA, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(RMA, G), T, shmem_ctx_##N##op)
 #define SYMSHMEM_GK_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GAK_(SYMSHMEM_AND_(RMA, G), T, N, op)
+    SYMSHMEM_GAK_(SYMSHMEM_AND_(RMA, G), T, shmem_##N##op)
 #define SYMSHMEM_GKC_RMA_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
-    SYMSHMEM_GAKC_(SYMSHMEM_AND_(RMA, G), T, N, op)
+    SYMSHMEM_GAK_(SYMSHMEM_AND_(RMA, G), T, shmem_ctx_##N##op)
 #define SYMSHMEM_G_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(AMO, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(AMO, G), T, shmem_##N##op)
 #define SYMSHMEM_GC_AMO_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GAC_(SYMSHMEM_AND_(AMO, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(AMO, G), T, shmem_ctx_##N##op)
 #define SYMSHMEM_G_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(AMOX, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(AMOX, G), T, shmem_##N##op)
 #define SYMSHMEM_GC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
-    SYMSHMEM_GAC_(SYMSHMEM_AND_(AMOX, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(AMOX, G), T, shmem_ctx_##N##op)
 #define SYMSHMEM_GK_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)        \
-    SYMSHMEM_GAK_(SYMSHMEM_AND_(AMOX, G), T, N, op)
+    SYMSHMEM_GAK_(SYMSHMEM_AND_(AMOX, G), T, shmem_##N##op)
 #define SYMSHMEM_GKC_AMOX_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)       \
-    SYMSHMEM_GAKC_(SYMSHMEM_AND_(AMOX, G), T, N, op)
+    SYMSHMEM_GAK_(SYMSHMEM_AND_(AMOX, G), T, shmem_ctx_##N##op)
 #define SYMSHMEM_G_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, shmem_##N##op)
 #define SYMSHMEM_GC_BIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GAC_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(BIT, SYMSHMEM_OR_(G, GB)), T, shmem_ctx_##N##op)
 #define SYMSHMEM_G_P2P_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(P2P, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(P2P, G), T, shmem_##N##op)
 #define SYMSHMEM_G_RBIT_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(RBIT, SYMSHMEM_OR_(G, GB)), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(RBIT, SYMSHMEM_OR_(G, GB)), T, shmem_##N##op)
 #define SYMSHMEM_G_RMM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)          \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(RMM, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(RMM, G), T, shmem_##N##op)
 #define SYMSHMEM_G_RSUM_(op, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, O)         \
-    SYMSHMEM_GA_(SYMSHMEM_AND_(RSUM, G), T, N, op)
+    SYMSHMEM_GA_(SYMSHMEM_AND_(RSUM, G), T, shmem_##N##op)
 
 /* A generic over the argument `x` (no context form). */
 #define SYMSHMEM_GEN_(x, sel, op)                                                                  \
-    _Generic((x), SYMSHMEM_TYPES_(SYMSHMEM_##sel##_, op) default : symshmem_generic_no_such_type_)
+    _Generic((x), SYMSHMEM_TYPES_(SYMSHMEM_##sel##_, _##op) default                                \
+             : symshmem_generic_no_such_type_)
 /* A generic whose optional first argument is a context: dispatch on the
  * first argument, or on the second when the first is a shmem_ctx_t. */
 #define SYMSHMEM_GENCTX_(G, GC, fam, op, ...)                                                      \
     _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)), shmem_ctx_t                                            \
              : _Generic((SYMSHMEM_ARG2_(__VA_ARGS__)),                                             \
-                        SYMSHMEM_TYPES_(SYMSHMEM_##GC##_##fam##_, op) default                      \
+                        SYMSHMEM_TYPES_(SYMSHMEM_##GC##_##fam##_, _##op) default                   \
                         : symshmem_generic_no_such_type_),                                         \
                default                                                                             \
              : _Generic((SYMSHMEM_ARG1_(__VA_ARGS__)),                                             \
-                        SYMSHMEM_TYPES_(SYMSHMEM_##G##_##fam##_, op) default                       \
+                        SYMSHMEM_TYPES_(SYMSHMEM_##G##_##fam##_, _##op) default                    \
                         : symshmem_generic_no_such_type_))(__VA_ARGS__)
 
 /* RMA */
@@ -698,7 +383,21 @@ SYMSHMEM_API void symshmem_generic_no_such_type_(void);
 
 #endif /* C11 */
 
+/* shmem_sync(team), the team form, next to the deprecated active-set
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync): chosen by the number
+ * of arguments (C) or by overloading (C++). */
+#ifndef __cplusplus
+#define SYMSHMEM_SYNC_PICK_(a1, a2, a3, a4, fn, ...) fn
+#define shmem_sync(...)                                                                            \
+    SYMSHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, shmem_sync, shmem_sync, shmem_team_sync, 0)       \
+    (__VA_ARGS__)
+#endif
+
 #ifdef __cplusplus
+}
+static inline int shmem_sync(shmem_team_t _team)
+{
+    return shmem_team_sync(_team);
 }
 #endif
 

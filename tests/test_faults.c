@@ -173,6 +173,35 @@ Test(faults, global_exit)
     cr_assert_eq(out.leftover_objects, 0);
 }
 
+/* The PEs whose barrier failed because PE n-1 called sym_global_exit(7)
+ * end the job themselves with sym_global_exit(1): they exit with 7, the
+ * status asked for first, and the job ends with 7. */
+static void global_exit_after_abort_body(int me, int n, void *arg)
+{
+    (void)arg;
+    PE_OK(sym_init());
+    PE_OK(sym_barrier_all());
+    if (me == n - 1) {
+        sleep_ms(50);
+        sym_global_exit(7);
+    }
+    sym_status_t st = sym_barrier_all();
+    PE_ASSERT(st == SYM_ERR_ABORTED, "barrier returned %s: %s", sym_status_name(st),
+              sym_last_error());
+    sym_global_exit(1);
+}
+
+Test(faults, global_exit_after_abort_keeps_first_status)
+{
+    struct pe_job job = {.npes = 3, .body = global_exit_after_abort_body, .raw = true};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    for (int pe = 0; pe < 3; pe++)
+        cr_assert_eq(out.exit_code[pe], 7, "PE %d ended with %d", pe, out.exit_code[pe]);
+    cr_assert_eq(out.job_exit_code, 7);
+    cr_assert_eq(out.leftover_objects, 0);
+}
+
 /* A PE that returns from main without sym_finalize is lost too. */
 static void exit_without_finalize_body(int me, int n, void *arg)
 {

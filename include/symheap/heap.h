@@ -34,8 +34,10 @@ SYM_API void *sym_malloc(size_t size);
  * overflowing product fails with SYM_ERR_INVALID_ARG. */
 SYM_API void *sym_calloc(size_t count, size_t size);
 
-/* Like sym_malloc() with the given alignment: a power of two up to 2 MiB
- * (every heap is mapped 2 MiB-aligned); else SYM_ERR_INVALID_ARG. */
+/* Like sym_malloc() with the given alignment: any power of two that fits
+ * in the symmetric heap (each PE maps its heap aligned to the smallest
+ * power of two not below the heap's size); else SYM_ERR_INVALID_ARG.  An
+ * alignment that fits but leaves no room for `size` is SYM_ERR_NO_MEMORY. */
 SYM_API void *sym_align(size_t alignment, size_t size);
 
 /* Resize a symmetric object, keeping min(old, new) bytes of its contents on

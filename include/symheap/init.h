@@ -77,7 +77,11 @@ SYM_API int sym_n_pes(void);
 
 /* Raise the job-wide abort word (peers' waits then fail with
  * SYM_ERR_ABORTED; `symrun` ends the job) and exit this process with
- * `status`.  Never returns.  Thread-safe. */
+ * `status`.  When a PE of the job already raised it, exit with that PE's
+ * status instead and leave the word alone: a PE that ends the job because
+ * another PE ended it (its wait failed with SYM_ERR_ABORTED) reports the
+ * status asked for, so every PE and the launcher agree.  Never returns.
+ * Thread-safe. */
 SYM_API void sym_global_exit(int status) __attribute__((noreturn));
 
 /* The value in force of the SYMHEAP_* setting `name` (the list and each

@@ -130,6 +130,16 @@ SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), v
                                    void (*describe)(void *arg, char *buf, size_t len),
                                    double timeout_s);
 
+/* One progress pass of every transport that needs this PE to make calls
+ * before its peers' operations on it complete (libfabric providers with
+ * manual data progress, tcp;ofi_rxm among them); returns at once when no
+ * open transport needs it, or before sym_init.  The blocking waits do this
+ * between polls, and so do sym_test_* and sym_signal_fetch; a layer that
+ * polls this PE's memory by its own means calls it in its loop.  Never
+ * blocks, no errors (a transport failure is reported by the next operation
+ * that depends on it).  Thread-safe. */
+SYM_API void sym_make_progress(void);
+
 #ifdef __cplusplus
 }
 #endif

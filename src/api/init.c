@@ -371,8 +371,39 @@ SYM_API int sym_n_pes(void)
     return sym_rt.initialized ? sym_rt.npes : -1;
 }
 
+/* The status of an abort a PE of this job already raised (not the
+ * launcher's), if there is one. */
+static bool abort_raised_by_pe(int *status_p)
+{
+    const uint32_t npes = (uint32_t)(sym_rt.npes > 0 ? sym_rt.npes : 0);
+    if (sym_rt.job) {
+        uint32_t by = __atomic_load_n(&sym_rt.job->abort_by, __ATOMIC_ACQUIRE);
+        if (by && by <= npes) {
+            *status_p = sym_rt.job->abort_status;
+            return true;
+        }
+    }
+    const struct sym_heap_ctrl *mine = (const void *)sym_rt.base;
+    if (mine) {
+        uint32_t by = __atomic_load_n(&mine->abort_by, __ATOMIC_ACQUIRE);
+        if (by && by <= npes) {
+            *status_p = mine->abort_status;
+            return true;
+        }
+    }
+    return false;
+}
+
 SYM_API void sym_global_exit(int status)
 {
+    /* The job ends with the status of the first PE that ended it: a PE
+     * that calls this after another did (say, because its wait failed with
+     * SYM_ERR_ABORTED) exits with that status and leaves the abort word as
+     * it is, so every PE, and the launcher, report the one status asked
+     * for, whichever PE noticed first. */
+    int raised = 0;
+    if (abort_raised_by_pe(&raised))
+        exit(raised);
     uint32_t by = (uint32_t)(sym_rt.me >= 0 ? sym_rt.me : 0) + 1;
     if (sym_rt.job) {
         sym_rt.job->abort_status = status;

@@ -25,7 +25,21 @@
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
 #define SYM_HEAP_BASE_ALIGN ((size_t)2 << 20)
-#define SYM_LINE            64u
+
+/* A PE maps its own heap of `heap_len` bytes at an address aligned to the
+ * smallest power of two >= heap_len (at least SYM_HEAP_BASE_ALIGN): only
+ * address space is reserved for the slack.  So on every PE an offset
+ * aligned to any power of two that fits in the heap is an address aligned
+ * to it, and sym_align takes such alignments beyond 2 MiB.  Peers' heaps are
+ * mapped at SYM_HEAP_BASE_ALIGN: nothing needs their addresses aligned. */
+static inline size_t sym_heap_own_align(size_t heap_len)
+{
+    size_t a = SYM_HEAP_BASE_ALIGN;
+    while (a < heap_len && a <= SIZE_MAX / 2)
+        a *= 2;
+    return a;
+}
+#define SYM_LINE 64u
 
 /* Sync area lines. */
 #define SYM_SYNC_OFF            ((uint64_t)SYM_PAGE)

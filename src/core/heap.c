@@ -79,9 +79,12 @@ static void *collective_alloc(const char *op, size_t size, size_t align, bool ze
         sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu is not a power of two", op, align);
         return NULL;
     }
-    if (align > SYM_HEAP_BASE_ALIGN) {
-        sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu exceeds the largest supported, %zu", op,
-                  align, SYM_HEAP_BASE_ALIGN);
+    /* this PE's heap is mapped aligned to sym_heap_own_align(), as every
+     * PE's is: an offset aligned to `align` is an address aligned to it */
+    if (align > SYM_HEAP_BASE_ALIGN && ((uintptr_t)sym_rt.base & (align - 1)) != 0) {
+        sym_error(SYM_ERR_INVALID_ARG,
+                  "%s: alignment %zu is larger than the symmetric heap (%zu bytes) can align", op,
+                  align, sym_heap_own_align(sym_rt.heap_total));
         return NULL;
     }
     if (size == 0)

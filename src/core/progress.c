@@ -20,3 +20,9 @@ bool sym_transports_sleep(long ns)
     tp->ops->sleep(tp, ns);
     return true;
 }
+
+SYM_API void sym_make_progress(void)
+{
+    if (sym_transports_need_progress())
+        sym_progress();
+}

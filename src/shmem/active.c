@@ -97,12 +97,14 @@ sym_status_t symshmem_active_barrier(const char *routine, int start, int log_str
     return SYM_OK;
 }
 
-void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+SYMSHMEM_WEAK_(shmem_barrier)
+void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symshmem_active_barrier("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, true);
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+SYMSHMEM_WEAK_(shmem_sync)
+void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symshmem_active_barrier("shmem_sync", PE_start, logPE_stride, PE_size, pSync, false);
 }
@@ -119,7 +121,7 @@ static void active_broadcast(const char *routine, void *dest, const void *source
     if (root < 0 || root >= size)
         symshmem_failf(routine, "PE_root %d outside the active set of %d PEs", root, size);
     ENTER_();
-    if (a.idx == root)
+    if (a.idx == root && nbytes) /* zero bytes: a no-op, dest may be NULL */
         for (int i = 0; i < size; i++)
             if (i != root)
                 symshmem_check(routine, sym_put(dest, source, nbytes, aset_pe(&a, i)));
@@ -131,7 +133,7 @@ static void active_fcollect(const char *routine, void *dest, const void *source,
 {
     struct aset a = aset_of(routine, start, log_stride, size);
     ENTER_();
-    for (int i = 0; i < size; i++)
+    for (int i = 0; i < size && nbytes; i++)
         symshmem_check(routine, sym_put((char *)dest + (size_t)a.idx * nbytes, source, nbytes,
                                         aset_pe(&a, i)));
     LEAVE_();
@@ -153,7 +155,7 @@ static void active_collect(const char *routine, void *dest, const void *source, 
         symshmem_check(routine,
                        sym_atomic_set64((uint64_t *)&psync[2], (uint64_t)(off + (long)nelems + 1),
                                         aset_pe(&a, a.idx + 1)));
-    for (int i = 0; i < size; i++)
+    for (int i = 0; i < size && nelems; i++)
         symshmem_check(routine, sym_put((char *)dest + (size_t)off * esz, source, nelems * esz,
                                         aset_pe(&a, i)));
     LEAVE_();
@@ -165,7 +167,7 @@ static void active_alltoalls(const char *routine, void *dest, const void *source
 {
     struct aset a = aset_of(routine, start, log_stride, size);
     ENTER_();
-    for (int j = 0; j < size; j++) {
+    for (int j = 0; j < size && nelems; j++) {
         char *d = (char *)dest + (size_t)a.idx * nelems * (size_t)dst * esz;
         const char *s = (const char *)source + (size_t)j * nelems * (size_t)sst * esz;
         symshmem_check(routine, sym_iput(d, s, dst, sst, esz, nelems, aset_pe(&a, j)));
@@ -174,33 +176,38 @@ static void active_alltoalls(const char *routine, void *dest, const void *source
 }
 
 #define ACTIVE_DEF_(BITS)                                                                          \
-    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,         \
-                               int PE_start, int logPE_stride, int PE_size, long *pSync)           \
+    SYMSHMEM_WEAK_(shmem_broadcast##BITS)                                                          \
+    void pshmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,        \
+                                int PE_start, int logPE_stride, int PE_size, long *pSync)          \
     {                                                                                              \
         active_broadcast("shmem_broadcast" #BITS, dest, source, nelems *(BITS / 8), PE_root,       \
                          PE_start, logPE_stride, PE_size, pSync);                                  \
     }                                                                                              \
-    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,          \
-                             int logPE_stride, int PE_size, long *pSync)                           \
+    SYMSHMEM_WEAK_(shmem_collect##BITS)                                                            \
+    void pshmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
+                              int logPE_stride, int PE_size, long *pSync)                          \
     {                                                                                              \
         active_collect("shmem_collect" #BITS, dest, source, nelems, BITS / 8, PE_start,            \
                        logPE_stride, PE_size, pSync);                                              \
     }                                                                                              \
-    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
-                              int logPE_stride, int PE_size, long *pSync)                          \
+    SYMSHMEM_WEAK_(shmem_fcollect##BITS)                                                           \
+    void pshmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,        \
+                               int logPE_stride, int PE_size, long *pSync)                         \
     {                                                                                              \
         active_fcollect("shmem_fcollect" #BITS, dest, source, nelems *(BITS / 8), PE_start,        \
                         logPE_stride, PE_size, pSync);                                             \
     }                                                                                              \
-    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,         \
-                              int logPE_stride, int PE_size, long *pSync)                          \
+    SYMSHMEM_WEAK_(shmem_alltoall##BITS)                                                           \
+    void pshmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,        \
+                               int logPE_stride, int PE_size, long *pSync)                         \
     {                                                                                              \
         active_alltoalls("shmem_alltoall" #BITS, dest, source, 1, 1, nelems, BITS / 8, PE_start,   \
                          logPE_stride, PE_size, pSync);                                            \
     }                                                                                              \
-    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
-                               size_t nelems, int PE_start, int logPE_stride, int PE_size,         \
-                               long *pSync)                                                        \
+    SYMSHMEM_WEAK_(shmem_alltoalls##BITS)                                                          \
+    void pshmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,      \
+                                size_t nelems, int PE_start, int logPE_stride, int PE_size,        \
+                                long *pSync)                                                       \
     {                                                                                              \
         active_alltoalls("shmem_alltoalls" #BITS, dest, source, dst, sst, nelems, BITS / 8,        \
                          PE_start, logPE_stride, PE_size, pSync);                                  \
@@ -227,7 +234,7 @@ static void active_reduce(const char *routine, void *dest, const void *source, i
     if (!acc || !in)
         symshmem_failf(routine, "no memory for %zu bytes", nbytes);
     ENTER_();
-    for (int i = 0; i < size; i++) {
+    for (int i = 0; i < size && nbytes; i++) {
         char *buf = i == 0 ? acc : in;
         if (aset_pe(&a, i) == sym_my_pe())
             memcpy(buf, source, nbytes);
@@ -237,14 +244,16 @@ static void active_reduce(const char *routine, void *dest, const void *source, i
             combine(acc, in, (size_t)nreduce, op);
     }
     LEAVE_();
-    memcpy(dest, acc, nbytes);
+    if (nbytes)
+        memcpy(dest, acc, nbytes);
     free(acc);
     free(in);
 }
 
 #define TO_ALL_(T, N, op, OPC, kind)                                                               \
-    void shmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce, int PE_start,            \
-                                   int logPE_stride, int PE_size, T *pWrk, long *pSync)            \
+    SYMSHMEM_WEAK_(shmem_##N##_##op##_to_all)                                                      \
+    void pshmem_##N##_##op##_to_all(T *dest, const T *source, int nreduce, int PE_start,           \
+                                    int logPE_stride, int PE_size, T *pWrk, long *pSync)           \
     {                                                                                              \
         (void)pWrk;                                                                                \
         active_reduce("shmem_" #N "_" #op "_to_all", dest, source, nreduce, sizeof(T), OPC,        \
@@ -267,7 +276,7 @@ static void active_reduce(const char *routine, void *dest, const void *source, i
                     if (op == OP_MAX ? y[i] > x[i] : y[i] < x[i])                                  \
                         x[i] = y[i];                                                               \
             } TO_ALL_(T, N, max, OP_MAX, cmp) TO_ALL_(T, N, min, OP_MIN, cmp))                     \
-            SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_(K)))(                                 \
+            SYMSHMEM_IF_(SYMSHMEM_AND_(OLD, SYMSHMEM_ISSINT_##K))(                                 \
                 static void N##_bit(void *acc, const void *in, size_t n, int op) {                 \
                     T *x = acc;                                                                    \
                     const T *y = in;                                                               \

@@ -15,6 +15,8 @@ static uint64_t amo(shmem_ctx_t ctx, const char *routine, enum amo_op op, void *
                     uint64_t value, uint64_t cond, int pe)
 {
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0) /* SHMEM_CTX_INVALID: a no-op, fetching 0 */
+        return 0;
     sym_status_t st = SYM_ERR_INVALID_ARG;
     if (esz == 4) {
         uint32_t *d = dest, v = (uint32_t)value, old = 0;
@@ -136,16 +138,15 @@ static inline void from_bits(void *value, uint64_t bits, size_t esz)
      return r_;)
 #define AMO_NBI_(T, op, dest, value, cond)                                                         \
     (T v_ = (value), c_ = (cond);                                                                  \
-     from_bits(fetch,                                                                              \
-               amo(ctx, routine, op, (void *)(dest), sizeof(T), bits_of(&v_, sizeof(T)),           \
-                   bits_of(&c_, sizeof(T)), pe),                                                   \
-               sizeof(T));)
+     uint64_t old_ = amo(ctx, routine, op, (void *)(dest), sizeof(T), bits_of(&v_, sizeof(T)),     \
+                         bits_of(&c_, sizeof(T)), pe);                                             \
+     if (ctx != SHMEM_CTX_INVALID) from_bits(fetch, old_, sizeof(T));)
 #define AMO_VOID_(T, op, dest, value)                                                              \
     (T v_ = (value); amo(ctx, routine, op, dest, sizeof(T), bits_of(&v_, sizeof(T)), 0, pe);)
 
 /* Deprecated names: the default context under the old routine name. */
 #define AMO_OLD_(ret, name, body, ...)                                                             \
-    ret shmem_##name(__VA_ARGS__)                                                                  \
+    SYMSHMEM_WEAK_(shmem_##name) ret pshmem_##name(__VA_ARGS__)                                    \
     {                                                                                              \
         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                                       \
         const char *routine = "shmem_" #name;                                                      \

@@ -11,16 +11,19 @@
 #include "onecopy.h"
 #include "shmem_internal.h"
 
-void shmem_barrier_all(void)
+SYMSHMEM_WEAK_(shmem_barrier_all)
+void pshmem_barrier_all(void)
 {
     symshmem_check("shmem_barrier_all", sym_barrier_all());
 }
-void shmem_sync_all(void)
+SYMSHMEM_WEAK_(shmem_sync_all)
+void pshmem_sync_all(void)
 {
     symshmem_check("shmem_sync_all", sym_sync_all());
 }
 
-int shmem_team_sync(shmem_team_t team)
+SYMSHMEM_WEAK_(shmem_team_sync)
+int pshmem_team_sync(shmem_team_t team)
 {
     return sym_barrier(symshmem_native_team(team), NULL) == SYM_OK ? 0 : -1;
 }
@@ -135,25 +138,30 @@ static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptr
     return rc;
 }
 
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                       int PE_root)
+SYMSHMEM_WEAK_(shmem_broadcastmem)
+int pshmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                        int PE_root)
 {
     return coll_broadcast(team, dest, source, nelems, 1, PE_root);
 }
-int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SYMSHMEM_WEAK_(shmem_collectmem)
+int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return coll_collect(team, dest, source, nelems, 1);
 }
-int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SYMSHMEM_WEAK_(shmem_fcollectmem)
+int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return coll_fcollect(team, dest, source, nelems, 1);
 }
-int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SYMSHMEM_WEAK_(shmem_alltoallmem)
+int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return coll_alltoall(team, dest, source, nelems, 1);
 }
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t nelems)
+SYMSHMEM_WEAK_(shmem_alltoallsmem)
+int pshmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems)
 {
     return coll_alltoalls(team, dest, source, dst, sst, nelems, 1);
 }
@@ -209,24 +217,24 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
 /* clang-format off */
 #define COLL_DEF_(a, T, N, K, G, GB, RMA, AMO, AMOX, BIT, P2P, RBIT, RMM, RSUM, OLD)          \
     SYMSHMEM_IF_(RMA)(                                                                        \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
+    SYMSHMEM_WEAK_(shmem_##N##_broadcast) int pshmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
                               int PE_root)                                                    \
     {                                                                                         \
         return coll_broadcast(team, dest, source, nelems, sizeof(T), PE_root);                \
     }                                                                                         \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)       \
+    SYMSHMEM_WEAK_(shmem_##N##_collect) int pshmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)       \
     {                                                                                         \
         return coll_collect(team, dest, source, nelems, sizeof(T));                           \
     }                                                                                         \
-    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
+    SYMSHMEM_WEAK_(shmem_##N##_fcollect) int pshmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
     {                                                                                         \
         return coll_fcollect(team, dest, source, nelems, sizeof(T));                          \
     }                                                                                         \
-    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
+    SYMSHMEM_WEAK_(shmem_##N##_alltoall) int pshmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
     {                                                                                         \
         return coll_alltoall(team, dest, source, nelems, sizeof(T));                          \
     }                                                                                         \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
+    SYMSHMEM_WEAK_(shmem_##N##_alltoalls) int pshmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
                               ptrdiff_t sst, size_t nelems)                                   \
     {                                                                                         \
         return coll_alltoalls(team, dest, source, dst, sst, nelems, sizeof(T));               \
@@ -240,12 +248,12 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
         for (size_t i = 0; i < n; i++)                                                        \
             a[i] = op == SYM_OP_SUM ? (T)(a[i] + b[i]) : (T)(a[i] * b[i]);                    \
     }                                                                                         \
-    int shmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    SYMSHMEM_WEAK_(shmem_##N##_sum_reduce) int pshmem_##N##_sum_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_SUM,     \
                            N##_sumprod);                                                      \
     }                                                                                         \
-    int shmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)  \
+    SYMSHMEM_WEAK_(shmem_##N##_prod_reduce) int pshmem_##N##_prod_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)  \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_PROD,    \
                            N##_sumprod);                                                      \
@@ -260,28 +268,28 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
             if (op == SYM_OP_MAX ? b[i] > a[i] : b[i] < a[i])                                 \
                 a[i] = b[i];                                                                  \
     }                                                                                         \
-    int shmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    SYMSHMEM_WEAK_(shmem_##N##_max_reduce) int pshmem_##N##_max_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MAX,     \
                            N##_minmax);                                                       \
     }                                                                                         \
-    int shmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    SYMSHMEM_WEAK_(shmem_##N##_min_reduce) int pshmem_##N##_min_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_MIN,     \
                            N##_minmax);                                                       \
     })                                                                                        \
     SYMSHMEM_IF_(RBIT)(                                                                       \
-    int shmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    SYMSHMEM_WEAK_(shmem_##N##_and_reduce) int pshmem_##N##_and_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BAND,    \
                            NULL);                                                             \
     }                                                                                         \
-    int shmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)    \
+    SYMSHMEM_WEAK_(shmem_##N##_or_reduce) int pshmem_##N##_or_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)    \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BOR,     \
                            NULL);                                                             \
     }                                                                                         \
-    int shmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
+    SYMSHMEM_WEAK_(shmem_##N##_xor_reduce) int pshmem_##N##_xor_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce)   \
     {                                                                                         \
         return coll_reduce(team, dest, source, nreduce, sizeof(T), DT_##K(T), SYM_OP_BXOR,    \
                            NULL);                                                             \

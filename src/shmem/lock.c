@@ -33,7 +33,8 @@ static void ticket_describe(void *arg, char *buf, size_t len)
              LOCK_PE, w->ticket, w->seen);
 }
 
-void shmem_set_lock(long *lock)
+SYMSHMEM_WEAK_(shmem_set_lock)
+void pshmem_set_lock(long *lock)
 {
     uint32_t *half = (uint32_t *)lock;
     struct ticket_wait w = {.serving = &half[1]};
@@ -43,7 +44,8 @@ void shmem_set_lock(long *lock)
     symshmem_check("shmem_set_lock", w.st);
 }
 
-void shmem_clear_lock(long *lock)
+SYMSHMEM_WEAK_(shmem_clear_lock)
+void pshmem_clear_lock(long *lock)
 {
     uint32_t *half = (uint32_t *)lock;
     /* What was written under the lock is complete before the next holder
@@ -52,8 +54,10 @@ void shmem_clear_lock(long *lock)
     symshmem_check("shmem_clear_lock", sym_atomic_inc32(&half[1], LOCK_PE));
 }
 
-int shmem_test_lock(long *lock)
+SYMSHMEM_WEAK_(shmem_test_lock)
+int pshmem_test_lock(long *lock)
 {
+    symshmem_poll(); /* called in polling loops */
     uint64_t now, want, old;
     uint32_t half[2];
     symshmem_check("shmem_test_lock", sym_atomic_fetch64(&now, (uint64_t *)lock, LOCK_PE));

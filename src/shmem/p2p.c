@@ -51,6 +51,31 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
     symshmem_check(routine, sym_wait_cond(routine, wait_ready, &w, wait_describe, 0));
 }
 
+/* Fairness of _any and _some: a scan starts after the index this thread
+ * returned last, so a word that stays satisfied cannot hide the others
+ * (OpenSHMEM's example of shmem_test_any loops until every index came
+ * back once). */
+static _Thread_local size_t any_next;
+
+static size_t any_start(size_t nelems)
+{
+    return nelems ? any_next % nelems : 0;
+}
+
+static size_t any_returned(size_t index)
+{
+    if (index != SIZE_MAX)
+        any_next = index + 1;
+    return index;
+}
+
+static size_t some_returned(const size_t *indices, size_t found)
+{
+    if (indices && found)
+        any_next = indices[found - 1] + 1;
+    return found;
+}
+
 /* One family per type: a scan over the included words fills `indices`
  * (may be NULL) and counts the satisfied ones. */
 /* clang-format off */
@@ -76,6 +101,7 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
         const T *values;                                                                      \
         size_t *indices;                                                                      \
         size_t found, first, included;                                                        \
+        size_t start; /* first index looked at (_any/_some: after the last returned) */      \
         enum { N##_ALL, N##_ANY } mode;                                                       \
         T seen; /* the value of the first satisfied word */                                   \
     };                                                                                        \
@@ -83,7 +109,8 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
     {                                                                                         \
         s->found = s->included = 0;                                                           \
         s->first = SIZE_MAX;                                                                  \
-        for (size_t i = 0; i < s->nelems; i++) {                                              \
+        for (size_t k = 0; k < s->nelems; k++) {                                              \
+            size_t i = s->start + k < s->nelems ? s->start + k : s->start + k - s->nelems;    \
             if (s->status && s->status[i])                                                    \
                 continue;                                                                     \
             s->included++;                                                                    \
@@ -111,131 +138,141 @@ static void wait_for(const char *routine, bool (*ready)(void *), void *arg, cons
         check_cmp(routine, s->cmp);                                                           \
         wait_for(routine, N##_scan_ready, s, #T " words", s->ivars, s->cmp);                  \
     }                                                                                         \
-    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until) void pshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                                \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivar, .nelems = 1, .status = NULL, .cmp = cmp, .value = cmp_value, .values = NULL, .indices = NULL, .mode = N##_ALL};    \
         N##_scan_wait("shmem_" #N "_wait_until", &s);                                         \
     }                                                                                         \
-    void shmem_##N##_wait(T *ivar, T cmp_value)                                               \
+    SYMSHMEM_WEAK_(shmem_##N##_wait) void pshmem_##N##_wait(T *ivar, T cmp_value)                                               \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivar, .nelems = 1, .status = NULL, .cmp = SHMEM_CMP_NE, .value = cmp_value,     \
                              .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
         N##_scan_wait("shmem_" #N "_wait", &s);                                               \
     }                                                                                         \
-    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,      \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_all) void pshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,      \
                                     T cmp_value)                                              \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
                              .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_all", &s);                                     \
     }                                                                                         \
-    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,    \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_any) size_t pshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,    \
                                       T cmp_value)                                            \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
-                             .values = NULL, .indices = NULL, .mode = N##_ANY};                                                        \
+                             .values = NULL, .indices = NULL, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_any", &s);                                     \
-        return s.first;                                                                       \
+        return any_returned(s.first);                                                         \
     }                                                                                         \
-    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,              \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_some) size_t pshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,              \
                                        const int *status, int cmp, T cmp_value)               \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,   \
-                             .values = NULL, .indices = indices, .mode = N##_ANY};                                                        \
+                             .values = NULL, .indices = indices, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_some", &s);                                    \
-        return s.found;                                                                       \
+        return some_returned(s.indices, s.found);                                             \
     }                                                                                         \
-    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,        \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_all_vector) void pshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,        \
                                            int cmp, T *cmp_values)                            \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
                              .values = cmp_values, .indices = NULL, .mode = N##_ALL};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_all_vector", &s);                              \
     }                                                                                         \
-    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,      \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_any_vector) size_t pshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,      \
                                              int cmp, T *cmp_values)                          \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
-                             .values = cmp_values, .indices = NULL, .mode = N##_ANY};                                                        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_any_vector", &s);                              \
-        return s.first;                                                                       \
+        return any_returned(s.first);                                                         \
     }                                                                                         \
-    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,       \
+    SYMSHMEM_WEAK_(shmem_##N##_wait_until_some_vector) size_t pshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,       \
                                               const int *status, int cmp, T *cmp_values)      \
     {                                                                                         \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,     \
-                             .values = cmp_values, .indices = indices, .mode = N##_ANY};                                                        \
+                             .values = cmp_values, .indices = indices, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         N##_scan_wait("shmem_" #N "_wait_until_some_vector", &s);                             \
-        return s.found;                                                                       \
+        return some_returned(s.indices, s.found);                                             \
     }                                                                                         \
-    int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                       \
+    SYMSHMEM_WEAK_(shmem_##N##_test) int pshmem_##N##_test(T *ivar, int cmp, T cmp_value)                                       \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         check_cmp("shmem_" #N "_test", cmp);                                                  \
         return N##_cmp(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);              \
     }                                                                                         \
-    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,             \
+    SYMSHMEM_WEAK_(shmem_##N##_test_all) int pshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,             \
                              T cmp_value)                                                     \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
                              .values = NULL, .indices = NULL, .mode = N##_ALL};                                                        \
         check_cmp("shmem_" #N "_test_all", cmp);                                              \
         return N##_scan_ready(&s);                                                            \
     }                                                                                         \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,          \
+    SYMSHMEM_WEAK_(shmem_##N##_test_any) size_t pshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,          \
                                 T cmp_value)                                                  \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,      \
-                             .values = NULL, .indices = NULL, .mode = N##_ANY};                                                        \
+                             .values = NULL, .indices = NULL, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         check_cmp("shmem_" #N "_test_any", cmp);                                              \
         N##_scan_run(&s);                                                                     \
-        return s.first;                                                                       \
+        return any_returned(s.first);                                                         \
     }                                                                                         \
-    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
+    SYMSHMEM_WEAK_(shmem_##N##_test_some) size_t pshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
                                  int cmp, T cmp_value)                                        \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = cmp_value,   \
-                             .values = NULL, .indices = indices, .mode = N##_ANY};                                                        \
+                             .values = NULL, .indices = indices, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         check_cmp("shmem_" #N "_test_some", cmp);                                             \
         N##_scan_run(&s);                                                                     \
-        return s.found;                                                                       \
+        return some_returned(s.indices, s.found);                                             \
     }                                                                                         \
-    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,      \
+    SYMSHMEM_WEAK_(shmem_##N##_test_all_vector) int pshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,      \
                                     T *cmp_values)                                            \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
                              .values = cmp_values, .indices = NULL, .mode = N##_ALL};                                                        \
         check_cmp("shmem_" #N "_test_all_vector", cmp);                                       \
         return N##_scan_ready(&s);                                                            \
     }                                                                                         \
-    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
+    SYMSHMEM_WEAK_(shmem_##N##_test_any_vector) size_t pshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
                                        T *cmp_values)                                         \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,        \
-                             .values = cmp_values, .indices = NULL, .mode = N##_ANY};                                                        \
+                             .values = cmp_values, .indices = NULL, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         check_cmp("shmem_" #N "_test_any_vector", cmp);                                       \
         N##_scan_run(&s);                                                                     \
-        return s.first;                                                                       \
+        return any_returned(s.first);                                                         \
     }                                                                                         \
-    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,             \
+    SYMSHMEM_WEAK_(shmem_##N##_test_some_vector) size_t pshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,             \
                                         const int *status, int cmp, T *cmp_values)            \
     {                                                                                         \
+        symshmem_poll();                                                                      \
         struct N##_scan s = {.ivars = ivars, .nelems = nelems, .status = status, .cmp = cmp, .value = 0,     \
-                             .values = cmp_values, .indices = indices, .mode = N##_ANY};                                                        \
+                             .values = cmp_values, .indices = indices, .mode = N##_ANY, .start = any_start(nelems)};                                                        \
         check_cmp("shmem_" #N "_test_some_vector", cmp);                                      \
         N##_scan_run(&s);                                                                     \
-        return s.found;                                                                       \
+        return some_returned(s.indices, s.found);                                             \
     })
 /* clang-format on */
 SYMSHMEM_TYPES_(P2P_DEF_, _)
 
 /* ---- signals ----------------------------------------------------------- */
 
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
+SYMSHMEM_WEAK_(shmem_signal_fetch)
+uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
 {
+    symshmem_poll();
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
-uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+SYMSHMEM_WEAK_(shmem_signal_wait_until)
+uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     struct uint64_scan s = {.ivars = sig_addr,
                             .nelems = 1,

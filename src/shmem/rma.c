@@ -17,42 +17,66 @@ static size_t nbytes_of(const char *routine, size_t nelems, size_t esz)
 static void rma_put(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                     size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_put(dest, src, nbytes_of(routine, nelems, esz), pe));
 }
 
 static void rma_get(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                     size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_get(dest, src, nbytes_of(routine, nelems, esz), pe));
 }
 
 static void rma_put_nbi(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                         size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_put_nbi(dest, src, nbytes_of(routine, nelems, esz), pe));
 }
 
 static void rma_get_nbi(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                         size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_get_nbi(dest, src, nbytes_of(routine, nelems, esz), pe));
 }
 
 static void rma_iput(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_iput(dest, src, dst, sst, esz, nelems, pe));
 }
 
 static void rma_iget(shmem_ctx_t ctx, const char *routine, void *dest, const void *src,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esz, int pe)
 {
+    if (nelems == 0) /* no-op, whatever the addresses (NULL included) */
+        return;
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     symshmem_check(routine, sym_iget(dest, src, dst, sst, esz, nelems, pe));
 }
 
@@ -61,7 +85,11 @@ static void rma_put_signal(shmem_ctx_t ctx, const char *routine, void *dest, con
                            int sig_op, int pe, bool nbi)
 {
     pe = symshmem_ctx_pe(ctx, pe, routine);
+    if (pe < 0)
+        return;
     size_t nbytes = nbytes_of(routine, nelems, esz);
+    if (nbytes == 0) /* no data, whatever dest is (NULL included): the signal still goes */
+        dest = sig_addr;
     sym_status_t st =
         nbi ? sym_put_signal_nbi(dest, src, nbytes, sig_addr, signal, (sym_signal_op_t)sig_op, pe)
             : sym_put_signal(dest, src, nbytes, sig_addr, signal, (sym_signal_op_t)sig_op, pe);
@@ -84,8 +112,8 @@ static void rma_put_signal(shmem_ctx_t ctx, const char *routine, void *dest, con
                      void, N##_get, (rma_get(ctx, routine, dest, source, nelems, sizeof(T), pe);), \
                      T *dest, const T *source, size_t nelems,                                      \
                      int pe) SYMSHMEM_DEF_CTX_(T, N##_g,                                           \
-                                               (T value; rma_get(ctx, routine, &value, source, 1,  \
-                                                                 sizeof(T), pe);                   \
+                                               (T value = 0; rma_get(ctx, routine, &value, source, \
+                                                                     1, sizeof(T), pe);            \
                                                 return value;),                                    \
                                                const T *source, int pe)                            \
                      SYMSHMEM_DEF_CTX_(                                                            \

@@ -76,7 +76,8 @@ static sym_status_t shmem_init_common(void)
     return st;
 }
 
-void shmem_init(void)
+SYMSHMEM_WEAK_(shmem_init)
+void pshmem_init(void)
 {
     sym_status_t st = shmem_init_common();
     if (st != SYM_OK) {
@@ -85,7 +86,8 @@ void shmem_init(void)
     }
 }
 
-int shmem_init_thread(int requested, int *provided)
+SYMSHMEM_WEAK_(shmem_init_thread)
+int pshmem_init_thread(int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         return -1;
@@ -96,13 +98,15 @@ int shmem_init_thread(int requested, int *provided)
     return 0;
 }
 
-void shmem_query_thread(int *provided)
+SYMSHMEM_WEAK_(shmem_query_thread)
+void pshmem_query_thread(int *provided)
 {
     if (provided)
         *provided = SHMEM_THREAD_MULTIPLE;
 }
 
-void shmem_finalize(void)
+SYMSHMEM_WEAK_(shmem_finalize)
+void pshmem_finalize(void)
 {
     if (!sym_initialized())
         return;
@@ -115,34 +119,44 @@ void shmem_finalize(void)
     }
 }
 
-void shmem_global_exit(int status)
+SYMSHMEM_WEAK_(shmem_global_exit)
+void pshmem_global_exit(int status)
 {
     fflush(stdout);
     sym_global_exit(status);
 }
 
-int shmem_my_pe(void)
+SYMSHMEM_WEAK_(shmem_my_pe)
+int pshmem_my_pe(void)
 {
     return sym_my_pe();
 }
-int shmem_n_pes(void)
+SYMSHMEM_WEAK_(shmem_n_pes)
+int pshmem_n_pes(void)
 {
     return sym_n_pes();
 }
-int shmem_pe_accessible(int pe)
+SYMSHMEM_WEAK_(shmem_pe_accessible)
+int pshmem_pe_accessible(int pe)
 {
+    symshmem_poll(); /* called in polling loops */
     return sym_pe_accessible(pe);
 }
-int shmem_addr_accessible(const void *addr, int pe)
+SYMSHMEM_WEAK_(shmem_addr_accessible)
+int pshmem_addr_accessible(const void *addr, int pe)
 {
+    symshmem_poll(); /* called in polling loops */
     return sym_addr_accessible(addr, pe);
 }
-void *shmem_ptr(const void *dest, int pe)
+SYMSHMEM_WEAK_(shmem_ptr)
+void *pshmem_ptr(const void *dest, int pe)
 {
+    symshmem_poll(); /* called in polling loops */
     return sym_ptr(dest, pe);
 }
 
-void shmem_info_get_version(int *major, int *minor)
+SYMSHMEM_WEAK_(shmem_info_get_version)
+void pshmem_info_get_version(int *major, int *minor)
 {
     if (major)
         *major = SHMEM_MAJOR_VERSION;
@@ -150,93 +164,114 @@ void shmem_info_get_version(int *major, int *minor)
         *minor = SHMEM_MINOR_VERSION;
 }
 
-void shmem_info_get_name(char *name)
+SYMSHMEM_WEAK_(shmem_info_get_name)
+void pshmem_info_get_name(char *name)
 {
     if (name)
         snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
 }
 
-void shmem_pcontrol(const int level, ...)
+SYMSHMEM_WEAK_(shmem_pcontrol)
+void pshmem_pcontrol(const int level, ...)
 {
     (void)level;
 }
 
 /* Deprecated setup and cache routines: caches are coherent here. */
-void start_pes(int npes)
+SYMSHMEM_WEAK_(start_pes)
+void pstart_pes(int npes)
 {
     (void)npes;
     shmem_init();
 }
-int _my_pe(void)
+SYMSHMEM_WEAK_(_my_pe)
+int p_my_pe(void)
 {
     return sym_my_pe();
 }
-int _num_pes(void)
+SYMSHMEM_WEAK_(_num_pes)
+int p_num_pes(void)
 {
     return sym_n_pes();
 }
-void shmem_set_cache_inv(void)
+SYMSHMEM_WEAK_(shmem_set_cache_inv)
+void pshmem_set_cache_inv(void)
 {
 }
-void shmem_set_cache_line_inv(void *dest)
-{
-    (void)dest;
-}
-void shmem_clear_cache_inv(void)
-{
-}
-void shmem_clear_cache_line_inv(void *dest)
+SYMSHMEM_WEAK_(shmem_set_cache_line_inv)
+void pshmem_set_cache_line_inv(void *dest)
 {
     (void)dest;
 }
-void shmem_udcflush(void)
+SYMSHMEM_WEAK_(shmem_clear_cache_inv)
+void pshmem_clear_cache_inv(void)
 {
 }
-void shmem_udcflush_line(void *dest)
+SYMSHMEM_WEAK_(shmem_clear_cache_line_inv)
+void pshmem_clear_cache_line_inv(void *dest)
+{
+    (void)dest;
+}
+SYMSHMEM_WEAK_(shmem_udcflush)
+void pshmem_udcflush(void)
+{
+}
+SYMSHMEM_WEAK_(shmem_udcflush_line)
+void pshmem_udcflush_line(void *dest)
 {
     (void)dest;
 }
 
 /* ---- memory ------------------------------------------------------------ */
 
-void *shmem_malloc(size_t size)
+SYMSHMEM_WEAK_(shmem_malloc)
+void *pshmem_malloc(size_t size)
 {
     return sym_malloc(size);
 }
-void *shmem_malloc_with_hints(size_t size, long hints)
+SYMSHMEM_WEAK_(shmem_malloc_with_hints)
+void *pshmem_malloc_with_hints(size_t size, long hints)
 {
     (void)hints;
     return sym_malloc(size);
 }
-void *shmem_calloc(size_t count, size_t size)
+SYMSHMEM_WEAK_(shmem_calloc)
+void *pshmem_calloc(size_t count, size_t size)
 {
     return sym_calloc(count, size);
 }
-void *shmem_align(size_t alignment, size_t size)
+SYMSHMEM_WEAK_(shmem_align)
+void *pshmem_align(size_t alignment, size_t size)
 {
     return sym_align(alignment, size);
 }
-void *shmem_realloc(void *ptr, size_t size)
+SYMSHMEM_WEAK_(shmem_realloc)
+void *pshmem_realloc(void *ptr, size_t size)
 {
     return sym_realloc(ptr, size);
 }
-void shmem_free(void *ptr)
+SYMSHMEM_WEAK_(shmem_free)
+void pshmem_free(void *ptr)
 {
     sym_free(ptr);
 }
-void *shmalloc(size_t size)
+SYMSHMEM_WEAK_(shmalloc)
+void *pshmalloc(size_t size)
 {
     return sym_malloc(size);
 }
-void *shmemalign(size_t alignment, size_t size)
+SYMSHMEM_WEAK_(shmemalign)
+void *pshmemalign(size_t alignment, size_t size)
 {
     return sym_align(alignment, size);
 }
-void *shrealloc(void *ptr, size_t size)
+SYMSHMEM_WEAK_(shrealloc)
+void *pshrealloc(void *ptr, size_t size)
 {
     return sym_realloc(ptr, size);
 }
-void shfree(void *ptr)
+SYMSHMEM_WEAK_(shfree)
+void pshfree(void *ptr)
 {
     sym_free(ptr);
 }

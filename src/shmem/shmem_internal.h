@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pshmem.h"
 #include "shmem.h"
 #include "symheap.h"
 
@@ -44,7 +45,9 @@ static inline void symshmem_check(const char *routine, sym_status_t status)
 }
 
 /* Global PE number of `pe` on `ctx` (PE numbers of a context created from a
- * team are that team's); ends the job on an invalid context. */
+ * team are that team's); -1 for SHMEM_CTX_INVALID, on which every operation
+ * is a no-op (OpenSHMEM 1.5: a routine given SHMEM_CTX_INVALID does
+ * nothing); ends the job on a destroyed or otherwise bad context. */
 int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine);
 
 static inline int symshmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *routine)
@@ -52,6 +55,17 @@ static inline int symshmem_ctx_pe(shmem_ctx_t ctx, int pe, const char *routine)
     if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1))
         return pe;
     return symshmem_ctx_pe_slow(ctx, pe, routine);
+}
+
+/* One progress pass of the transports that need this PE's calls to serve
+ * its peers (libfabric providers with manual progress; nothing otherwise).
+ * Every routine a program may call in a polling loop (the tests, the
+ * signal fetch, shmem_test_lock, the accessibility, pointer and context
+ * queries) makes one, as the blocking waits do between polls: a PE that
+ * polls with them keeps serving its peers' operations on it. */
+static inline void symshmem_poll(void)
+{
+    sym_make_progress();
 }
 
 /* Native team of a facade team, or SYM_TEAM_INVALID. */
@@ -84,17 +98,28 @@ sym_status_t symshmem_wait(const char *routine, bool (*ready)(void *arg), void *
 sym_status_t symshmem_active_barrier(const char *routine, int start, int log_stride, int size,
                                      long *psync, bool quiet);
 
+/* The profiling interface (pshmem.h): every routine is defined as the
+ * strong symbol pshmem_NAME, and shmem_NAME is a weak alias of it, so a
+ * tool's own shmem_NAME takes the program's calls and reaches the library
+ * through pshmem_NAME.  SYMSHMEM_WEAK_(shmem_NAME) precedes the definition
+ * of pshmem_NAME (deprecated names: SYMSHMEM_WEAK_(start_pes) before
+ * pstart_pes). */
+#define SYMSHMEM_WEAK_(name)                                                                       \
+    extern __typeof__(p##name) name __attribute__((weak, alias("p" #name)));
+
 /* Define shmem_ctx_NAME(shmem_ctx_t ctx, params) and shmem_NAME(params)
  * (the default context) with the same body, which sees `ctx` and `routine`
  * (the routine's name).  The body is given in parentheses. */
 #define SYMSHMEM_UNPAREN_(...) __VA_ARGS__
 #define SYMSHMEM_DEF_CTX_(ret, name, body, ...)                                                    \
-    ret shmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__)                                             \
+    SYMSHMEM_WEAK_(shmem_ctx_##name)                                                               \
+    ret pshmem_ctx_##name(shmem_ctx_t ctx, __VA_ARGS__)                                            \
     {                                                                                              \
         const char *routine = "shmem_ctx_" #name;                                                  \
         SYMSHMEM_UNPAREN_ body                                                                     \
     }                                                                                              \
-    ret shmem_##name(__VA_ARGS__)                                                                  \
+    SYMSHMEM_WEAK_(shmem_##name)                                                                   \
+    ret pshmem_##name(__VA_ARGS__)                                                                 \
     {                                                                                              \
         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                                       \
         const char *routine = "shmem_" #name;                                                      \

@@ -81,17 +81,21 @@ void symshmem_teams_fini(void)
     symshmem_team_world_.t = SYM_TEAM_INVALID;
 }
 
-int shmem_team_my_pe(shmem_team_t team)
+SYMSHMEM_WEAK_(shmem_team_my_pe)
+int pshmem_team_my_pe(shmem_team_t team)
 {
     return sym_team_my_pe(symshmem_native_team(team));
 }
-int shmem_team_n_pes(shmem_team_t team)
+SYMSHMEM_WEAK_(shmem_team_n_pes)
+int pshmem_team_n_pes(shmem_team_t team)
 {
     return sym_team_n_pes(symshmem_native_team(team));
 }
 
-int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+SYMSHMEM_WEAK_(shmem_team_get_config)
+int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
+    symshmem_poll(); /* called in polling loops */
     if (!team || team->t == SYM_TEAM_INVALID || !config)
         return -1;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
@@ -99,11 +103,22 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     return 0;
 }
 
-int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+SYMSHMEM_WEAK_(shmem_team_translate_pe)
+int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     if (!src_team || !dest_team)
         return -1;
     return sym_team_translate_pe(src_team->t, src_pe, dest_team->t);
+}
+
+SYMSHMEM_WEAK_(shmem_team_ptr)
+void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    symshmem_poll(); /* called in polling loops */
+    if (!team || team->t == SYM_TEAM_INVALID)
+        return NULL;
+    const int world_pe = sym_team_translate_pe(team->t, pe, sym_team_world());
+    return world_pe < 0 ? NULL : shmem_ptr(dest, world_pe);
 }
 
 /* Wrap a native team for the user; non-members get SHMEM_TEAM_INVALID. */
@@ -125,9 +140,10 @@ static int wrap_team(sym_team_t t, const shmem_team_config_t *config, long mask,
     return 0;
 }
 
-int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
-                             const shmem_team_config_t *config, long config_mask,
-                             shmem_team_t *new_team)
+SYMSHMEM_WEAK_(shmem_team_split_strided)
+int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                              const shmem_team_config_t *config, long config_mask,
+                              shmem_team_t *new_team)
 {
     if (!new_team)
         return -1;
@@ -139,10 +155,11 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     return wrap_team(t, config, config_mask, new_team);
 }
 
-int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
-                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
-                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
-                        long yaxis_mask, shmem_team_t *yaxis_team)
+SYMSHMEM_WEAK_(shmem_team_split_2d)
+int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                         long yaxis_mask, shmem_team_t *yaxis_team)
 {
     if (!xaxis_team || !yaxis_team)
         return -1;
@@ -159,7 +176,8 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     return 0;
 }
 
-void shmem_team_destroy(shmem_team_t team)
+SYMSHMEM_WEAK_(shmem_team_destroy)
+void pshmem_team_destroy(shmem_team_t team)
 {
     if (!team || team->predefined)
         return;
@@ -177,7 +195,8 @@ void shmem_team_destroy(shmem_team_t team)
 
 /* ---- contexts ---------------------------------------------------------- */
 
-int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+SYMSHMEM_WEAK_(shmem_team_create_ctx)
+int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     if (!ctx)
         return -1;
@@ -197,12 +216,14 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     return 0;
 }
 
-int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+SYMSHMEM_WEAK_(shmem_ctx_create)
+int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
     return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
 }
 
-void shmem_ctx_destroy(shmem_ctx_t ctx)
+SYMSHMEM_WEAK_(shmem_ctx_destroy)
+void pshmem_ctx_destroy(shmem_ctx_t ctx)
 {
     if (!ctx || ctx == SHMEM_CTX_DEFAULT)
         return;
@@ -217,8 +238,10 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     free(ctx);
 }
 
-int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+SYMSHMEM_WEAK_(shmem_ctx_get_team)
+int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
+    symshmem_poll(); /* called in polling loops */
     if (!team)
         return -1;
     if (!ctx || !ctx->team) { /* invalid, or its team was destroyed */
@@ -236,7 +259,9 @@ int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
                        "context %p was destroyed with its team (shmem_team_destroy "
                        "destroys the contexts made from the team)",
                        (void *)ctx);
-    if (!ctx || !ctx->live)
+    if (ctx == SHMEM_CTX_INVALID)
+        return -1; /* the caller does nothing */
+    if (!ctx->live)
         symshmem_failf(routine, "invalid context %p", (void *)ctx);
     if (ctx->team == SHMEM_TEAM_WORLD)
         return pe;
@@ -249,23 +274,29 @@ int symshmem_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *routine)
 
 /* ---- ordering ---------------------------------------------------------- */
 
-void shmem_fence(void)
+SYMSHMEM_WEAK_(shmem_fence)
+void pshmem_fence(void)
 {
     symshmem_check("shmem_fence", sym_fence());
 }
-void shmem_quiet(void)
+SYMSHMEM_WEAK_(shmem_quiet)
+void pshmem_quiet(void)
 {
     symshmem_check("shmem_quiet", sym_quiet());
 }
 
-void shmem_ctx_fence(shmem_ctx_t ctx)
+SYMSHMEM_WEAK_(shmem_ctx_fence)
+void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    symshmem_ctx_pe(ctx, 0, "shmem_ctx_fence");
+    if (symshmem_ctx_pe(ctx, 0, "shmem_ctx_fence") < 0)
+        return;
     symshmem_check("shmem_ctx_fence", sym_fence());
 }
 
-void shmem_ctx_quiet(shmem_ctx_t ctx)
+SYMSHMEM_WEAK_(shmem_ctx_quiet)
+void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    symshmem_ctx_pe(ctx, 0, "shmem_ctx_quiet");
+    if (symshmem_ctx_pe(ctx, 0, "shmem_ctx_quiet") < 0)
+        return;
     symshmem_check("shmem_ctx_quiet", sym_quiet());
 }

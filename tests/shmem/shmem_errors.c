@@ -8,7 +8,6 @@
  *   badaddr  shmem_int_get from a stack address
  *   timeout  every PE waits (shmem_long_wait_until) on a word nobody sets:
  *            the first to reach SYMHEAP_TIMEOUT ends the job
- *   badctx   shmem_ctx_long_p on SHMEM_CTX_INVALID
  *   deadctx  shmem_ctx_long_p on a context whose team was destroyed
  */
 #include "check.h"
@@ -48,8 +47,6 @@ int main(int argc, char **argv)
             shmem_long_put(sym, stack, 1, npes);
         else if (strcmp(argv[1], "badaddr") == 0)
             shmem_int_get(istack, istack + 1, 1, 0);
-        else if (strcmp(argv[1], "badctx") == 0)
-            shmem_ctx_long_p(SHMEM_CTX_INVALID, sym, 1, 0);
         else if (strcmp(argv[1], "deadctx") == 0)
             shmem_ctx_long_p(dead, sym, 1, 0);
         fprintf(stderr, "PE 0: the mistake '%s' was not reported\n", argv[1]);

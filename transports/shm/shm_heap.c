@@ -68,17 +68,17 @@ const char *shm_segment_check(int fd, size_t len)
     return NULL;
 }
 
-/* mmap `fd` at an address aligned to SYM_HEAP_BASE_ALIGN: reserve a larger
- * range, place the mapping at its aligned start, return the slack but the
- * `extra` bytes after the mapping, kept reserved (inaccessible) for the
- * owner's global variables. */
-static void *map_aligned(int fd, size_t len, size_t extra)
+/* mmap `fd` at an address aligned to `align` (a power of two): reserve a
+ * larger range, place the mapping at its aligned start, return the slack
+ * but the `extra` bytes after the mapping, kept reserved (inaccessible) for
+ * the owner's global variables. */
+static void *map_aligned(int fd, size_t len, size_t extra, size_t align)
 {
-    size_t span = len + extra + SYM_HEAP_BASE_ALIGN;
+    size_t span = len + extra + align;
     uint8_t *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED)
         return MAP_FAILED;
-    uintptr_t a = ((uintptr_t)r + SYM_HEAP_BASE_ALIGN - 1) & ~(uintptr_t)(SYM_HEAP_BASE_ALIGN - 1);
+    uintptr_t a = ((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1);
     void *p = mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         munmap(r, span);
@@ -123,7 +123,7 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
                        heap_len, me, strerror(err));
         goto fail_free;
     }
-    void *base = map_aligned(t->fd, heap_len, data_len);
+    void *base = map_aligned(t->fd, heap_len, data_len, sym_heap_own_align(heap_len));
     if (base == MAP_FAILED) {
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
                        strerror(errno));
@@ -155,7 +155,7 @@ sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int
                          "sym_init: PE %d's heap is not a segment of this job (%s; expected a "
                          "sealed memfd of uid %u, %zu bytes): refusing to map it",
                          pe, bad, (unsigned)getuid(), t->heap_len);
-    void *p = map_aligned(fd, t->heap_len, t->data_len);
+    void *p = map_aligned(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
     if (p == MAP_FAILED)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
                          strerror(errno));
