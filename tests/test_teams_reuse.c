@@ -57,7 +57,7 @@ static void disjoint_body(int me, int n, void *arg)
     /* rows of a grid share one mailbox slot (they are disjoint): the same
      * exercise through the same offsets on different PEs */
     sym_team_t row, col;
-    PE_OK(sym_team_split_2d(sym_team_world(), 2, &row, &col));
+    PE_OK(sym_team_split_2d_ragged(sym_team_world(), 2, &row, &col));
     hammer(row, 3 + me / 2, 150);
     PE_OK(sym_barrier_all());
     hammer(col, 10 + me % 2, 100);
@@ -133,13 +133,13 @@ static void exhaust_body(int me, int n, void *arg)
     sym_team_t a, b, c = (sym_team_t)1, x = (sym_team_t)1, y = (sym_team_t)1;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &a));
     PE_OK(sym_team_create(sym_team_world(), (int[]){0}, 1, &b));
-    /* b holds the second slot only on PE 0, but a split is agreed over the
-     * parent: the slot is in use somewhere, so the world cannot have it */
+    /* b holds the second area only on PE 0, but a split is agreed over the
+     * parent: the area is in use somewhere, so the world cannot have it */
     sym_status_t st = sym_team_split_strided(sym_team_world(), 0, 1, n, &c);
     PE_ASSERT(st == SYM_ERR_NO_MEMORY, "a third team returned %s: %s", sym_status_name(st),
               sym_last_error());
     PE_ASSERT(c == SYM_TEAM_INVALID, "the failed split left a handle");
-    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_TEAM_SLOTS") != NULL,
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_TEAM_REGION_SIZE") != NULL,
               "the message does not say what to raise: %s", sym_last_error());
     PE_FAILS_WITH(sym_team_split_2d(sym_team_world(), 1, &x, &y), SYM_ERR_NO_MEMORY);
     PE_ASSERT(x == SYM_TEAM_INVALID && y == SYM_TEAM_INVALID, "failed split_2d left handles");
@@ -187,6 +187,8 @@ ParameterizedTestParameters(teams, slot_exhaustion)
 
 ParameterizedTest(int *npes, teams, slot_exhaustion)
 {
-    static const char *const env[] = {"SYMHEAP_TEAM_SLOTS=2", NULL};
+    /* room for two team areas */
+    static const char *const env[] = {"SYMHEAP_TEAM_REGION_SIZE=128K", "SYMHEAP_TEAM_AREA_SIZE=64K",
+                                      NULL};
     run_pes_env(*npes, env, exhaust_body, NULL);
 }

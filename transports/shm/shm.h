@@ -25,14 +25,13 @@
 struct sym_boot;
 
 /* Create and map this PE's heap object of `heap_len` bytes (zero-filled;
- * with `prealloc`, its memory is reserved now so exhaustion is reported
- * here).  Every heap mapping (mine and peers') is followed by `data_len`
- * reserved bytes where the owner's global variables get mapped
- * (shm_globals.c).  The instance is connected by shm_transport_class's
- * create (*tp_p in: this instance) or shm_transport_connect.
- * Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
+ * the memory of its first `prealloc_len` bytes is reserved now, so
+ * exhaustion is reported here; 0: none).  Every heap mapping (mine and peers') is followed by
+ * `data_len` reserved bytes where the owner's global variables get mapped (shm_globals.c).  The
+ * instance is connected by shm_transport_class's create (*tp_p in: this instance) or
+ * shm_transport_connect. Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
 sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
-                                  size_t heap_len, size_t data_len, bool prealloc,
+                                  size_t heap_len, size_t data_len, size_t prealloc_len,
                                   struct sym_transport **tp_p, uint8_t **base_p);
 
 /* Map the heap of every peer with local[pe] set (all PEs if local is NULL)

@@ -48,7 +48,7 @@ static void *map_aligned(int fd, size_t len, size_t extra)
 }
 
 sym_status_t shm_transport_create(const char *key, const char *owner, int me, int npes,
-                                  size_t heap_len, size_t data_len, bool prealloc,
+                                  size_t heap_len, size_t data_len, size_t prealloc_len,
                                   struct sym_transport **tp_p, uint8_t **base_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
@@ -75,14 +75,17 @@ sym_status_t shm_transport_create(const char *key, const char *owner, int me, in
                        strerror(errno));
         goto fail_free;
     }
-    int rc = prealloc ? posix_fallocate(fd, 0, (off_t)heap_len)
-                      : (ftruncate(fd, (off_t)heap_len) ? errno : 0);
+    /* The part past prealloc_len (the team region) gets its memory when
+     * it is used; the rest is reserved now if asked. */
+    int rc = ftruncate(fd, (off_t)heap_len) ? errno : 0;
+    if (rc == 0 && prealloc_len)
+        rc = posix_fallocate(fd, 0, (off_t)(prealloc_len < heap_len ? prealloc_len : heap_len));
     if (rc != 0) {
         st = sym_error(rc == ENOSPC || rc == ENOMEM || rc == EFBIG ? SYM_ERR_NO_MEMORY
                                                                    : SYM_ERR_SYSTEM,
                        "sym_init: cannot reserve a %zu-byte heap for PE %d in /dev/shm: %s "
                        "(lower SYMHEAP_HEAP_SIZE?)",
-                       heap_len, me, strerror(rc));
+                       prealloc_len ? prealloc_len : heap_len, me, strerror(rc));
         goto fail_unlink;
     }
     void *base = map_aligned(fd, heap_len, data_len);
