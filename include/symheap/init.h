@@ -40,9 +40,9 @@ extern "C" {
  * in half of that host's free /dev/shm space (a whole number of MiB, at
  * least 1 MiB), the other half staying for split teams' mailboxes and the
  * rest of the host.  A job that cannot fit fails here, on every PE alike,
- * with SYM_ERR_NO_MEMORY naming the PEs per host and the sizes (a set
- * SYMHEAP_HEAP_SIZE is checked against all of the free space, with
- * SYMHEAP_HEAP_PREALLOC on).
+ * with SYM_ERR_NO_MEMORY naming the PEs per host and the sizes.  A set
+ * SYMHEAP_HEAP_SIZE is used as it is (with SYMHEAP_HEAP_PREALLOC on, a PE
+ * that cannot back it fails here with SYM_ERR_NO_MEMORY naming the size).
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);
 

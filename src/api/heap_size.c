@@ -9,9 +9,9 @@
  * (at most SYM_HEAP_SIZE_DEFAULT) that lets every PE of the most crowded
  * host fit, mailboxes included, in half of that host's free space; the
  * other half stays for split teams' mailboxes (taken on demand) and
- * everything else on the host.  A size that is set, or a default below
- * 1 MiB, that does not fit is refused here with the sizes, on every PE
- * alike, instead of failing on some PEs while others wait for them.
+ * everything else on the host.  A default below 1 MiB is refused here with
+ * the sizes, on every PE alike, instead of failing on some PEs while
+ * others wait for them.  A size that is set is used as it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,13 @@ static void mib(char *buf, size_t len, uint64_t bytes)
 sym_status_t sym_heap_size_choose(struct sym_boot *boot, const struct sym_config *cfg,
                                   size_t *heap_size_p)
 {
+    /* A size that is set needs no agreement: heaps are made as soon as each
+     * PE gets here (a PE that cannot back its heap says so, naming the
+     * size), without waiting for the slowest PE to start. */
+    if (cfg->set.heap_size) {
+        *heap_size_p = cfg->heap_size;
+        return SYM_OK;
+    }
     const int n = boot->size;
     struct shm_card mine = {.free_bytes = shm_free()};
     sym_host_identity(mine.host, sizeof(mine.host));
@@ -83,40 +90,24 @@ sym_status_t sym_heap_size_choose(struct sym_boot *boot, const struct sym_config
                          cfg->mailbox_size);
     const uint64_t fixed = l.user_off; /* control block, sync area, mailboxes */
     char fbuf[32], sbuf[32], tbuf[32];
-    if (!cfg->set.heap_size) {
-        uint64_t size = SYM_HEAP_SIZE_DEFAULT;
-        if (worst_share != UINT64_MAX) {
-            const uint64_t half = worst_share / 2;
-            const uint64_t fit = half > fixed ? (half - fixed) >> 20 << 20 : 0;
-            if (fit < size)
-                size = fit;
-        }
-        if (size < (UINT64_C(1) << 20)) {
-            mib(fbuf, sizeof(fbuf), worst_free);
-            mib(sbuf, sizeof(sbuf), worst_share / 2);
-            mib(tbuf, sizeof(tbuf), fixed);
-            return sym_error(SYM_ERR_NO_MEMORY,
-                             "sym_init: /dev/shm has %s free for %d PEs on one host: half of "
-                             "it is %s per PE, less than the %s of mailboxes and control "
-                             "block plus 1 MiB of heap each (free /dev/shm, run fewer PEs per "
-                             "host, or lower SYMHEAP_MAILBOX_SIZE)",
-                             fbuf, worst_local, sbuf, tbuf);
-        }
-        *heap_size_p = (size_t)size;
-        return SYM_OK;
+    uint64_t size = SYM_HEAP_SIZE_DEFAULT;
+    if (worst_share != UINT64_MAX) {
+        const uint64_t half = worst_share / 2;
+        const uint64_t fit = half > fixed ? (half - fixed) >> 20 << 20 : 0;
+        if (fit < size)
+            size = fit;
     }
-    const uint64_t per_pe = fixed + sym_round_up(cfg->heap_size, SYM_PAGE);
-    if (cfg->heap_prealloc && worst_share != UINT64_MAX && per_pe > worst_share) {
+    if (size < (UINT64_C(1) << 20)) {
         mib(fbuf, sizeof(fbuf), worst_free);
-        mib(sbuf, sizeof(sbuf), per_pe);
-        mib(tbuf, sizeof(tbuf), per_pe * (uint64_t)worst_local);
+        mib(sbuf, sizeof(sbuf), worst_share / 2);
+        mib(tbuf, sizeof(tbuf), fixed);
         return sym_error(SYM_ERR_NO_MEMORY,
-                         "sym_init: %d PEs on one host need %d x %s = %s of /dev/shm for their "
-                         "heaps (SYMHEAP_HEAP_SIZE=%zu plus mailboxes), but only %s is free: "
-                         "lower SYMHEAP_HEAP_SIZE (unset, it is sized to fit) or "
-                         "SYMHEAP_MAILBOX_SIZE",
-                         worst_local, worst_local, sbuf, tbuf, cfg->heap_size, fbuf);
+                         "sym_init: /dev/shm has %s free for %d PEs on one host: half of "
+                         "it is %s per PE, less than the %s of mailboxes and control "
+                         "block plus 1 MiB of heap each (free /dev/shm, run fewer PEs per "
+                         "host, or lower SYMHEAP_MAILBOX_SIZE)",
+                         fbuf, worst_local, sbuf, tbuf);
     }
-    *heap_size_p = cfg->heap_size;
+    *heap_size_p = (size_t)size;
     return SYM_OK;
 }
