@@ -103,7 +103,7 @@ sym_status_t sym_team_areas_agree(struct sym_coll *c, int nfam, const uint64_t b
     memcpy(mine, region.used, region.nwords * sizeof(uint64_t));
     if (nextra)
         memcpy(mine + region.nwords, extra, nextra * sizeof(uint64_t));
-    sym_status_t st = sym_allreduce_naive(c, all, mine, words, SYM_UINT64, SYM_OP_BOR);
+    sym_status_t st = sym_allreduce_rd(c, all, mine, words, SYM_UINT64, SYM_OP_BOR);
     if (st == SYM_OK) {
         memcpy(region.agreed, all, region.nwords * sizeof(uint64_t));
         if (nextra)

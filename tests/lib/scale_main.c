@@ -2,9 +2,10 @@
  * scale_main.c - one job of many PEs on one host through every collective
  * once: `symrun -n N scale_main`.  Each collective's result is checked
  * against a locally computed reference; then a split team, a 2-D mesh and
- * sym_team_split_shared run a collective each.  PE 0 prints the job's
- * figures: init time (the slowest PE's), the heap layout and the /dev/shm
- * space the job's heaps use per PE after init and with the teams made.
+ * sym_team_split_shared run an allreduce each.  PE 0 prints the job's
+ * figures: init time (the slowest PE's), the heap layout, the memory
+ * resident in a PE's own heap after init and with the teams made, and how
+ * long the collectives and the teams took.
  * Exits 0 ("scale: N PEs ok"), or names the failed check and exits 1.
  */
 #include <stdint.h>
@@ -154,7 +155,10 @@ int main(void)
     PE_ASSERT(mark, "sym_malloc: %s", sym_last_error());
     double rss = heap_rss(mark), after_init = 0, with_teams = 0;
     PE_OK(sym_allreduce(sym_team_world(), &after_init, &rss, 1, SYM_DOUBLE, SYM_OP_MAX, NULL));
+    double t1 = now_s();
     every_collective(sym_team_world());
+    const double coll_s = now_s() - t1;
+    t1 = now_s();
     /* a split team of every PE, a 2-D mesh (rows of 4 where they fit) and
      * the shared-memory split: one collective each */
     sym_team_t all, mesh[2], shared;
@@ -171,9 +175,9 @@ int main(void)
         PE_OK(sym_allreduce(teams[i], &sum, &one, 1, SYM_INT64, SYM_OP_SUM, NULL));
         PE_ASSERT(sum == sym_team_n_pes(teams[i]), "team %d: sum %lld", i, (long long)sum);
     }
-    every_collective(all);
     for (int i = 0; i < 4; i++)
         PE_OK(sym_team_destroy(teams[i]));
+    const double teams_s = now_s() - t1;
     sym_free(mark);
     uint64_t mailbox = 0, area = 0;
     PE_OK(sym_config_uint("SYMHEAP_MAILBOX_SIZE", &mailbox));
@@ -181,9 +185,11 @@ int main(void)
     if (me == 0)
         printf("scale: %d PEs: init %.2f s (slowest PE), heap %.2f MiB + mailboxes %.2f MiB "
                "per PE; resident in a PE's own heap (most of any PE): %.3f MiB after init, "
-               "%.3f MiB with 4 teams (SYMHEAP_TEAM_AREA_SIZE %.0f KiB)\n",
+               "%.3f MiB with 4 teams (SYMHEAP_TEAM_AREA_SIZE %.0f KiB); PE 0: every "
+               "collective once %.2f s, 4 teams made, used and destroyed %.2f s\n",
                n, slowest, (double)heap / 1048576.0, (double)mailbox / 1048576.0,
-               after_init / 1048576.0, with_teams / 1048576.0, (double)area / 1024.0);
+               after_init / 1048576.0, with_teams / 1048576.0, (double)area / 1024.0, coll_s,
+               teams_s);
     PE_OK(sym_finalize());
     if (me == 0)
         printf("scale: %d PEs ok\n", n);
