@@ -279,3 +279,32 @@ Test(teams_many, mesh_costs_one_area_per_dimension, .timeout = HARNESS_CR_TIMEOU
     static const char *const env[] = {"SYMHEAP_TEAM_REGION_SIZE=128K", NULL};
     run_pes_env(8, env, mesh_compact_body, NULL);
 }
+
+#ifdef SYM_HAVE_OFI
+/* Every PE reached through libfabric is a group of its own: split_shared
+ * makes one team per PE, and all of them share one area offset, so a
+ * region of one area is enough however many groups there are. */
+static void shared_groups_body(int me, int n, void *arg)
+{
+    (void)arg;
+    sym_team_t shared;
+    PE_OK(sym_team_split_shared(sym_team_world(), &shared));
+    expect_team(shared, (int[]){me}, 1, "a group of one");
+    expect_team_works(shared, (int[]){me}, 1, "a group of one");
+    /* the one area is taken on every PE: a second team does not fit */
+    sym_team_t t = (sym_team_t)1;
+    PE_FAILS_WITH(sym_team_split_strided(sym_team_world(), 0, 1, n, &t), SYM_ERR_NO_MEMORY);
+    PE_OK(sym_team_destroy(shared));
+    PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &t));
+    PE_OK(sym_team_destroy(t));
+}
+
+Test(teams_many, shared_groups_share_one_area, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    static const char *const env[] = {
+        "SYMHEAP_TRANSPORT=ofi",        "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+        "FI_OFI_RXM_MSG_TX_SIZE=32",    "FI_OFI_RXM_MSG_RX_SIZE=32",
+        "SYMHEAP_TEAM_REGION_SIZE=64K", NULL};
+    run_pes_env(4, env, shared_groups_body, NULL);
+}
+#endif
