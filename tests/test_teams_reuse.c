@@ -1,7 +1,7 @@
 /*
  * test_teams_reuse.c - teams over time: collectives on disjoint teams at the same
- * time, many teams made and destroyed in turn (slot reuse), and running
- * out of team slots.
+ * time, many teams made and destroyed in turn (area reuse), and running
+ * out of room in the team region.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -54,7 +54,7 @@ static void disjoint_body(int me, int n, void *arg)
     if (hi)
         PE_OK(sym_team_destroy(hi));
     PE_OK(sym_barrier_all());
-    /* rows of a grid share one mailbox slot (they are disjoint): the same
+    /* rows of a grid share one mailbox area (they are disjoint): the same
      * exercise through the same offsets on different PEs */
     sym_team_t row, col;
     PE_OK(sym_team_split_2d_ragged(sym_team_world(), 2, &row, &col));
@@ -110,7 +110,7 @@ static void recreate_body(int me, int n, void *arg)
             PE_OK(sym_team_destroy(u));
         old[c] = t;
     }
-    /* every handle ever destroyed stays dead, even though its slot was
+    /* every handle ever destroyed stays dead, even though its area was
      * reused many times */
     for (int c = 0; c < 200; c++)
         PE_ASSERT(sym_team_n_pes(old[c]) == -1, "destroyed handle %d answers", c);
@@ -150,17 +150,17 @@ static void exhaust_body(int me, int n, void *arg)
     expect_team_works(sym_team_world(), all, n, "world after exhaustion");
     expect_team_works(a, all, n, "first team after exhaustion");
     expect_team_works(b, (int[]){0}, 1, "second team after exhaustion");
-    /* a slot freed is a slot for the next team */
+    /* an area freed is an area for the next team */
     PE_OK(sym_team_destroy(a));
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &c));
     for (int i = 0; i < n; i++)
         all[i] = n - 1 - i;
-    expect_team_works(c, all, n, "team in the freed slot");
+    expect_team_works(c, all, n, "team in the freed area");
     PE_OK(sym_team_destroy(c));
     if (b)
         PE_OK(sym_team_destroy(b));
-    /* disjoint teams may share a slot: two halves take one slot each, and
-     * inside each half the other half's slot is still free */
+    /* disjoint teams may share an area: two halves take one area each, and
+     * inside each half the other half's area is still free */
     if (n >= 2) {
         const int h = n / 2;
         sym_team_t lo, hi, inner;
