@@ -205,13 +205,13 @@ ParameterizedTest(int *npes, coll_runahead, tiny_ring_wraps)
 {
     /* the default mailbox: 64 tiny slots per link on the world up to 8 PEs,
      * 16..32 on a split team */
-    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=4M",
-                                      "SYMHEAP_HEAP_SIZE=32M", NULL};
+    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=2M",
+                                      "SYMHEAP_TEAM_AREA_SIZE=128K", "SYMHEAP_HEAP_SIZE=32M", NULL};
     run_pes_env(*npes, env, tiny_wrap_body, NULL);
 }
 
 /* A sender that ran ahead destroys the team at once, then every PE makes a
- * new team, which takes the same mailbox slot: the old team's data must all
+ * new team, which takes the same mailbox area: the old team's data must all
  * have arrived, and no late credit of the old team may land in the new
  * team's flags. */
 static void destroy_body(int me, int n, void *arg)
@@ -241,7 +241,7 @@ ParameterizedTestParameters(coll_runahead, team_destroy)
 
 ParameterizedTest(int *npes, coll_runahead, team_destroy)
 {
-    static const char *const env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_SLOTS=1",
+    static const char *const env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_AREA_SIZE=2M",
                                       "SYMHEAP_COLL_RUNAHEAD=1", NULL};
     run_pes_env(*npes, env, destroy_body, NULL);
 }

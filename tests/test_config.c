@@ -103,8 +103,9 @@ static const struct env_case bad_env[] = {
 #endif
     {"SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
      SYM_ERR_CONFIG, "tcp;ofi_rxm"},
-    {"SYMHEAP_TEAM_SLOTS", "0", SYM_ERR_CONFIG, "16"},
-    {"SYMHEAP_TEAM_SLOTS", "65", SYM_ERR_CONFIG, "16"},
+    {"SYMHEAP_TEAM_AREA_SIZE", "1K", SYM_ERR_CONFIG, "64K"},
+    {"SYMHEAP_TEAM_AREA_SIZE", "1G", SYM_ERR_CONFIG, "64K"},
+    {"SYMHEAP_TEAM_REGION_SIZE", "lots", SYM_ERR_CONFIG, "128M"},
     {"SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd"},
@@ -501,7 +502,7 @@ Test(config, accepted_spellings)
     struct sym_config cfg;
     clear_symheap_env();
     cr_assert(sym_config_load(&cfg) == SYM_OK, "defaults rejected: %s", sym_last_error());
-    cr_expect(cfg.heap_size == 256 * MiB && cfg.timeout == 60 && !cfg.debug &&
+    cr_expect(cfg.heap_size == 0 && cfg.timeout == 60 && !cfg.debug &&
                   cfg.mailbox_size == 4 * MiB && cfg.heap_prealloc &&
                   !strcmp(cfg.transport.s, "auto") && cfg.wait_spin == 2000 &&
                   cfg.wait_yield_us == 2000,

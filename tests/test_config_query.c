@@ -18,8 +18,8 @@ static void values_body(int me, int npes, void *arg)
     PE_ASSERT(v == 96 * 1024, "SYMHEAP_SHMEM_ONECOPY_MIN=96K gives %llu", (unsigned long long)v);
     PE_OK(sym_config_uint("SYMHEAP_DEBUG", &v));
     PE_ASSERT(v == 1, "SYMHEAP_DEBUG=yes gives %llu", (unsigned long long)v);
-    PE_OK(sym_config_uint("SYMHEAP_TEAM_SLOTS", &v));
-    PE_ASSERT(v == 12, "SYMHEAP_TEAM_SLOTS=12 gives %llu", (unsigned long long)v);
+    PE_OK(sym_config_uint("SYMHEAP_TEAM_AREA_SIZE", &v));
+    PE_ASSERT(v == 32 * 1024, "SYMHEAP_TEAM_AREA_SIZE=32K gives %llu", (unsigned long long)v);
     PE_OK(sym_config_uint("SYMHEAP_CHUNK_SIZE", &v)); /* unset: its default */
     PE_ASSERT(v == 256 * 1024, "SYMHEAP_CHUNK_SIZE default gives %llu", (unsigned long long)v);
 }
@@ -27,7 +27,7 @@ static void values_body(int me, int npes, void *arg)
 Test(config_query, values, .timeout = HARNESS_CR_TIMEOUT(120))
 {
     static const char *const env[] = {"SYMHEAP_SHMEM_ONECOPY_MIN=96K", "SYMHEAP_DEBUG=yes",
-                                      "SYMHEAP_TEAM_SLOTS=12", NULL};
+                                      "SYMHEAP_TEAM_AREA_SIZE=32K", NULL};
     run_pes_env(1, env, values_body, NULL);
 }
 

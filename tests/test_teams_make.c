@@ -144,7 +144,15 @@ static void grid_case(sym_team_t parent, int xrange)
     char what[96];
     snprintf(what, sizeof(what), "split_2d(xrange %d) of %d PEs", xrange, n);
     sym_team_t x = SYM_TEAM_INVALID, y = SYM_TEAM_INVALID;
-    PE_OK(sym_team_split_2d(parent, xrange, &x, &y));
+    if (n % xrange != 0) {
+        /* a short last row is refused unless asked for */
+        sym_status_t st = sym_team_split_2d(parent, xrange, &x, &y);
+        PE_ASSERT(st == SYM_ERR_INVALID_ARG && x == SYM_TEAM_INVALID && y == SYM_TEAM_INVALID,
+                  "%s: a short last row gave %s: %s", what, sym_status_name(st), sym_last_error());
+        PE_OK(sym_team_split_2d_ragged(parent, xrange, &x, &y));
+    } else {
+        PE_OK(sym_team_split_2d(parent, xrange, &x, &y));
+    }
     const int xr = xrange < n ? xrange : n;
     int row[MAXN] = {0}, col[MAXN] = {0}, nrow = 0, ncol = 0;
     /* my row: parent members y*xr .. ; the last row may be short */

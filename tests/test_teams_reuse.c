@@ -1,7 +1,7 @@
 /*
  * test_teams_reuse.c - teams over time: collectives on disjoint teams at the same
- * time, many teams made and destroyed in turn (slot reuse), and running
- * out of team slots.
+ * time, many teams made and destroyed in turn (area reuse), and running
+ * out of room in the team region.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -54,10 +54,10 @@ static void disjoint_body(int me, int n, void *arg)
     if (hi)
         PE_OK(sym_team_destroy(hi));
     PE_OK(sym_barrier_all());
-    /* rows of a grid share one mailbox slot (they are disjoint): the same
+    /* rows of a grid share one mailbox area (they are disjoint): the same
      * exercise through the same offsets on different PEs */
     sym_team_t row, col;
-    PE_OK(sym_team_split_2d(sym_team_world(), 2, &row, &col));
+    PE_OK(sym_team_split_2d_ragged(sym_team_world(), 2, &row, &col));
     hammer(row, 3 + me / 2, 150);
     PE_OK(sym_barrier_all());
     hammer(col, 10 + me % 2, 100);
@@ -110,7 +110,7 @@ static void recreate_body(int me, int n, void *arg)
             PE_OK(sym_team_destroy(u));
         old[c] = t;
     }
-    /* every handle ever destroyed stays dead, even though its slot was
+    /* every handle ever destroyed stays dead, even though its area was
      * reused many times */
     for (int c = 0; c < 200; c++)
         PE_ASSERT(sym_team_n_pes(old[c]) == -1, "destroyed handle %d answers", c);
@@ -133,13 +133,13 @@ static void exhaust_body(int me, int n, void *arg)
     sym_team_t a, b, c = (sym_team_t)1, x = (sym_team_t)1, y = (sym_team_t)1;
     PE_OK(sym_team_split_strided(sym_team_world(), 0, 1, n, &a));
     PE_OK(sym_team_create(sym_team_world(), (int[]){0}, 1, &b));
-    /* b holds the second slot only on PE 0, but a split is agreed over the
-     * parent: the slot is in use somewhere, so the world cannot have it */
+    /* b holds the second area only on PE 0, but a split is agreed over the
+     * parent: the area is in use somewhere, so the world cannot have it */
     sym_status_t st = sym_team_split_strided(sym_team_world(), 0, 1, n, &c);
     PE_ASSERT(st == SYM_ERR_NO_MEMORY, "a third team returned %s: %s", sym_status_name(st),
               sym_last_error());
     PE_ASSERT(c == SYM_TEAM_INVALID, "the failed split left a handle");
-    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_TEAM_SLOTS") != NULL,
+    PE_ASSERT(strstr(sym_last_error(), "SYMHEAP_TEAM_REGION_SIZE") != NULL,
               "the message does not say what to raise: %s", sym_last_error());
     PE_FAILS_WITH(sym_team_split_2d(sym_team_world(), 1, &x, &y), SYM_ERR_NO_MEMORY);
     PE_ASSERT(x == SYM_TEAM_INVALID && y == SYM_TEAM_INVALID, "failed split_2d left handles");
@@ -150,17 +150,17 @@ static void exhaust_body(int me, int n, void *arg)
     expect_team_works(sym_team_world(), all, n, "world after exhaustion");
     expect_team_works(a, all, n, "first team after exhaustion");
     expect_team_works(b, (int[]){0}, 1, "second team after exhaustion");
-    /* a slot freed is a slot for the next team */
+    /* an area freed is an area for the next team */
     PE_OK(sym_team_destroy(a));
     PE_OK(sym_team_split_strided(sym_team_world(), n - 1, -1, n, &c));
     for (int i = 0; i < n; i++)
         all[i] = n - 1 - i;
-    expect_team_works(c, all, n, "team in the freed slot");
+    expect_team_works(c, all, n, "team in the freed area");
     PE_OK(sym_team_destroy(c));
     if (b)
         PE_OK(sym_team_destroy(b));
-    /* disjoint teams may share a slot: two halves take one slot each, and
-     * inside each half the other half's slot is still free */
+    /* disjoint teams may share an area: two halves take one area each, and
+     * inside each half the other half's area is still free */
     if (n >= 2) {
         const int h = n / 2;
         sym_team_t lo, hi, inner;
@@ -187,6 +187,8 @@ ParameterizedTestParameters(teams, slot_exhaustion)
 
 ParameterizedTest(int *npes, teams, slot_exhaustion)
 {
-    static const char *const env[] = {"SYMHEAP_TEAM_SLOTS=2", NULL};
+    /* room for two team areas */
+    static const char *const env[] = {"SYMHEAP_TEAM_REGION_SIZE=128K", "SYMHEAP_TEAM_AREA_SIZE=64K",
+                                      NULL};
     run_pes_env(*npes, env, exhaust_body, NULL);
 }

@@ -35,6 +35,14 @@ extern "C" {
  * SYM_ERR_TIMEOUT (a PE never showed up: the message names it),
  * SYM_ERR_UNAVAILABLE (PMIx launcher but no PMIx support built in),
  * SYM_ERR_SYSTEM.  On failure nothing stays allocated and init may be retried.
+ * Heap size: SYMHEAP_HEAP_SIZE if set; unset, 256 MiB, or less so that the
+ * heaps of all PEs on the most crowded host (their mailboxes included) fit
+ * in half of that host's free /dev/shm space (a whole number of MiB, at
+ * least 1 MiB), the other half staying for split teams' mailboxes and the
+ * rest of the host.  A job that cannot fit fails here, on every PE alike,
+ * with SYM_ERR_NO_MEMORY naming the PEs per host and the sizes.  A set
+ * SYMHEAP_HEAP_SIZE is used as it is (with SYMHEAP_HEAP_PREALLOC on, a PE
+ * that cannot back it fails here with SYM_ERR_NO_MEMORY naming the size).
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);
 

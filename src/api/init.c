@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/heap_size.h"
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
 #include "launch/job.h"
@@ -216,9 +217,12 @@ static sym_status_t init_steps(void)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
 
-    if (sym_heap_layout_compute(sym_rt.cfg.heap_size, sym_rt.cfg.mailbox_size, &sym_rt.layout) != 0)
-        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large",
-                         sym_rt.cfg.heap_size);
+    size_t heap_size;
+    if ((st = sym_heap_size_choose(boot, &sym_rt.cfg, &heap_size)) != SYM_OK)
+        return st;
+    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.team_region_size,
+                                &sym_rt.layout) != 0)
+        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large", heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
 
     sym_rt.peer_base = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_base));

@@ -237,16 +237,16 @@ sym_status_t sym_config_load(struct sym_config *cfg)
     SYM_CONFIG_TABLE(LOAD_)
 #undef LOAD_
     /* ranges the types alone do not express */
-    if (c.heap_size == 0)
+    if (c.set.heap_size && c.heap_size == 0)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_HEAP_SIZE='%s' is not valid: "
                          "the heap must not be empty",
                          getenv("SYMHEAP_HEAP_SIZE"));
-    if (c.team_slots < 1 || c.team_slots > 64)
+    if (c.team_area_size < 4096 || c.team_area_size > c.team_region_size)
         return sym_error(SYM_ERR_CONFIG,
-                         "sym_init: environment variable SYMHEAP_TEAM_SLOTS='%s' is not valid: "
-                         "expected 1..64",
-                         getenv("SYMHEAP_TEAM_SLOTS"));
+                         "sym_init: environment variable SYMHEAP_TEAM_AREA_SIZE='%s' is not "
+                         "valid: expected 4K .. SYMHEAP_TEAM_REGION_SIZE (%zu)",
+                         getenv("SYMHEAP_TEAM_AREA_SIZE"), c.team_region_size);
     if (c.chunk_size < 64)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_CHUNK_SIZE='%s' is not valid: "

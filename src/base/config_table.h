@@ -17,8 +17,9 @@
 #define SYM_CONFIG_TABLE_H
 
 #define SYM_CONFIG_TABLE(X)                                                                        \
-    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "256M",                                                \
-      "Bytes of symmetric memory sym_malloc() can hand out on each PE")                            \
+    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "0",                                                   \
+      "Bytes of symmetric memory sym_malloc() can hand out on each PE; unset: 256M, or "           \
+      "less so that every PE of the host fits in half of the free /dev/shm space")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                                   \
       "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")              \
     X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                             \
@@ -43,9 +44,6 @@
       "wake a sleeping PE for operations peers make on it (no wait fd, as libfabric's "            \
       "shm provider, or one found silent while running): the most an idle waiter "                 \
       "delays serving them")                                                                       \
-    X(team_slots, "SYMHEAP_TEAM_SLOTS", UINT, "16",                                                \
-      "Split teams that can exist at once per PE (1..64); each gets an equal share of "            \
-      "half the mailbox region")                                                                   \
     X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                              \
       "Largest piece a collective moves through a mailbox slot at a time")                         \
     X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                                 \
@@ -128,6 +126,12 @@
       "insecure-none turns authentication off (trusted networks only)")                            \
     X(job_secret_file, "SYMHEAP_JOB_SECRET_FILE", STRING, "",                                      \
       "tcp bootstrap: a file holding the job's secret in hex, owned by this user with "            \
-      "mode 0600 or stricter (instead of SYMHEAP_JOB_SECRET)")
+      "mode 0600 or stricter (instead of SYMHEAP_JOB_SECRET)")                                     \
+    X(team_area_size, "SYMHEAP_TEAM_AREA_SIZE", SIZE, "64K",                                       \
+      "Bytes of each member's heap a split team's mailboxes take (more for a team too "            \
+      "large for it: 384 bytes per member and 4K)")                                                \
+    X(team_region_size, "SYMHEAP_TEAM_REGION_SIZE", SIZE, "128M",                                  \
+      "Bytes of each heap split teams' mailboxes are taken from, on demand (memory is used "       \
+      "only by the teams that exist)")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -6,6 +6,9 @@
  *   SYNC_OFF        sync area: one 64-byte line per flag (barrier rounds, ...)
  *   mailbox_off     mailbox region (collectives, point-to-point), page aligned
  *   user_off        user heap: sym_malloc() and friends, page aligned
+ *   teams_off       team region: split teams' mailbox areas, taken on demand
+ *                   (never reserved at init: its pages are backed when a
+ *                   team takes them), page aligned
  *
  * Every PE computes the same layout from the same configuration, so offsets
  * name the same place in every heap; a peer checks the owner's control block
@@ -20,7 +23,7 @@
 #include <stdint.h>
 
 #define SYM_HEAP_MAGIC          UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
-#define SYM_HEAP_LAYOUT_VERSION 2u
+#define SYM_HEAP_LAYOUT_VERSION 3u
 #define SYM_PAGE                4096u
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
@@ -40,6 +43,8 @@ static inline size_t sym_heap_own_align(size_t heap_len)
     return a;
 }
 #define SYM_LINE 64u
+/* The user heap when SYMHEAP_HEAP_SIZE is unset and /dev/shm has room. */
+#define SYM_HEAP_SIZE_DEFAULT ((uint64_t)256 << 20)
 
 /* Sync area lines. */
 #define SYM_SYNC_OFF            ((uint64_t)SYM_PAGE)
@@ -86,6 +91,8 @@ struct sym_heap_layout {
     uint64_t mailbox_size;
     uint64_t user_off;
     uint64_t user_size;
+    uint64_t teams_off;
+    uint64_t teams_size;
     uint64_t total;
 };
 
@@ -94,20 +101,22 @@ static inline uint64_t sym_round_up(uint64_t x, uint64_t a)
     return (x + a - 1) / a * a;
 }
 
-/* Compute the layout for the given user heap and mailbox sizes; returns -1
- * if the total would overflow. */
+/* Compute the layout for the given user heap, mailbox and team region
+ * sizes; returns -1 if the total would overflow. */
 static inline int sym_heap_layout_compute(uint64_t user_size, uint64_t mailbox_size,
-                                          struct sym_heap_layout *l)
+                                          uint64_t teams_size, struct sym_heap_layout *l)
 {
     const uint64_t limit = UINT64_C(1) << 46; /* 64 TiB: far beyond any machine */
-    if (user_size > limit || mailbox_size > limit)
+    if (user_size > limit || mailbox_size > limit || teams_size > limit)
         return -1;
     l->mailbox_off = SYM_SYNC_OFF + (uint64_t)SYM_SYNC_LINES * SYM_LINE;
     l->mailbox_off = sym_round_up(l->mailbox_off, SYM_PAGE);
     l->mailbox_size = sym_round_up(mailbox_size, SYM_PAGE);
     l->user_off = l->mailbox_off + l->mailbox_size;
     l->user_size = sym_round_up(user_size, SYM_PAGE);
-    l->total = l->user_off + l->user_size;
+    l->teams_off = l->user_off + l->user_size;
+    l->teams_size = sym_round_up(teams_size, SYM_PAGE);
+    l->total = l->teams_off + l->teams_size;
     return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "coll/coll.h"
 #include "coll/request.h"
+#include "coll/wire.h"
 
 static const char *const kind_names[SYM_COLL_KIND_COUNT] = {
 #define KIND_NAME_(KIND, name, env, algos, shape) [SYM_COLL_##KIND] = #name,
@@ -241,8 +242,17 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
 
 sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
 {
-    if (st == SYM_OK)
+    if (__builtin_expect(st == SYM_OK, 1)) {
+        /* A member gave up on the team while this PE was in the call (it
+         * timed out waiting for this late PE): the team is broken on every
+         * member, so a late PE does not succeed alone. */
+        if (__builtin_expect(sym_flag_load(c->team->chan.poison_off) == 0, 1) ||
+            c->fp.kind == SYM_COLL_P2P)
+            return st;
+        st = sym_chan_poisoned(c);
+        sym_team_break(c->team, st, sym_last_error());
         return st;
+    }
     /* An error from below that does not name the call (the channel names
      * it, its transport errors included): say which collective call it
      * broke. */
@@ -251,6 +261,10 @@ sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
         snprintf(below, sizeof(below), "%s", sym_last_error());
         sym_error(st, "%s #%" PRIu64 " on %s: %s", c->name, c->fp.seq, c->team->name, below);
     }
+    if (st == SYM_ERR_TIMEOUT && c->fp.kind != SYM_COLL_P2P &&
+        !sym_flag_load(c->team->chan.poison_off))
+        /* tell the members this PE gave up, a late one included */
+        sym_chan_poison(c, st, sym_last_error());
     if (st != SYM_ERR_INVALID_ARG)
         sym_team_break(c->team, st, sym_last_error());
     return st;

@@ -10,9 +10,6 @@
 static struct {
     uint64_t p2p_off, p2p_size;
     uint64_t world_off, world_size;
-    uint64_t slots_off, slot_size;
-    int nslots;
-    uint64_t free_mask;    /* bit s set: slot s unused on this PE */
     struct sym_team **all; /* every team ever made (destroyed ones stay, marked) */
     size_t nall, cap;
 } teams;
@@ -82,8 +79,10 @@ static void team_free_arrays(struct sym_team *t)
     t->pe_of = t->rank_of = NULL;
 }
 
-/* A team struct for the given members (global PE numbers, in team order). */
-static sym_status_t team_new(const char *op, const int *members, int n, int slot, uint64_t area_off,
+/* A team struct for the given members (global PE numbers, in team order),
+ * in the area [area_off, area_off + area_size): recovery lines, then the
+ * channel. */
+static sym_status_t team_new(const char *op, const int *members, int n, uint64_t area_off,
                              uint64_t area_size, double timeout_s, const char *name,
                              struct sym_team **team_p)
 {
@@ -106,13 +105,14 @@ static sym_status_t team_new(const char *op, const int *members, int n, int slot
         t->rank_of[members[r]] = r;
     }
     t->magic = SYM_TEAM_MAGIC;
-    t->slot = slot;
+    t->area_off = area_off;
     t->size = n;
     t->rank = t->rank_of[sym_rt.me];
     t->timeout_s = timeout_s;
     snprintf(t->name, sizeof(t->name), "%s", name);
     sym_status_t st =
-        sym_chan_init(&t->chan, area_off, area_size, n, t->pe_of, sym_rt.cfg.chunk_size, op);
+        sym_chan_init(&t->chan, area_off + SYM_TEAM_REC_BYTES, area_size - SYM_TEAM_REC_BYTES, n,
+                      t->pe_of, sym_rt.cfg.chunk_size, op);
     if (st == SYM_OK)
         st = registry_add(t);
     if (st != SYM_OK) {
@@ -131,20 +131,14 @@ sym_status_t sym_teams_init(void)
         return cst;
     memset(&teams, 0, sizeof(teams));
     const struct sym_heap_layout *l = &sym_rt.layout;
-    unsigned long nslots = sym_rt.cfg.team_slots;
-    if (nslots < 1 || nslots > SYM_TEAM_MAX_SLOTS)
-        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_TEAM_SLOTS=%lu is outside 1..%d",
-                         nslots, SYM_TEAM_MAX_SLOTS);
-    uint64_t quarter = l->mailbox_size / 4 / SYM_LINE * SYM_LINE;
+    uint64_t half = l->mailbox_size / 2 / SYM_LINE * SYM_LINE;
     teams.p2p_off = l->mailbox_off;
-    teams.p2p_size = quarter;
-    teams.world_off = teams.p2p_off + quarter;
-    teams.world_size = quarter;
-    teams.slots_off = teams.world_off + quarter;
-    teams.nslots = (int)nslots;
-    teams.slot_size =
-        (l->mailbox_off + l->mailbox_size - teams.slots_off) / nslots / SYM_LINE * SYM_LINE;
-    teams.free_mask = nslots == 64 ? ~UINT64_C(0) : (UINT64_C(1) << nslots) - 1;
+    teams.p2p_size = half;
+    teams.world_off = teams.p2p_off + half;
+    teams.world_size = half;
+    sym_status_t ast = sym_team_areas_init(l->teams_off, l->teams_size);
+    if (ast != SYM_OK)
+        return ast;
 
     int *members = malloc((size_t)sym_rt.npes * sizeof(int));
     if (!members)
@@ -152,7 +146,7 @@ sym_status_t sym_teams_init(void)
     for (int pe = 0; pe < sym_rt.npes; pe++)
         members[pe] = pe;
     /* the heap is zero-filled when created: the world's flags start clear */
-    sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, -1, teams.world_off,
+    sym_status_t st = team_new("sym_init (world team)", members, sym_rt.npes, teams.world_off,
                                teams.world_size, 0, "world", &world);
     if (st == SYM_OK) {
         /* point-to-point shares the world's numbering but not its links */
@@ -179,6 +173,7 @@ void sym_teams_fini(void)
     }
     free(teams.all);
     memset(&teams, 0, sizeof(teams));
+    sym_team_areas_fini();
     world = NULL;
 }
 
@@ -286,92 +281,157 @@ static uint64_t hash_members(const int *members, int n)
     return h ^ (uint64_t)n;
 }
 
-/*
- * The collective core of every split: agree on `nteams` slots free on every
- * parent PE (allreduce-AND of the free bitmaps), make this PE's team(s),
- * clear their flags, and hold a parent barrier so nobody sends into a slot
- * before its owner cleared it.  mine[i] lists the parent ranks of the i-th
- * new team this PE belongs to (NULL if none); largest is the size of the
- * largest team any PE makes (the same on every PE).
- */
-static sym_status_t team_make(const char *op, struct sym_team *parent, int nteams,
-                              int *const mine[], const int counts[], int largest, uint64_t hash,
-                              sym_team_t out[])
+/* The parent's PEs passed different arguments: gather each one's own
+ * description and name the first PE whose differs from this one's.  The
+ * parent stays usable (every step was a matching collective on it). */
+static sym_status_t disagreement(const char *op, struct sym_team *parent, const char *desc)
 {
-    for (int i = 0; i < nteams; i++)
-        out[i] = SYM_TEAM_INVALID;
-    struct sym_chan probe;
-    if (largest > 0) {
-        sym_status_t st =
-            sym_chan_init(&probe, 0, teams.slot_size, largest, NULL, sym_rt.cfg.chunk_size, op);
-        if (st != SYM_OK)
-            return st;
-        sym_chan_fini(&probe);
+    enum { LEN = 96 };
+    char mine[LEN] = {0};
+    snprintf(mine, sizeof(mine), "%s", desc);
+    char *all = malloc((size_t)parent->size * LEN);
+    if (!all)
+        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
+    sym_status_t st = sym_all_gather(parent, all, mine, LEN, SYM_UINT8, NULL);
+    if (st != SYM_OK) {
+        free(all);
+        return st;
     }
+    int other = -1;
+    for (int r = 0; r < parent->size && other < 0; r++)
+        if (strncmp(all + (size_t)r * LEN, mine, LEN) != 0)
+            other = r;
+    if (other < 0)
+        st = sym_error(SYM_ERR_MISMATCH,
+                       "%s on %s: the PEs passed different arguments (this PE, PE %d, passed "
+                       "%s; another passed a list that differs beyond what fits here); no team "
+                       "was made",
+                       op, parent->name, parent->pe_of[parent->rank], mine);
+    else
+        st = sym_error(SYM_ERR_MISMATCH,
+                       "%s on %s: the PEs passed different arguments: this PE (PE %d) passed "
+                       "%s, PE %d passed %.*s; no team was made",
+                       op, parent->name, parent->pe_of[parent->rank], mine, parent->pe_of[other],
+                       LEN, all + (size_t)other * LEN);
+    free(all);
+    return st;
+}
+
+/* Undo the teams a failed split made on this PE. */
+static void unmake(int nfam, sym_team_t out[], const bool taken[])
+{
+    for (int f = 0; f < nfam; f++)
+        if (out[f]) {
+            if (taken[f])
+                sym_team_area_release(out[f]->area_off, out[f]->area_bytes);
+            team_free_arrays(out[f]);
+            out[f]->magic = SYM_TEAM_DEAD;
+            out[f] = SYM_TEAM_INVALID;
+        }
+}
+
+/*
+ * The collective core of every split: one allreduce over the parent ORs
+ * the used-block maps of the team region with the hash check, so every
+ * parent PE picks the same ranges (or finds the same disagreement); this
+ * PE makes its team(s), takes and clears their areas; and a second
+ * allreduce (a barrier that also carries whether some PE could not back
+ * its area) lets nobody send into an area before its owner cleared it.
+ */
+sym_status_t sym_team_make(const char *op, struct sym_team *parent, int nfam, int *const mine[],
+                           const int counts[], const int largest[], uint64_t hash, const char *desc,
+                           sym_team_t out[])
+{
+    enum { MAX_FAM = 16 };
+    for (int f = 0; f < nfam; f++)
+        out[f] = SYM_TEAM_INVALID;
+    if (nfam < 1 || nfam > MAX_FAM)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: %d teams per PE (1..%d)", op, nfam, MAX_FAM);
+    uint64_t bytes[MAX_FAM], offs[MAX_FAM];
+    bool taken[MAX_FAM] = {false};
+    for (int f = 0; f < nfam; f++)
+        bytes[f] = sym_team_area_bytes(largest[f] > 0 ? largest[f] : 1);
     struct sym_coll c;
     sym_status_t st =
         sym_coll_begin(&c, op, parent, SYM_COLL_TEAM_SPLIT, SYM_UINT64, 0, 1, -1, NULL);
     if (st != SYM_OK)
         return st;
-    c.fp.count = hash;
-    c.fp.root = nteams;
-    c.fp.op = SYM_OP_BAND;
-    c.fp.algo = SYM_ALGO_NAIVE;
-    uint64_t avail = 0;
-    st = sym_allreduce_naive(&c, &avail, &teams.free_mask, 1, SYM_UINT64, SYM_OP_BAND);
+    c.fp.count = 0;
+    c.fp.root = nfam;
+    c.fp.op = SYM_OP_BOR;
+    /* O(log n) rounds: the naive exchange is n^2 messages, seconds at 256 PEs */
+    c.fp.algo = SYM_ALGO_RD;
+    uint64_t check[2] = {hash, ~hash};
+    st = sym_team_areas_agree(&c, nfam, bytes, offs, check, 2);
+    if ((st == SYM_OK || st == SYM_ERR_NO_MEMORY) && (check[0] != hash || check[1] != ~hash))
+        return disagreement(op, parent, desc);
+    if (st == SYM_ERR_NO_MEMORY)
+        return st; /* the same on every parent PE: the parent is fine */
     if (st != SYM_OK)
         return sym_coll_end(&c, st);
-    int slots[2] = {-1, -1};
-    for (int i = 0, s = 0; i < nteams; i++) {
-        while (s < teams.nslots && !(avail & (UINT64_C(1) << s)))
-            s++;
-        if (s >= teams.nslots)
-            return sym_error(SYM_ERR_NO_MEMORY,
-                             "%s: no free team mailbox (%d slots, all in "
-                             "use on some PE of %s): destroy teams or raise SYMHEAP_TEAM_SLOTS",
-                             op, teams.nslots, parent->name);
-        slots[i] = s++;
-    }
-    for (int i = 0; i < nteams && st == SYM_OK; i++) {
-        if (!mine[i])
+    for (int f = 0; f < nfam && st == SYM_OK; f++) {
+        if (!mine[f])
             continue;
-        int *global = malloc((size_t)counts[i] * sizeof(int));
+        int *global = malloc((size_t)counts[f] * sizeof(int));
         if (!global) {
             st = sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
             break;
         }
-        for (int r = 0; r < counts[i]; r++)
-            global[r] = parent->pe_of[mine[i][r]];
+        for (int r = 0; r < counts[f]; r++)
+            global[r] = parent->pe_of[mine[f][r]];
         char name[24];
-        snprintf(name, sizeof(name), "team %d.%" PRIu64, slots[i], c.fp.seq);
-        uint64_t off = teams.slots_off + (uint64_t)slots[i] * teams.slot_size;
-        st = team_new(op, global, counts[i], slots[i], off, teams.slot_size, parent->timeout_s,
-                      name, &out[i]);
+        snprintf(name, sizeof(name), "team %" PRIu64 ".%" PRIu64,
+                 (offs[f] - sym_rt.layout.teams_off) / SYM_TEAM_BLOCK, c.fp.seq);
+        st = team_new(op, global, counts[f], offs[f], bytes[f], parent->timeout_s, name, &out[f]);
         free(global);
-        if (st == SYM_OK) {
-            sym_chan_clear_local(&out[i]->chan);
-            teams.free_mask &= ~(UINT64_C(1) << slots[i]);
+        if (st == SYM_OK && (st = sym_team_area_take(op, offs[f], bytes[f])) == SYM_OK) {
+            taken[f] = true;
+            out[f]->area_bytes = bytes[f];
+            memset(sym_rt.base + offs[f], 0, SYM_TEAM_REC_BYTES);
+            sym_chan_clear_local(&out[f]->chan);
         }
     }
     /* everyone's flags are clear before anyone may use the new teams */
+    char why[512] = "";
+    if (st != SYM_OK)
+        snprintf(why, sizeof(why), "%s", sym_last_error());
+    uint64_t failed = st != SYM_OK, any = 0;
     struct sym_coll b;
     sym_status_t st2 = sym_coll_begin(&b, op, parent, SYM_COLL_BARRIER, 0, 0, 0, -1, NULL);
     if (st2 == SYM_OK) {
         b.fp.algo = SYM_ALGO_RD;
-        st2 = sym_coll_end(&b, sym_barrier_rd(&b));
+        b.fp.op = SYM_OP_BOR;
+        st2 = sym_coll_end(&b, sym_allreduce_rd(&b, &any, &failed, 1, SYM_UINT64, SYM_OP_BOR));
     }
-    if (st == SYM_OK)
-        st = st2;
-    if (st != SYM_OK) {
-        for (int i = 0; i < nteams; i++)
-            if (out[i]) {
-                teams.free_mask |= UINT64_C(1) << out[i]->slot;
-                team_free_arrays(out[i]);
-                out[i]->magic = SYM_TEAM_DEAD;
-                out[i] = SYM_TEAM_INVALID;
-            }
+    if (st2 != SYM_OK) {
+        unmake(nfam, out, taken);
+        return st2;
     }
-    return st;
+    if (any) {
+        unmake(nfam, out, taken);
+        if (st != SYM_OK)
+            return sym_error(st, "%s", why);
+        return sym_error(SYM_ERR_NO_MEMORY,
+                         "%s on %s: another PE of the parent could not make its team (out of "
+                         "memory); no team was made",
+                         op, parent->name);
+    }
+    return SYM_OK;
+}
+
+/* "what {a, b, c, ...}" of a member list, cut to fit `len`. */
+static void describe_list(char *buf, size_t len, const char *what, const int *list, int n)
+{
+    size_t used = (size_t)snprintf(buf, len, "%d %s {", n, what);
+    for (int i = 0; i < n && used < len; i++) {
+        if (used + 16 > len) {
+            snprintf(buf + used, len - used, "...");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? ", " : "", list[i]);
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "}");
 }
 
 SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int stride, int size,
@@ -404,53 +464,11 @@ SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int st
     }
     int *mine[1] = {member ? members : NULL};
     int counts[1] = {size};
-    st = team_make(op, parent, 1, mine, counts, size, hash_members(members, size), new_team_p);
+    char desc[96];
+    snprintf(desc, sizeof(desc), "start %d, stride %d, size %d", start, stride, size);
+    st = sym_team_make(op, parent, 1, mine, counts, counts, hash_members(members, size), desc,
+                       new_team_p);
     free(members);
-    return st;
-}
-
-SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t *xaxis_p,
-                                       sym_team_t *yaxis_p)
-{
-    const char *op = "sym_team_split_2d";
-    if (xaxis_p)
-        *xaxis_p = SYM_TEAM_INVALID;
-    if (yaxis_p)
-        *yaxis_p = SYM_TEAM_INVALID;
-    sym_status_t st = sym_team_check(op, parent);
-    if (st != SYM_OK)
-        return st;
-    if (!xaxis_p || !yaxis_p)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL output handle", op);
-    if (xrange < 1)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: xrange %d must be >= 1", op, xrange);
-    int n = parent->size, x = parent->rank % xrange, y = parent->rank / xrange;
-    if (xrange > n)
-        xrange = n;
-    int *row = malloc((size_t)xrange * sizeof(int));
-    int *col = malloc((size_t)((n + xrange - 1) / xrange) * sizeof(int));
-    if (!row || !col) {
-        free(row);
-        free(col);
-        return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory", op);
-    }
-    int nrow = 0, ncol = 0;
-    for (int r = y * xrange; r < n && r < (y + 1) * xrange; r++)
-        row[nrow++] = r;
-    for (int r = x; r < n; r += xrange)
-        col[ncol++] = r;
-    int *mine[2] = {row, col};
-    int counts[2] = {nrow, ncol};
-    int largest = xrange > (n + xrange - 1) / xrange ? xrange : (n + xrange - 1) / xrange;
-    sym_team_t out[2];
-    st = team_make(op, parent, 2, mine, counts, largest, UINT64_C(0x2d00000000) ^ (uint64_t)xrange,
-                   out);
-    free(row);
-    free(col);
-    if (st == SYM_OK) {
-        *xaxis_p = out[0];
-        *yaxis_p = out[1];
-    }
     return st;
 }
 
@@ -485,8 +503,10 @@ SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int 
     free(seen);
     int *mine[1] = {member ? (int *)members : NULL};
     int counts[1] = {nmembers};
-    return team_make(op, parent, 1, mine, counts, nmembers, hash_members(members, nmembers),
-                     new_team_p);
+    char desc[96];
+    describe_list(desc, sizeof(desc), "members", members, nmembers);
+    return sym_team_make(op, parent, 1, mine, counts, counts, hash_members(members, nmembers), desc,
+                         new_team_p);
 }
 
 SYM_API sym_status_t sym_team_destroy(sym_team_t team)
@@ -504,14 +524,15 @@ SYM_API sym_status_t sym_team_destroy(sym_team_t team)
             b.fp.algo = SYM_ALGO_RD;
             st = sym_barrier_rd(&b);
             /* wait until every member consumed what this PE sent, so no late
-             * write lands in the slot after a new team took it over */
+             * write lands in the area after a new team took it over */
             for (int r = 0; st == SYM_OK && r < team->size; r++)
                 if (r != team->rank)
                     st = sym_chan_flush(&b, r);
             st = sym_coll_end(&b, st);
         }
     }
-    teams.free_mask |= UINT64_C(1) << team->slot;
+    if (team->area_bytes)
+        sym_team_area_release(team->area_off, team->area_bytes);
     team_free_arrays(team);
     team->magic = SYM_TEAM_DEAD;
     return st;

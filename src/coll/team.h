@@ -3,14 +3,17 @@
  *
  * The mailbox region of every heap is laid out identically:
  *
- *   p2p area     point-to-point links between every pair of PEs
- *   world area   the world team's collective links
- *   team slots   SYMHEAP_TEAM_SLOTS equal areas for split teams
+ *   p2p area     point-to-point links between every pair of PEs (half)
+ *   world area   the world team's collective links (half)
  *
- * A split team takes a slot that is free on every PE of the parent (agreed
- * with an allreduce-AND of each PE's free-slot bitmap over the parent), so
- * two teams that share a PE never share a slot, while disjoint teams may
- * reuse one.  Members free the slot when they destroy the team.
+ * Split teams take their areas from the team region at the heap's end
+ * (team_area.c): the parent's PEs agree on a range free on every one of
+ * them, so two teams that share a PE never share a byte, while disjoint
+ * teams may.  Members give the range back when they destroy the team.
+ *
+ * Every team's area starts with SYM_TEAM_REC_BYTES of recovery lines (the
+ * dissemination barrier of sym_team_recover, outside the channel so that
+ * clearing the channel never clears them); the channel follows.
  */
 #ifndef SYM_COLL_TEAM_H
 #define SYM_COLL_TEAM_H
@@ -21,9 +24,14 @@
 #include "coll/chan.h"
 #include "symheap.h"
 
-#define SYM_TEAM_MAGIC     0x5445414du /* "TEAM" */
-#define SYM_TEAM_DEAD      0x44454144u /* destroyed */
-#define SYM_TEAM_MAX_SLOTS 64
+#define SYM_TEAM_MAGIC 0x5445414du /* "TEAM" */
+#define SYM_TEAM_DEAD  0x44454144u /* destroyed */
+/* Granule of the team region: areas are whole blocks. */
+#define SYM_TEAM_BLOCK ((uint64_t)16384)
+/* Recovery lines at the start of every team's area: one per round of a
+ * dissemination barrier (up to 2^32 members). */
+#define SYM_TEAM_REC_ROUNDS 32u
+#define SYM_TEAM_REC_BYTES  ((uint64_t)SYM_TEAM_REC_ROUNDS * 64u)
 /* Destroyed teams whose records are kept, so their stale handles are still
  * recognised ("was destroyed"); beyond this the oldest record is reused for
  * the next new team, which keeps memory flat however many teams are made. */
@@ -31,8 +39,9 @@
 
 struct sym_team {
     uint32_t magic;
-    int slot; /* -1: world */
-    int id;   /* for names: 0 world, else a job-unique number */
+    uint64_t area_off;   /* the team's area (recovery lines, then the channel) */
+    uint64_t area_bytes; /* 0: not from the team region (world, point-to-point) */
+    uint64_t rec_epoch;  /* recoveries completed (sym_team_recover) */
     char name[24];
     int size;
     int rank;          /* mine */
@@ -73,5 +82,37 @@ void *sym_team_scratch(struct sym_team *team, int slot, size_t bytes);
 
 /* Record that a collective on `team` failed: the team is broken. */
 void sym_team_break(struct sym_team *team, sym_status_t status, const char *msg);
+
+/* The team region (team_area.c). */
+sym_status_t sym_team_areas_init(uint64_t off, uint64_t size);
+void sym_team_areas_fini(void);
+/* Bytes of every member's heap a split team of n members takes (the rule
+ * stated in include/symheap/team.h), recovery lines included. */
+uint64_t sym_team_area_bytes(int n);
+/* Inside the split's collective c on the parent: OR the parent PEs' maps
+ * of used blocks, together with `extra` words (agreement checks of the
+ * caller: ORed in place), and pick nfam ranges of bytes[i] free on every
+ * one of them (offs[i]); the same on every parent PE.  Errors:
+ * SYM_ERR_NO_MEMORY (no room: the message says how much is used), those of
+ * the allreduce. */
+sym_status_t sym_team_areas_agree(struct sym_coll *c, int nfam, const uint64_t bytes[],
+                                  uint64_t offs[], uint64_t *extra, size_t nextra);
+/* Mark [off, off + bytes) used by a team of this PE and back it with
+ * memory (SYM_ERR_NO_MEMORY if /dev/shm is full); give it back. */
+sym_status_t sym_team_area_take(const char *op, uint64_t off, uint64_t bytes);
+void sym_team_area_release(uint64_t off, uint64_t bytes);
+/* Bytes of the team region this PE's teams use. */
+uint64_t sym_team_areas_used(void);
+
+/* Make nfam teams in one collective over the parent (team.c): mine[f]
+ * lists the parent ranks of this PE's team of family f (NULL: none),
+ * counts[f] its size, largest[f] the size of the largest team any PE
+ * makes in family f (the same on every PE).  Teams of one family are
+ * disjoint and share one area offset; `hash` must be equal on every
+ * parent PE (else SYM_ERR_MISMATCH on all, naming this PE's `desc` and
+ * another PE's, the parent left intact). */
+sym_status_t sym_team_make(const char *op, struct sym_team *parent, int nfam, int *const mine[],
+                           const int counts[], const int largest[], uint64_t hash, const char *desc,
+                           sym_team_t out[]);
 
 #endif /* SYM_COLL_TEAM_H */

@@ -5,8 +5,8 @@
  *
  * Each member names its group by its leader: the lowest parent member
  * whose heap it maps (itself if none).  The leaders are gathered over the
- * parent, so every member knows every group, and each group becomes a team
- * made collectively over the parent, in the order of the leaders.
+ * parent, so every member knows every group, and all groups become teams
+ * in one split over the parent.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,34 +42,23 @@ SYM_API sym_status_t sym_team_split_shared(sym_team_t parent, sym_team_t *new_te
     st = sym_all_gather(parent, leaders, &leader, 1, SYM_INT32, NULL);
     if (st != SYM_OK)
         goto out;
-    bool one_group = true;
+    /* One family of disjoint teams: every group in one split, sharing one
+     * area offset, so the split costs each PE one area. */
+    int k = 0, largest = 0;
     for (int r = 0; r < n; r++)
-        one_group = one_group && leaders[r] == leaders[0];
-    if (one_group) {
-        st = sym_team_split_strided(parent, 0, 1, n, new_team_p);
-        goto out;
-    }
-    for (int l = 0; l < n && st == SYM_OK; l++) {
-        int k = 0;
+        if (leaders[r] == leader)
+            members[k++] = r;
+    for (int l = 0; l < n; l++) {
+        int size = 0;
         for (int r = 0; r < n; r++)
-            if (leaders[r] == l)
-                members[k++] = r;
-        if (k == 0)
-            continue;
-        sym_team_t t = SYM_TEAM_INVALID;
-        st = sym_team_create(parent, members, k, &t);
-        if (t != SYM_TEAM_INVALID)
-            *new_team_p = t;
+            size += leaders[r] == l;
+        if (size > largest)
+            largest = size;
     }
-    if (st != SYM_OK && *new_team_p != SYM_TEAM_INVALID) {
-        /* A later group failed: release mine (its members all made it),
-         * keeping the first error's message. */
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", sym_last_error());
-        sym_team_destroy(*new_team_p);
-        *new_team_p = SYM_TEAM_INVALID;
-        sym_error(st, "%s", msg);
-    }
+    int *mine[1] = {members};
+    int counts[1] = {k}, big[1] = {largest};
+    /* the leaders were gathered: every PE holds the same groups */
+    st = sym_team_make(op, parent, 1, mine, counts, big, 0, "its host's group", new_team_p);
 out:
     free(leaders);
     free(members);

@@ -23,7 +23,7 @@ static sym_status_t no_memory(const char *op, size_t size)
                      "%s: cannot allocate %zu bytes: %llu bytes free in the symmetric heap, "
                      "largest free block %llu (SYMHEAP_HEAP_SIZE=%zu)",
                      op, size, (unsigned long long)free_bytes, (unsigned long long)largest,
-                     sym_rt.cfg.heap_size);
+                     (size_t)sym_rt.layout.user_size);
 }
 
 /* SYMHEAP_DEBUG: every PE must have allocated the same block.  Called

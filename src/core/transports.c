@@ -47,7 +47,8 @@ sym_status_t sym_transports_heap_open(void)
     struct sym_region g;
     shm_globals_region(&g);
     sym_status_t st = shm_transport_create(sym_rt.me, sym_rt.npes, sym_rt.heap_total, g.len,
-                                           sym_rt.cfg.heap_prealloc, &heap_tp, &sym_rt.base);
+                                           sym_rt.cfg.heap_prealloc ? sym_rt.layout.teams_off : 0,
+                                           &heap_tp, &sym_rt.base);
     if (st == SYM_OK && !sym_transport_ops_fit(heap_tp->ops)) {
         heap_tp->ops->fini(heap_tp);
         heap_tp = NULL;

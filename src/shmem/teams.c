@@ -165,7 +165,7 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
         return -1;
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
     sym_team_t x = SYM_TEAM_INVALID, y = SYM_TEAM_INVALID;
-    if (sym_team_split_2d(symshmem_native_team(parent_team), xrange, &x, &y) != SYM_OK)
+    if (sym_team_split_2d_ragged(symshmem_native_team(parent_team), xrange, &x, &y) != SYM_OK)
         return -1;
     if (wrap_team(x, xaxis_config, xaxis_mask, xaxis_team) != 0) {
         sym_team_destroy(y);

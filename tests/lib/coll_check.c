@@ -12,8 +12,8 @@
 #include "ref_fold.h"
 
 const char *const matrix_env[] = {
-    "SYMHEAP_MAILBOX_SIZE=256K",
-    "SYMHEAP_TEAM_SLOTS=2",
+    "SYMHEAP_MAILBOX_SIZE=128K",
+    "SYMHEAP_TEAM_AREA_SIZE=64K",
     NULL,
 };
 

@@ -30,7 +30,7 @@
 #define GUARD_BYTE 0xA5
 #define SENTINEL   0x5A
 
-/* Two team slots of 64 KiB each, the same as the world's area: split teams
+/* Team areas of 64 KiB, the same as the world's area: split teams
  * chunk large data like the world does, without making 8-PE teams crawl
  * through tiny slots. */
 extern const char *const matrix_env[];

@@ -36,7 +36,7 @@ void stress_opts_default(struct stress_opts *o);
 int stress_run(const struct stress_opts *o);
 
 /* Environment a stress job wants (small mailbox, so big operations are
- * staged in many chunks; few team slots): "NAME=value" strings,
+ * staged in many chunks; small team areas): "NAME=value" strings,
  * NULL-terminated. */
 extern const char *const stress_env[];
 

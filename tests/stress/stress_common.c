@@ -17,9 +17,9 @@
 #include <symheap.h>
 
 const char *const stress_env[] = {
-    "SYMHEAP_HEAP_SIZE=24M", "SYMHEAP_MAILBOX_SIZE=128K", /* team areas of 8 KiB: 64..256-byte
-                                                             chunks */
-    "SYMHEAP_TEAM_SLOTS=8",  "SYMHEAP_TIMEOUT=60",        NULL,
+    "SYMHEAP_HEAP_SIZE=24M",      "SYMHEAP_MAILBOX_SIZE=64K", /* team areas of 16 KiB: small
+                                                                 chunks */
+    "SYMHEAP_TEAM_AREA_SIZE=16K", "SYMHEAP_TIMEOUT=60",       NULL,
 };
 
 void stress_opts_default(struct stress_opts *o)

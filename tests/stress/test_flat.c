@@ -29,7 +29,7 @@
 
 #define CYCLES 10000
 /* SYMHEAP_TEST_QUICK (the sanitizer stages): a tenth.  1000 cycles still
- * create 1000-2000 teams, many times the 64 team slots and the quarantine
+ * create 1000-2000 teams, many times the team region's default room and the quarantine
  * of 256 ids, and 1000 alloc/free/realloc rounds: a per-cycle leak shows
  * 1000 times over.  Under ASan the full counts took 54 s of test time
  * (teams 40 s, alloc 14 s), under TSan test_flat took 88 s. */

@@ -26,14 +26,16 @@
 struct sym_boot;
 
 /* Create and map this PE's heap, a memfd of `heap_len` bytes (zero-filled;
- * with `prealloc`, its memory is reserved now so exhaustion is reported
- * here), and listen for the local peers that will ask for it.  Every heap
- * mapping (mine and peers') is followed by `data_len` reserved bytes where
- * the owner's global variables get mapped (shm_globals.c).  The instance is
- * connected by shm_transport_class's create (*tp_p in: this instance).
- * Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
-sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len, bool prealloc,
-                                  struct sym_transport **tp_p, uint8_t **base_p);
+ * the memory of its first `prealloc_len` bytes is reserved now, so
+ * exhaustion is reported here; 0: none), and listen for the local peers
+ * that will ask for it.  Every heap mapping (mine and peers') is followed by
+ * `data_len` reserved bytes where the owner's global variables get mapped
+ * (shm_globals.c).  The instance is connected by shm_transport_class's
+ * create (*tp_p in: this instance).  Errors: SYM_ERR_NO_MEMORY,
+ * SYM_ERR_SYSTEM. */
+sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len,
+                                  size_t prealloc_len, struct sym_transport **tp_p,
+                                  uint8_t **base_p);
 
 /* Map PE `pe`'s heap from its descriptor `fd` (not taken over), refusing
  * one that is not a sealed memfd of this uid and of this job's heap size,

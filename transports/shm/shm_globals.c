@@ -366,7 +366,7 @@ static void register_atfork(void)
 static int map_over(const char **what_p, int *err_p)
 {
     struct shm_globals *g = &globals;
-    int fd = shm_segment_create("symheap-globals", g->len, g->prealloc, err_p);
+    int fd = shm_segment_create("symheap-globals", g->len, g->prealloc ? g->len : 0, err_p);
     if (fd < 0) {
         *what_p = "back them in shared memory";
         return -1;

@@ -33,16 +33,18 @@ static bool room_for(size_t len)
     return (unsigned long long)v.f_bavail * v.f_frsize >= len;
 }
 
-int shm_segment_create(const char *what, size_t len, bool prealloc, int *err_p)
+int shm_segment_create(const char *what, size_t len, size_t prealloc_len, int *err_p)
 {
     int fd = memfd_create(what, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) {
         *err_p = errno;
         return -1;
     }
-    int rc = prealloc && !room_for(len) ? ENOSPC
-             : prealloc                 ? posix_fallocate(fd, 0, (off_t)len)
-                                        : (ftruncate(fd, (off_t)len) ? errno : 0);
+    if (prealloc_len > len)
+        prealloc_len = len;
+    int rc = ftruncate(fd, (off_t)len) ? errno : 0;
+    if (rc == 0 && prealloc_len)
+        rc = !room_for(prealloc_len) ? ENOSPC : posix_fallocate(fd, 0, (off_t)prealloc_len);
     if (rc == 0 && fcntl(fd, F_ADD_SEALS, SEALS_SIZE | F_SEAL_SEAL) != 0)
         rc = errno;
     if (rc != 0) {
@@ -92,8 +94,9 @@ static void *map_aligned(int fd, size_t len, size_t extra, size_t align)
     return p;
 }
 
-sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len, bool prealloc,
-                                  struct sym_transport **tp_p, uint8_t **base_p)
+sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len,
+                                  size_t prealloc_len, struct sym_transport **tp_p,
+                                  uint8_t **base_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
     uint8_t **pb = calloc((size_t)npes, sizeof(*pb));
@@ -114,13 +117,15 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
 
     sym_status_t st;
     int err = 0;
-    t->fd = shm_segment_create("symheap-heap", heap_len, prealloc, &err);
+    /* The part past prealloc_len (the team region) gets its memory when it
+     * is used; the rest is reserved now if asked. */
+    t->fd = shm_segment_create("symheap-heap", heap_len, prealloc_len, &err);
     if (t->fd < 0) {
         st = sym_error(err == ENOSPC || err == ENOMEM || err == EFBIG ? SYM_ERR_NO_MEMORY
                                                                       : SYM_ERR_SYSTEM,
                        "sym_init: cannot reserve a %zu-byte heap for PE %d in shared memory: %s "
                        "(lower SYMHEAP_HEAP_SIZE?)",
-                       heap_len, me, strerror(err));
+                       prealloc_len ? prealloc_len : heap_len, me, strerror(err));
         goto fail_free;
     }
     void *base = map_aligned(t->fd, heap_len, data_len, sym_heap_own_align(heap_len));

@@ -32,7 +32,7 @@ void shm_transport_release(struct shm_transport *t);
  * its memory reserved with `prealloc`, its size sealed (no process can
  * shrink it under a peer's mapping, which would SIGBUS the peer).  -1 with
  * the errno value in *err_p. */
-int shm_segment_create(const char *what, size_t len, bool prealloc, int *err_p);
+int shm_segment_create(const char *what, size_t len, size_t prealloc_len, int *err_p);
 /* Why `fd` is not a segment of `len` bytes a peer of this uid made and
  * sealed, or NULL when it is. */
 const char *shm_segment_check(int fd, size_t len);
