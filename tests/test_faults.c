@@ -116,9 +116,10 @@ static void never_arrives_body(int me, int n, void *arg)
      * unfinalized would be a loss to those not yet released, so finalize
      * first.  Its barrier fails at once where the timeout is sticky; the
      * victim's first barrier finds the arrivals the others left in the
-     * barrier they gave up on, and passes. */
+     * sym_barrier_all they gave up on: a finalize meeting a barrier, which
+     * the calls' fingerprints catch. */
     if (me == victim)
-        PE_OK(sym_finalize());
+        PE_FAILS_WITH(sym_finalize(), SYM_ERR_MISMATCH);
     else
         PE_FAILS_WITH(sym_finalize(), SYM_ERR_TIMEOUT);
     _exit(0);

@@ -9,6 +9,14 @@
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
     char layout[32] = "";
+    if (fp->kind == SYM_COLL_TEAM_SPLIT) {
+        /* count is a hash of the member list, not a count */
+        snprintf(buf, len,
+                 "%s #%" PRIu64 " (%u new team(s) of up to %u members, member list hash %016" PRIx64
+                 ")",
+                 sym_coll_kind_name(fp->kind), fp->seq, (unsigned)fp->root, fp->layout, fp->count);
+        return;
+    }
     if (fp->layout)
         snprintf(layout, sizeof(layout), ", counts hash %08x", fp->layout);
     snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 "%s, root %d, %s)",

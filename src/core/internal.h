@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/wait.h"
 #include "core/alloc.h"
+#include "core/barrier.h"
 #include "base/heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
@@ -70,12 +71,16 @@ struct sym_runtime {
 };
 
 extern struct sym_runtime sym_rt;
+/* sym_finalize has run (and sym_init not since): for messages. */
+extern bool sym_finalized;
+
+sym_status_t sym_check_init_slow(const char *op);
 
 /* Common argument checks of the public API; each records the error. */
 static inline sym_status_t sym_check_init(const char *op)
 {
     if (__builtin_expect(!sym_rt.initialized, 0))
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+        return sym_check_init_slow(op);
     return SYM_OK;
 }
 
@@ -168,8 +173,6 @@ static inline uint64_t sym_flag_load(uint64_t off)
 {
     return __atomic_load_n((uint64_t *)(sym_rt.base + off), __ATOMIC_ACQUIRE);
 }
-
-sym_status_t sym_barrier_internal(const char *op);
 
 /* Offset-addressed transfers for the library's own use (mailboxes): no
  * argument checks, inline path for mapped peers. */
