@@ -242,7 +242,45 @@ Test(diverge, finalize_vs_barrier, .timeout = HARNESS_CR_TIMEOUT(120))
     }
 }
 
-/* The issue's own case: PE 0's sym_finalize times out while PE 1 is busy;
+/* The same against a barrier on the world team (its mailboxes, not the
+ * world barrier): the finalizing PE's call line says what it does, so the
+ * others find the mismatch there and tell it. */
+static void finalize_vs_team_barrier_body(int me, int npes, void *arg)
+{
+    (void)arg;
+    (void)npes;
+    PE_OK(sym_init());
+    const double t0 = harness_now();
+    if (me == 0) {
+        PE_FAILS_WITH(sym_finalize(), SYM_ERR_MISMATCH);
+        PE_ASSERT(strstr(sym_last_error(), "sym_finalize") && strstr(sym_last_error(), "barrier"),
+                  "message: %s", sym_last_error());
+    } else {
+        PE_FAILS_WITH(sym_barrier(sym_team_world(), NULL), SYM_ERR_MISMATCH);
+        PE_ASSERT(strstr(sym_last_error(), "sym_finalize"), "message: %s", sym_last_error());
+    }
+    const double took = harness_now() - t0;
+    PE_ASSERT(took < harness_seconds(10), "the mismatch took %.1f s (timeout 60 s)", took);
+    if (me != 0) /* meets PE 0's finalize, or finds it gone: either way it ends */
+        sym_finalize();
+}
+
+Test(diverge, finalize_vs_team_barrier, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    harness_require_symrun("a PE's exit status and its life cycle come from symrun's segment");
+    static const char *const env[] = {"SYMHEAP_TIMEOUT=60", NULL};
+    for (int n = 2; n <= 3; n++) {
+        if (!harness_pes_listed(n))
+            continue;
+        struct pe_job job = {
+            .npes = n, .body = finalize_vs_team_barrier_body, .raw = true, .env = env};
+        struct pe_outcome out;
+        pe_job_run(&job, &out);
+        assert_job_ok(&out);
+    }
+}
+
+/* A failed finalize, then an exit: PE 0's sym_finalize times out while PE 1 is busy;
  * PE 0 exits; PE 1's next call, with a long timeout of its own, must fail
  * with SYM_ERR_PEER_LOST at once instead of waiting that timeout out. */
 static void failed_finalize_exit_body(int me, int npes, void *arg)

@@ -11,6 +11,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
 #include "launch/job.h"
+#include "coll/finalize_check.h"
 #include "coll/request.h"
 #include "coll/team.h"
 
@@ -348,7 +349,11 @@ SYM_API sym_status_t sym_finalize(void)
     /* Its fingerprint makes a peer in sym_barrier_all (or a collective
      * allocation) fail on both sides instead of pairing with it. */
     const struct sym_sync_print mine = sym_sync_print_make(SYM_SYNC_FINALIZE, false, 0, 0, 0);
-    sym_status_t st2 = sym_barrier_agree("sym_finalize", &mine);
+    /* ... and a peer in a collective on the world team finds it there */
+    sym_finalize_publish();
+    sym_status_t st2 = sym_barrier_agree_checked("sym_finalize", &mine, sym_finalize_stalled);
+    if (st2 == SYM_OK) /* told while the barrier never stalled long enough to look */
+        st2 = sym_finalize_stalled(NULL);
     if (st == SYM_OK)
         st = st2;
     if (st == SYM_OK) /* a run-ahead sender's last call failed elsewhere (broadcast.c) */

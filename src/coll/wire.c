@@ -4,11 +4,16 @@
 #include <stdio.h>
 
 #include "coll/coll.h"
+#include "coll/finalize_check.h"
 #include "coll/wire.h"
 
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
     char layout[32] = "";
+    if (fp->kind == SYM_COLL_BARRIER_ALL && fp->root == SYM_FP_ROOT_FINALIZE) {
+        snprintf(buf, len, FINALIZE_TEXT "%" PRIu64 " on the world team)", fp->seq);
+        return;
+    }
     if (fp->kind == SYM_COLL_TEAM_SPLIT) {
         /* count is a hash of the member list, not a count */
         snprintf(buf, len,
