@@ -61,6 +61,9 @@ struct sym_runtime {
     uint64_t barrier_epoch;
     sym_status_t barrier_broken; /* first failed world barrier: sticky */
     char barrier_broken_msg[256];
+    /* World barrier lines (epoch after fingerprints: a put-with-signal with
+     * data) sent through a transport, for tests that count its ops. */
+    uint64_t barrier_lines_sent;
     struct sym_alloc alloc;
     uint64_t alloc_seq; /* collective allocation calls so far */
     /* .data/.bss, the second symmetric region (offsets from heap_total
