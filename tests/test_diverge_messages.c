@@ -212,7 +212,8 @@ static void team_create_body(int me, int npes, void *arg)
     sym_status_t st = sym_team_create(sym_team_world(), me == 0 ? one : two, me == 0 ? 1 : 2, &t);
     PE_ASSERT(st == SYM_ERR_MISMATCH, "sym_team_create with different lists: %s: %s",
               sym_status_name(st), sym_last_error());
-    expect_text("sym_team_create", "member list");
+    expect_text("sym_team_create", me == 0 ? "this PE's member list: [0] (1 members)"
+                                           : "this PE's member list: [0, 1] (2 members)");
     expect_text("sym_team_create", "up to 1 members");
     expect_text("sym_team_create", "up to 2 members");
     expect_no_text("sym_team_create", "count ");

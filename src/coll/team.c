@@ -454,6 +454,20 @@ SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t
     return st;
 }
 
+/* Append "; this PE's member list: [0, 2, 4] (3 members)" to the recorded
+ * message (the first 16 members). */
+static sym_status_t name_members_after(sym_status_t st, const int *members, int n)
+{
+    char prior[768], list[160];
+    snprintf(prior, sizeof(prior), "%s", sym_last_error());
+    size_t used = 0;
+    for (int i = 0; i < n && i < 16 && used < sizeof(list); i++)
+        used +=
+            (size_t)snprintf(list + used, sizeof(list) - used, "%s%d", i ? ", " : "", members[i]);
+    return sym_error(st, "%s; this PE's member list: [%s%s] (%d members)", prior, list,
+                     n > 16 ? ", ..." : "", n);
+}
+
 SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int nmembers,
                                      sym_team_t *new_team_p)
 {
@@ -485,8 +499,11 @@ SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int 
     free(seen);
     int *mine[1] = {member ? (int *)members : NULL};
     int counts[1] = {nmembers};
-    return team_make(op, parent, 1, mine, counts, nmembers, hash_members(members, nmembers),
-                     new_team_p);
+    st = team_make(op, parent, 1, mine, counts, nmembers, hash_members(members, nmembers),
+                   new_team_p);
+    if (st == SYM_ERR_MISMATCH) /* the fingerprints hold a hash: name this PE's list */
+        st = name_members_after(st, members, nmembers);
+    return st;
 }
 
 SYM_API sym_status_t sym_team_destroy(sym_team_t team)
