@@ -71,7 +71,7 @@ static void *collective_alloc(const char *op, enum sym_sync_kind kind, size_t si
         snprintf(local, sizeof(local), "%s", sym_last_error());
         sym_status_t st = sym_barrier_agree(op, &mine);
         if (st == SYM_OK)
-            sym_error(SYM_ERR_INVALID_ARG, "%s", local);
+            sym_error(rc == -3 ? SYM_ERR_INVALID_ARG : SYM_ERR_NO_MEMORY, "%s", local);
         return NULL;
     }
     if (sym_barrier_agree(op, &mine) != SYM_OK) {
@@ -132,13 +132,13 @@ static uint64_t object_offset(const char *op, const void *ptr)
  * saying so, so that its peers fail too instead of pairing their barrier
  * with this PE's next one; its own reason stays the message unless the
  * calls differed. */
-static void sync_failed(const char *op, enum sym_sync_kind kind, size_t size)
+static void sync_failed(const char *op, enum sym_sync_kind kind, size_t size, sym_status_t why)
 {
     char local[sizeof(sym_rt.barrier_broken_msg)];
     snprintf(local, sizeof(local), "%s", sym_last_error());
     const struct sym_sync_print mine = sym_sync_print_make(kind, true, size, 0, 0);
     if (sym_barrier_agree(op, &mine) == SYM_OK)
-        sym_error(SYM_ERR_INVALID_ARG, "%s", local);
+        sym_error(why, "%s", local);
 }
 
 SYM_API void sym_free(void *ptr)
@@ -147,7 +147,7 @@ SYM_API void sym_free(void *ptr)
         return;
     uint64_t off = object_offset("sym_free", ptr);
     if (!off) {
-        sync_failed("sym_free", SYM_SYNC_FREE, 0);
+        sync_failed("sym_free", SYM_SYNC_FREE, 0, SYM_ERR_INVALID_ARG);
         return;
     }
     /* Nobody may still be using the object when it is released; and it is
@@ -181,7 +181,7 @@ SYM_API void *sym_realloc(void *ptr, size_t size)
     }
     uint64_t off = object_offset("sym_realloc", ptr);
     if (!off) {
-        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size);
+        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_INVALID_ARG);
         return NULL;
     }
     /* The new place is planned in the bookkeeping first and committed
@@ -193,7 +193,7 @@ SYM_API void *sym_realloc(void *ptr, size_t size)
         sym_alloc_alloc(&sym_rt.alloc, size, SYM_ALLOC_MIN_ALIGN, &new_off) != 0) {
         no_memory("sym_realloc", size);
         /* the old object stays, on every PE alike */
-        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size);
+        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_NO_MEMORY);
         return NULL;
     }
     /* The barrier also lets puts into the old object land before its
