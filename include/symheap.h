@@ -34,9 +34,14 @@
  *   SYM_ERR_NOT_INITIALIZED (pointer-returning functions return NULL, int
  *   queries return -1).
  * - Waits never block forever: each has a deadline of SYMHEAP_TIMEOUT seconds
- *   (default 60) after which it returns SYM_ERR_TIMEOUT, and a PE that dies is
+ *   (default 60, at most SYM_TIMEOUT_MAX: one day; a timeout that is not a
+ *   finite number is rejected everywhere) after which it returns
+ *   SYM_ERR_TIMEOUT, and a PE that dies is
  *   reported to the PEs waiting for it as SYM_ERR_PEER_LOST within about a
- *   second.
+ *   second.  The PE it names is the first that died of its own cause: not
+ *   a survivor that exited after the library returned it an error (a lost
+ *   peer, an abort, a timeout, a mismatch), while the launcher (symrun)
+ *   knows of another.
  * - Thread safety (OpenSHMEM's SHMEM_THREAD_MULTIPLE, see sym_init_thread()):
  *   several threads of one PE may call the one-sided functions at once: puts,
  *   gets, single-element and strided transfers, atomics, put-with-signal,
@@ -58,6 +63,13 @@
 
 #define SYMHEAP_VERSION_MAJOR 0
 #define SYMHEAP_VERSION_MINOR 1
+
+/* The longest timeout any call or setting accepts, in seconds (one day):
+ * SYMHEAP_TIMEOUT, SYMHEAP_INIT_TIMEOUT, sym_team_set_timeout(),
+ * sym_coll_opts_t.timeout_s and sym_wait_cond() reject larger values, and
+ * values that are not finite numbers (infinity, NaN), with
+ * SYM_ERR_CONFIG or SYM_ERR_INVALID_ARG, so every wait ends. */
+#define SYM_TIMEOUT_MAX       86400.0
 #define SYMHEAP_VERSION_PATCH 0
 
 #include "symheap/status.h"

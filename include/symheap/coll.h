@@ -24,7 +24,9 @@ extern "C" {
 /* Complete all of this PE's outstanding operations (as sym_quiet()), then
  * wait until every PE has entered the barrier.  Collective over all PEs.
  * Errors: SYM_ERR_TIMEOUT (names the PE not arrived), SYM_ERR_PEER_LOST
- * (names the dead PE), SYM_ERR_ABORTED. */
+ * (names the dead PE), SYM_ERR_ABORTED, SYM_ERR_MISMATCH (on every PE, when
+ * a PE met it in sym_finalize or a collective allocation call instead: the
+ * world barrier carries each call's fingerprint, see sym_malloc). */
 SYM_API sym_status_t sym_barrier_all(void);
 
 /* Wait until every PE has entered; unlike sym_barrier_all() it does not
@@ -100,7 +102,8 @@ typedef enum sym_runahead {
 /* Per-call options; pass NULL (or zero every field) for the defaults. */
 typedef struct sym_coll_opts {
     sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
-    double timeout_s;          /* > 0: deadline of this call; 0: the team's */
+    double timeout_s; /* > 0: deadline of this call, at most SYM_TIMEOUT_MAX; 0: the team's;
+                       * not a finite number: SYM_ERR_INVALID_ARG */
     /* sym_broadcast and sym_reduce only (other collectives ignore it).
      * OFF: a member that only sends (the broadcast root, a reduce leaf;
      * with ring or tree also members whose part ends with sends) waits

@@ -23,11 +23,28 @@ extern "C" {
 
 /* Allocate `size` bytes of symmetric memory, aligned to 64 bytes.  Collective:
  * every PE must make the same sequence of allocation calls with the same
- * arguments; every PE then gets the same offset (verified when SYMHEAP_DEBUG
- * is set).  Includes a barrier, so the object exists on every PE on return.
- * Returns NULL for size 0 (not an error) and on failure, with the reason in
- * sym_last_error(): SYM_ERR_NO_MEMORY names the requested and free bytes;
- * a failed call changes nothing.  Thread safety: serialised. */
+ * arguments; every PE then gets the same offset.  Includes a barrier, so the
+ * object exists on every PE on return.
+ *
+ * Divergence is never silent.  Every collective allocation call (sym_malloc,
+ * sym_calloc, sym_align, sym_realloc, sym_free), sym_barrier_all,
+ * sym_sync_all and sym_finalize carry a fingerprint of the call in their
+ * barrier: its kind, the size (and alignment, or the old object), and the
+ * resulting (or freed) heap offset; a call that failed on one PE (a bad
+ * pointer, an impossible alignment, no room) still takes part, saying it
+ * failed.  When the fingerprints of a barrier differ, every PE fails the
+ * call with SYM_ERR_MISMATCH, whose message names a PE and its call on each
+ * side, and the heap is ROLLED BACK: no PE allocates, moves or frees
+ * anything in that call, so every heap stays as it was and the next calls
+ * pair up again.  When the barrier itself fails (a lost peer, an abort, a
+ * timeout), the call's own change is undone on this PE and the heap is
+ * UNUSABLE for collective allocation: the world barrier stays broken, so
+ * every later allocation call, sym_barrier_all and sym_finalize fail at
+ * once with the first error.
+ *
+ * Returns NULL for size 0 (not an error, no synchronisation) and on failure,
+ * with the reason in sym_last_error(): SYM_ERR_NO_MEMORY names the requested
+ * and free bytes; a failed call changes nothing.  Thread safety: serialised. */
 SYM_API void *sym_malloc(size_t size);
 
 /* Like sym_malloc(count * size) with the memory zeroed on every PE.  An
@@ -42,14 +59,17 @@ SYM_API void *sym_align(size_t alignment, size_t size);
 
 /* Resize a symmetric object, keeping min(old, new) bytes of its contents on
  * every PE.  ptr NULL behaves like sym_malloc(size); size 0 frees ptr and
- * returns NULL.  On failure returns NULL and the old object is untouched.
+ * returns NULL.  On failure returns NULL and the old object is untouched,
+ * also when the PEs' calls differ (SYM_ERR_MISMATCH, see sym_malloc).
  * Collective with an implicit barrier. */
 SYM_API void *sym_realloc(void *ptr, size_t size);
 
 /* Release a symmetric object.  Collective; a barrier precedes the release so
- * no PE can still be accessing it.  NULL is ignored.  A pointer that is not
- * the start of a live object is reported in sym_last_error() (the heap is not
- * changed). */
+ * no PE can still be accessing it.  NULL is ignored (no synchronisation).  A
+ * pointer that is not the start of a live object is reported in
+ * sym_last_error() and still synchronises, so every PE's call fails with
+ * SYM_ERR_MISMATCH in sym_last_error() and no PE releases anything (see
+ * sym_malloc). */
 SYM_API void sym_free(void *ptr);
 
 /* Bytes still available to sym_malloc() (sum of free blocks) and the largest

@@ -71,7 +71,14 @@ SYM_API int sym_thread_level(void);
  * barrier) and release every resource of the library.  Collective.  Even
  * when the barrier fails (a peer died, a timeout), local resources are
  * released and the error is returned; the library is then uninitialised.
- * Errors: SYM_ERR_NOT_INITIALIZED, SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT. */
+ * The barrier carries a fingerprint (see sym_malloc): a peer that meets it
+ * in sym_barrier_all, sym_sync_all or a collective allocation makes both
+ * calls fail with SYM_ERR_MISMATCH.  Only a successful finalize is an
+ * orderly end: a PE that exits after a failed one is a lost PE to its
+ * peers, which learn of it within about a second (SYM_ERR_PEER_LOST), as
+ * of any PE that exits without finalizing.
+ * Errors: SYM_ERR_NOT_INITIALIZED ("called after sym_finalize()" once it
+ * ran), SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT, SYM_ERR_MISMATCH, SYM_ERR_ABORTED. */
 SYM_API sym_status_t sym_finalize(void);
 
 /* 1 between a successful sym_init() and sym_finalize(), else 0. */

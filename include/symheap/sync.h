@@ -124,7 +124,7 @@ SYM_WAIT_DECLARE_(uint64, uint64_t)
  * this wait's deadline in seconds, 0 the default (SYMHEAP_TIMEOUT).
  * Errors: SYM_ERR_TIMEOUT, SYM_ERR_PEER_LOST (a PE of the job died),
  * SYM_ERR_ABORTED, SYM_ERR_INVALID_ARG (ready is NULL, timeout_s negative,
- * NaN or infinite), SYM_ERR_NOT_INITIALIZED.  Thread-safe: several threads
+ * NaN, infinite or above SYM_TIMEOUT_MAX), SYM_ERR_NOT_INITIALIZED.  Thread-safe: several threads
  * may wait at once, each on its own condition. */
 SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), void *arg,
                                    void (*describe)(void *arg, char *buf, size_t len),

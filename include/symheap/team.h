@@ -150,7 +150,10 @@ SYM_API int sym_team_local_to_global(sym_team_t team, int local_pe);
 /* Number of PE `src_pe` of `src_team` in `dest_team`, or -1. */
 SYM_API int sym_team_translate_pe(sym_team_t src_team, int src_pe, sym_team_t dest_team);
 
-/* Default deadline of collectives on this team (seconds > 0). */
+/* Default deadline of collectives on this team: seconds > 0, at most
+ * SYM_TIMEOUT_MAX (one day).  Errors: SYM_ERR_INVALID_ARG (not a finite
+ * number, not positive, too long), SYM_ERR_NOT_INITIALIZED.  Thread safety:
+ * serialised with the team's collectives. */
 SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
 
 /* Release a team and give its area back.  Collective over its members (a

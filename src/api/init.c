@@ -12,6 +12,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
 #include "launch/job.h"
+#include "coll/finalize_check.h"
 #include "coll/request.h"
 #include "coll/team.h"
 
@@ -82,6 +83,7 @@ static void show_health(void)
         .abort_by_off = offsetof(struct sym_heap_ctrl, abort_by),
         .abort_status_off = offsetof(struct sym_heap_ctrl, abort_status),
         .state_off = offsetof(struct sym_heap_ctrl, state),
+        .lib_error_off = offsetof(struct sym_heap_ctrl, lib_error),
         .peer_pid = sym_rt.peer_pid,
         .peer_local = sym_rt.peer_local,
     };
@@ -311,6 +313,7 @@ SYM_API sym_status_t sym_init(void)
     }
     set_state(SYM_PE_RUNNING);
     sym_rt.initialized = true;
+    sym_finalized = false;
     return SYM_OK;
 }
 
@@ -342,7 +345,14 @@ SYM_API sym_status_t sym_finalize(void)
     if (st != SYM_OK)
         return st;
     st = sym_requests_finish_all("sym_finalize");
-    sym_status_t st2 = sym_barrier_internal("sym_finalize");
+    /* Its fingerprint makes a peer in sym_barrier_all (or a collective
+     * allocation) fail on both sides instead of pairing with it. */
+    const struct sym_sync_print mine = sym_sync_print_make(SYM_SYNC_FINALIZE, false, 0, 0, 0);
+    /* ... and a peer in a collective on the world team finds it there */
+    sym_finalize_publish();
+    sym_status_t st2 = sym_barrier_agree_checked("sym_finalize", &mine, sym_finalize_stalled);
+    if (st2 == SYM_OK) /* told while the barrier never stalled long enough to look */
+        st2 = sym_finalize_stalled(NULL);
     if (st == SYM_OK)
         st = st2;
     if (st == SYM_OK) /* a run-ahead sender's last call failed elsewhere (broadcast.c) */
@@ -354,9 +364,14 @@ SYM_API sym_status_t sym_finalize(void)
         if (st == SYM_OK)
             st = sym_rt.boot->ops->barrier(sym_rt.boot, "sym_finalize");
     }
-    set_state(SYM_PE_FINALIZED);
+    /* Only a finalize that succeeded is an orderly end: after a failed one
+     * the PE stays RUNNING in its peers' eyes, so its exit is a loss they
+     * learn of at once, not a departure they wait out. */
+    if (st == SYM_OK)
+        set_state(SYM_PE_FINALIZED);
     sym_rt.initialized = false;
     release_all();
+    sym_finalized = true;
     return st;
 }
 

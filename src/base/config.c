@@ -88,7 +88,7 @@ static int parse_seconds(const char *text, double *out)
     double v = strtod(text, &end);
     while (isspace((unsigned char)*end))
         end++;
-    if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+    if (errno || end == text || *end || !(v > 0) || !(v <= SYM_TIMEOUT_MAX))
         return -1;
     *out = v;
     return 0;
@@ -140,7 +140,7 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
 }
 
 #define EXPECT_SIZE    "a size such as 4096, 64K, 256M or 2G"
-#define EXPECT_SECONDS "a positive number of seconds"
+#define EXPECT_SECONDS "a positive number of seconds, at most 86400 (one day)"
 #define EXPECT_BOOL    "one of 1/0, yes/no, true/false, on/off"
 #define EXPECT_UINT    "a non-negative integer"
 #define EXPECT_CHOICE  "one of the words in "
@@ -242,6 +242,11 @@ sym_status_t sym_config_load(struct sym_config *cfg)
                          "sym_init: environment variable SYMHEAP_HEAP_SIZE='%s' is not valid: "
                          "the heap must not be empty",
                          getenv("SYMHEAP_HEAP_SIZE"));
+    if (c.init_timeout > SYM_TIMEOUT_MAX)
+        return sym_error(SYM_ERR_CONFIG,
+                         "sym_init: environment variable SYMHEAP_INIT_TIMEOUT='%s' is not valid: "
+                         "expected at most 86400 seconds (one day)",
+                         getenv("SYMHEAP_INIT_TIMEOUT"));
     if (c.team_area_size < 4096 || c.team_area_size > c.team_region_size)
         return sym_error(SYM_ERR_CONFIG,
                          "sym_init: environment variable SYMHEAP_TEAM_AREA_SIZE='%s' is not "

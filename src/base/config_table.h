@@ -5,7 +5,7 @@
  * sym_config, the parser (config.c) and the `symheap-info` table, so a
  * variable exists exactly when it is listed here.  Types:
  *   SIZE     bytes, with an optional K, M, G or T suffix (powers of 1024)
- *   SECONDS  a positive decimal number of seconds
+ *   SECONDS  a positive decimal number of seconds, at most SYM_TIMEOUT_MAX (a day)
  *   BOOL     1/0, yes/no, true/false, on/off
  *   UINT     a non-negative decimal integer
  *   CHOICE   one of the words listed in the help text's {a|b|c}
@@ -21,12 +21,12 @@
       "Bytes of symmetric memory sym_malloc() can hand out on each PE; unset: 256M, or "           \
       "less so that every PE of the host fits in half of the free /dev/shm space")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                                   \
-      "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds")              \
+      "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds; at most "     \
+      "86400 (one day)")                                                                           \
     X(init_timeout, "SYMHEAP_INIT_TIMEOUT", UINT, "0",                                             \
       "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "             \
-      "bootstrap's own exchanges, in whole seconds; 0: SYMHEAP_TIMEOUT")                           \
-    X(debug, "SYMHEAP_DEBUG", BOOL, "0",                                                           \
-      "Log decisions to stderr and verify that collective allocations agree on all PEs")           \
+      "bootstrap's own exchanges, in whole seconds, at most 86400; 0: SYMHEAP_TIMEOUT")            \
+    X(debug, "SYMHEAP_DEBUG", BOOL, "0", "Log decisions and errors to stderr")                     \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \

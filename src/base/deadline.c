@@ -1,4 +1,5 @@
 /* deadline.c - anchoring a deadline and reporting that it passed. */
+#include <math.h>
 #include <time.h>
 
 #include "base/deadline.h"
@@ -18,10 +19,10 @@ uint64_t sym_deadline_anchor(struct sym_deadline *dl)
         return dl->at_ns;
     /* The default is resolved here, on the slow path: making a deadline
      * stays a few stores that read nothing. */
-    if (dl->timeout_s <= 0)
+    if (!(dl->timeout_s > 0)) /* NaN too: callers reject it, never wait for ever */
         dl->timeout_s = sym_wait_timeout();
-    if (dl->timeout_s > 1e9) /* ~31 years: keeps the nanosecond end in range */
-        dl->timeout_s = 1e9;
+    if (!(dl->timeout_s <= SYM_TIMEOUT_MAX))
+        dl->timeout_s = SYM_TIMEOUT_MAX;
     dl->at_ns = sym_now_ns() + (uint64_t)(dl->timeout_s * 1e9);
     if (!dl->at_ns) /* 0 means "not anchored" */
         dl->at_ns = 1;
@@ -33,8 +34,25 @@ bool sym_deadline_passed(struct sym_deadline *dl)
     return sym_now_ns() >= sym_deadline_anchor(dl);
 }
 
+/* Short timeouts keep their digits: 0.020 s, not 0.0 s. */
 sym_status_t sym_deadline_timeout(const struct sym_deadline *dl, const char *what)
 {
-    return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.1f s waiting for %s", dl->op,
-                     dl->timeout_s, what);
+    return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.*f s waiting for %s", dl->op,
+                     dl->timeout_s < 0.05 ? 3 : 1, dl->timeout_s, what);
+}
+
+sym_status_t sym_timeout_check(const char *op, double seconds, bool zero_ok)
+{
+    if (!isfinite(seconds))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: timeout %g s is not a finite number", op,
+                         seconds);
+    if (seconds < 0 || (!zero_ok && seconds == 0))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: timeout %g s is %s", op, seconds,
+                         seconds < 0 ? "negative" : "not positive");
+    if (seconds > SYM_TIMEOUT_MAX)
+        return sym_error(SYM_ERR_INVALID_ARG,
+                         "%s: timeout %g s exceeds the longest allowed, SYM_TIMEOUT_MAX = %.0f s "
+                         "(one day)",
+                         op, seconds, SYM_TIMEOUT_MAX);
+    return SYM_OK;
 }

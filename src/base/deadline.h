@@ -56,6 +56,12 @@ bool sym_deadline_passed(struct sym_deadline *dl);
  * waiting for <what>". */
 sym_status_t sym_deadline_timeout(const struct sym_deadline *dl, const char *what);
 
+/* Check a timeout given by the caller: SYM_OK, or SYM_ERR_INVALID_ARG
+ * (recorded, starting with `op`) when it is not a finite number, is
+ * negative (or 0 unless zero_ok: 0 then means "the default") or exceeds
+ * SYM_TIMEOUT_MAX. */
+sym_status_t sym_timeout_check(const char *op, double seconds, bool zero_ok);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t sym_now_ns(void);
 

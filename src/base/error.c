@@ -5,6 +5,7 @@
 
 #define SYM_ERROR_C /* defines sym_error itself */
 #include "base/error.h"
+#include "base/health.h"
 
 /* Large enough for a timeout message listing missing PEs. */
 static _Thread_local char last_error[1024];
@@ -58,6 +59,13 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof(last_error), fmt, ap);
     va_end(ap);
+    /* Messages quote bytes from peers and the network (bootstrap hellos,
+     * names): no control character, an ANSI escape included, reaches a
+     * terminal that prints sym_last_error(). */
+    for (char *c = last_error; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    sym_health_note_error(status);
     if (__atomic_load_n(&log_debug, __ATOMIC_RELAXED))
         fprintf(stderr, "[symheap pe %d] error %s: %s\n",
                 __atomic_load_n(&log_pe, __ATOMIC_RELAXED), sym_status_name(status), last_error);

@@ -2,6 +2,12 @@
  * health.h - the job health check: has a peer died, has the job been
  * aborted?  Base layer: knows nothing above it; init hands it what it looks
  * at, as init learns it.
+ *
+ * The lost PE it names is the first to die of its own cause: under a
+ * launcher, the earliest reaped PE that had not been returned a job-level
+ * error (sym_health_note_error), else the earliest reaped; so a survivor
+ * that exits after its own error is never blamed while the PE that was
+ * killed is known.
  */
 #ifndef SYM_BASE_HEALTH_H
 #define SYM_BASE_HEALTH_H
@@ -29,6 +35,7 @@ struct sym_health_view {
     uint8_t *const *my_ctrl;
     uint8_t *const *peer_ctrl;
     size_t abort_by_off, abort_status_off, state_off;
+    size_t lib_error_off;   /* the owner's first job-level error (int32_t) */
     const int *peer_pid;    /* [npes] process ids (0: unknown), or NULL */
     const bool *peer_local; /* [npes] runs on this host, or NULL */
     /* The bootstrap's report of the first lost PE (-1: none), with the words
@@ -41,6 +48,13 @@ struct sym_health_view {
 /* Replace what the check looks at (init and finalize; a zeroed view with me
  * and npes -1 looks at nothing). */
 void sym_health_set(const struct sym_health_view *view);
+
+/* Record, once, that the library returned a job-level error to this PE
+ * (lost peer, abort, timeout, mismatch, transport, bootstrap): where the
+ * launcher and the peers can see it, so that this PE's death after it is
+ * not taken for the cause of the failure.  Other statuses are ignored.
+ * Called by sym_error(); cheap and thread-safe. */
+void sym_health_note_error(sym_status_t status);
 
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait
  * would report now (a dead peer, an abort).  The message starts with `op`

@@ -48,12 +48,16 @@ static inline size_t sym_heap_own_align(size_t heap_len)
 
 /* Sync area lines. */
 #define SYM_SYNC_OFF            ((uint64_t)SYM_PAGE)
-#define SYM_SYNC_LINES          64u
+#define SYM_SYNC_LINES          128u
 #define SYM_SYNC_BARRIER_LINE   0u /* 32 lines: dissemination rounds 0..31 */
 #define SYM_SYNC_BARRIER_ROUNDS 32u
 #define SYM_SYNC_ARRIVALS_LINE  32u /* central barrier: arrivals (PE 0's counts) */
-#define SYM_SYNC_RELEASE_LINE   33u /* central barrier: release epoch */
-#define SYM_SYNC_LINE_OFF(line) (SYM_SYNC_OFF + (uint64_t)(line)*SYM_LINE)
+#define SYM_SYNC_RELEASE_LINE   33u /* central barrier: release epoch (odd: + 1) */
+/* The world barrier's lines of odd epochs: a round's line carries the
+ * calls' fingerprints besides the epoch, and a PE can be one barrier ahead
+ * of the reader of a line, never two (barrier.c). */
+#define SYM_SYNC_BARRIER_ODD_LINE 64u /* 32 lines: rounds 0..31 of odd epochs */
+#define SYM_SYNC_LINE_OFF(line)   (SYM_SYNC_OFF + (uint64_t)(line)*SYM_LINE)
 
 /* Control block at offset 0 of every heap. */
 struct sym_heap_ctrl {
@@ -67,15 +71,18 @@ struct sym_heap_ctrl {
     uint64_t user_size;
     uint8_t pad0[SYM_LINE - 48];
     uint32_t state; /* enum sym_job_pe_state, written by the owner */
-    uint8_t pad1[SYM_LINE - 4];
+    /* The first job-level error the library returned to the owner (0:
+     * none): a PE that dies after one is not the cause of the failure. */
+    int32_t lib_error;
+    uint8_t pad1[SYM_LINE - 8];
     uint32_t abort_by; /* 0, or 1 + the PE that raised the job abort */
     int32_t abort_status;
     uint8_t pad2[SYM_LINE - 8];
-    /* SYMHEAP_DEBUG: the owner's last collective allocation, for checks */
-    uint64_t dbg_alloc_seq;
-    uint64_t dbg_alloc_off;
-    uint64_t dbg_alloc_size;
-    uint8_t pad3[SYM_LINE - 24];
+    /* The fingerprint of the owner's call in its last world barrier of
+     * each epoch parity (barrier.c), read by peers to name the calls when
+     * they differ and by the central barrier's last arrival. */
+    uint64_t barrier_print[2][3];
+    uint8_t pad3[SYM_LINE - 48];
     /* Last barrier epoch the owner entered, so a timed-out barrier can name
      * every PE that never arrived, not only the one it waited on. */
     uint64_t barrier_entered;

@@ -43,11 +43,20 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     }
     if (chunk > max_chunk)
         chunk = max_chunk / SYM_LINE * SYM_LINE;
-    if (chunk < MIN_CHUNK)
+    if (chunk < MIN_CHUNK) {
+        /* Named in what the user sets: the area is a share of the region
+         * SYMHEAP_MAILBOX_SIZE asks for (rounded up to whole pages). */
+        const uint64_t need = fixed + links * (HDR_BYTES + MIN_CHUNK);
+        const uint64_t region = sym_rt.layout.mailbox_size;
+        const uint64_t asked = area_size ? sym_round_up(need * (region / area_size), SYM_PAGE) : 0;
         return sym_error(SYM_ERR_NO_MEMORY,
-                         "%s: a mailbox of %" PRIu64 " bytes cannot serve %d PEs (needs at "
-                         "least %" PRIu64 " bytes; raise SYMHEAP_MAILBOX_SIZE)",
-                         what, area_size, n, fixed + links * (HDR_BYTES + MIN_CHUNK));
+                         "%s: its mailbox area of %" PRIu64 " bytes (a share of the %" PRIu64
+                         "-byte mailbox region; SYMHEAP_MAILBOX_SIZE=%zu) cannot serve %d PEs "
+                         "(needs at least %" PRIu64 " bytes: raise SYMHEAP_MAILBOX_SIZE to at "
+                         "least %" PRIu64 ")",
+                         what, area_size, region, sym_rt.cfg.mailbox_size, n, need,
+                         asked > region ? asked : region * 2);
+    }
     ch->sent = calloc((size_t)n, sizeof(uint64_t));
     ch->recvd = calloc((size_t)n, sizeof(uint64_t));
     ch->tsent = calloc((size_t)n, sizeof(uint64_t));

@@ -124,10 +124,11 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
         sym_team_break(team, why, sym_last_error());
     }
     if (team->broken)
-        return sym_error(team->broken,
-                         "%s on %s: the team is broken by an earlier error (%s); "
-                         "destroy it",
-                         name, team->name, team->broken_msg);
+        return sym_error(team->broken, "%s on %s: the team is broken by an earlier error (%s); %s",
+                         name, team->name, team->broken_msg,
+                         team == sym_team_world()
+                             ? "every member may call sym_team_recover() to go on"
+                             : "every member may call sym_team_recover() to go on, or destroy it");
     if (kind != SYM_COLL_BARRIER && kind != SYM_COLL_TEAM_SPLIT && !sym_datatype_valid(dt))
         return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: %d is not a sym_datatype_t", name,
                          team->name, (int)dt);
@@ -164,9 +165,8 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                          "%s on %s: root %d is not a member (the team has "
                          "%d PEs)",
                          name, team->name, root, team->size);
-    if (opts && (opts->timeout_s < 0 || opts->timeout_s != opts->timeout_s))
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: timeout %g s is negative", name,
-                         opts->timeout_s);
+    if (opts && sym_timeout_check(name, opts->timeout_s, true) != SYM_OK)
+        return SYM_ERR_INVALID_ARG;
     if (opts && ((unsigned)opts->algorithm > SYM_ALGO_PAIRWISE))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: %d is not a sym_algorithm_t", name,
                          (int)opts->algorithm);

@@ -263,9 +263,8 @@ SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds)
     sym_status_t st = sym_team_check("sym_team_set_timeout", team);
     if (st != SYM_OK)
         return st;
-    if (!(seconds > 0))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_team_set_timeout: %g s is not positive",
-                         seconds);
+    if ((st = sym_timeout_check("sym_team_set_timeout", seconds, false)) != SYM_OK)
+        return st;
     team->timeout_s = seconds;
     return SYM_OK;
 }

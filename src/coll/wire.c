@@ -4,11 +4,24 @@
 #include <stdio.h>
 
 #include "coll/coll.h"
+#include "coll/finalize_check.h"
 #include "coll/wire.h"
 
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
     char layout[32] = "";
+    if (fp->kind == SYM_COLL_BARRIER_ALL && fp->root == SYM_FP_ROOT_FINALIZE) {
+        snprintf(buf, len, FINALIZE_TEXT "%" PRIu64 " on the world team)", fp->seq);
+        return;
+    }
+    if (fp->kind == SYM_COLL_TEAM_SPLIT) {
+        /* count is a hash of the member list, not a count */
+        snprintf(buf, len,
+                 "%s #%" PRIu64 " (%u new team(s) of up to %u members, member list hash %016" PRIx64
+                 ")",
+                 sym_coll_kind_name(fp->kind), fp->seq, (unsigned)fp->root, fp->layout, fp->count);
+        return;
+    }
     if (fp->layout)
         snprintf(layout, sizeof(layout), ", counts hash %08x", fp->layout);
     snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 "%s, root %d, %s)",

@@ -2,10 +2,14 @@
  * heap.c - collective symmetric allocation: sym_malloc and friends.
  *
  * Each PE runs the same deterministic allocator (alloc.c) over the same
- * offsets, so equal call sequences give equal offsets everywhere; with
- * SYMHEAP_DEBUG every call compares its result with PE 0's.
+ * offsets, so equal call sequences give equal offsets everywhere.  Every
+ * call synchronises with its fingerprint (kind, size, resulting offset;
+ * core/barrier.h), so calls that differ between PEs fail on every PE and
+ * leave every heap as it was, instead of diverging.
  */
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -26,91 +30,55 @@ static sym_status_t no_memory(const char *op, size_t size)
                      (size_t)sym_rt.layout.user_size);
 }
 
-/* SYMHEAP_DEBUG: every PE must have allocated the same block.  Called
- * after the allocation's barrier; ends with another barrier so PE 0's record
- * is not overwritten before everyone read it. */
-static sym_status_t debug_verify(const char *op, uint64_t off, size_t size)
-{
-    struct sym_heap_ctrl *mine = (void *)sym_rt.base;
-    /* PE 0's three record fields, read in one transfer */
-    _Static_assert(offsetof(struct sym_heap_ctrl, dbg_alloc_off) ==
-                           offsetof(struct sym_heap_ctrl, dbg_alloc_seq) + 8 &&
-                       offsetof(struct sym_heap_ctrl, dbg_alloc_size) ==
-                           offsetof(struct sym_heap_ctrl, dbg_alloc_seq) + 16,
-                   "the allocation record is three consecutive words");
-    uint64_t rec[3];
-    struct sym_deadline dl = sym_deadline_default(op);
-    sym_status_t st = sym_rt.peer_tp[0]->ops->get(
-        sym_rt.peer_tp[0], 0, rec, offsetof(struct sym_heap_ctrl, dbg_alloc_seq), sizeof(rec), &dl);
-    if (st != SYM_OK)
-        return st;
-    const struct {
-        uint64_t dbg_alloc_seq, dbg_alloc_off, dbg_alloc_size;
-    } root = {rec[0], rec[1], rec[2]};
-    if (root.dbg_alloc_seq != mine->dbg_alloc_seq || root.dbg_alloc_off != off ||
-        root.dbg_alloc_size != size)
-        st = sym_error(
-            SYM_ERR_MISMATCH,
-            "%s: collective allocation #%llu differs between PEs: PE 0 got %llu "
-            "bytes at heap offset %llu (call #%llu), PE %d got %zu bytes at %llu "
-            "(every PE must make the same allocation calls)",
-            op, (unsigned long long)mine->dbg_alloc_seq, (unsigned long long)root.dbg_alloc_size,
-            (unsigned long long)root.dbg_alloc_off, (unsigned long long)root.dbg_alloc_seq,
-            sym_rt.me, size, (unsigned long long)off);
-    sym_status_t st2 = sym_barrier_internal(op);
-    return st != SYM_OK ? st : st2;
-}
-
-static void debug_publish(uint64_t off, size_t size)
-{
-    struct sym_heap_ctrl *mine = (void *)sym_rt.base;
-    mine->dbg_alloc_seq = sym_rt.alloc_seq;
-    mine->dbg_alloc_off = off;
-    mine->dbg_alloc_size = size;
-}
-
-/* Allocate, optionally zero, then synchronise so the object exists (and is
- * zeroed) on every PE before any PE can write into it. */
-static void *collective_alloc(const char *op, size_t size, size_t align, bool zero)
+/* Allocate, optionally zero, then synchronise with the call's
+ * fingerprint: the object exists (and is zeroed) on every PE before any PE
+ * can write into it, and PEs whose calls differ (sizes, kinds) or failed
+ * on some PE (`bad`: an argument error already recorded) all return NULL
+ * with the heap as it was.  Zeroing before the verdict is harmless: the
+ * block was free on every PE, which agreed up to this call. */
+static void *collective_alloc(const char *op, enum sym_sync_kind kind, size_t size, size_t align,
+                              bool bad)
 {
     if (sym_check_init(op) != SYM_OK)
         return NULL;
-    if (align == 0 || (align & (align - 1))) {
+    if (!bad && (align == 0 || (align & (align - 1)))) {
         sym_error(SYM_ERR_INVALID_ARG, "%s: alignment %zu is not a power of two", op, align);
-        return NULL;
-    }
-    /* this PE's heap is mapped aligned to sym_heap_own_align(), as every
-     * PE's is: an offset aligned to `align` is an address aligned to it */
-    if (align > SYM_HEAP_BASE_ALIGN && ((uintptr_t)sym_rt.base & (align - 1)) != 0) {
+        bad = true;
+    } else if (!bad && align > SYM_HEAP_BASE_ALIGN && ((uintptr_t)sym_rt.base & (align - 1)) != 0) {
+        /* this PE's heap is mapped aligned to sym_heap_own_align(), as every
+         * PE's is: an offset aligned to `align` is an address aligned to it */
         sym_error(SYM_ERR_INVALID_ARG,
                   "%s: alignment %zu is larger than the symmetric heap (%zu bytes) can align", op,
                   align, sym_heap_own_align(sym_rt.heap_total));
-        return NULL;
+        bad = true;
     }
-    if (size == 0)
+    if (size == 0 && !bad)
         return NULL;
     sym_rt.alloc_seq++;
     uint64_t off = 0;
-    int rc = sym_alloc_alloc(&sym_rt.alloc, size, align, &off);
-    if (rc == -2) {
+    int rc = bad ? -3 : sym_alloc_alloc(&sym_rt.alloc, size, align, &off);
+    if (rc == -2)
         sym_error(SYM_ERR_NO_MEMORY, "%s: out of private memory for allocator bookkeeping", op);
-        off = 0;
-    } else if (rc != 0) {
+    else if (rc == -1)
         no_memory(op, size);
+    if (rc != 0)
         off = 0;
-    }
-    if (sym_rt.cfg.debug)
-        debug_publish(off, off ? size : 0);
-    if (!off && !sym_rt.cfg.debug)
-        return NULL; /* every PE fails the same call the same way */
-    if (off && zero)
+    if (off && kind == SYM_SYNC_CALLOC)
         memset(addr_of(off), 0, size);
-    sym_status_t st = sym_barrier_internal(op);
-    if (st == SYM_OK && sym_rt.cfg.debug)
-        st = debug_verify(op, off, off ? size : 0);
-    if (st != SYM_OK || !off) {
-        if (off)
-            sym_alloc_free(&sym_rt.alloc, off);
+    const struct sym_sync_print mine =
+        sym_sync_print_make(kind, rc != 0, size, off, kind == SYM_SYNC_ALIGN ? align : 0);
+    if (rc != 0) {
+        /* Every PE fails alike, each with its own reason; on a mismatch
+         * the mismatch is the reason. */
+        char local[sizeof(sym_rt.barrier_broken_msg)];
+        snprintf(local, sizeof(local), "%s", sym_last_error());
+        sym_status_t st = sym_barrier_agree(op, &mine);
+        if (st == SYM_OK)
+            sym_error(rc == -3 ? SYM_ERR_INVALID_ARG : SYM_ERR_NO_MEMORY, "%s", local);
+        return NULL;
+    }
+    if (sym_barrier_agree(op, &mine) != SYM_OK) {
+        sym_alloc_free(&sym_rt.alloc, off);
         return NULL;
     }
     sym_debug("%s #%llu: %zu bytes at heap offset %llu", op, (unsigned long long)sym_rt.alloc_seq,
@@ -120,22 +88,24 @@ static void *collective_alloc(const char *op, size_t size, size_t align, bool ze
 
 SYM_API void *sym_malloc(size_t size)
 {
-    return collective_alloc("sym_malloc", size, SYM_ALLOC_MIN_ALIGN, false);
+    return collective_alloc("sym_malloc", SYM_SYNC_MALLOC, size, SYM_ALLOC_MIN_ALIGN, false);
 }
 
 SYM_API void *sym_calloc(size_t count, size_t size)
 {
     size_t bytes;
-    if (__builtin_mul_overflow(count, size, &bytes)) {
-        sym_error(SYM_ERR_INVALID_ARG, "sym_calloc: %zu x %zu bytes overflows", count, size);
-        return NULL;
+    bool bad = __builtin_mul_overflow(count, size, &bytes);
+    if (bad) {
+        bytes = SIZE_MAX;
+        if (sym_rt.initialized)
+            sym_error(SYM_ERR_INVALID_ARG, "sym_calloc: %zu x %zu bytes overflows", count, size);
     }
-    return collective_alloc("sym_calloc", bytes, SYM_ALLOC_MIN_ALIGN, true);
+    return collective_alloc("sym_calloc", SYM_SYNC_CALLOC, bytes, SYM_ALLOC_MIN_ALIGN, bad);
 }
 
 SYM_API void *sym_align(size_t alignment, size_t size)
 {
-    return collective_alloc("sym_align", size, alignment, false);
+    return collective_alloc("sym_align", SYM_SYNC_ALIGN, size, alignment, false);
 }
 
 /* Offset of a live object starting at ptr, or 0 with the error recorded. */
@@ -161,17 +131,45 @@ static uint64_t object_offset(const char *op, const void *ptr)
     return off;
 }
 
+/* A call that failed on this PE still synchronises, with a fingerprint
+ * saying so, so that its peers fail too instead of pairing their barrier
+ * with this PE's next one; its own reason stays the message unless the
+ * calls differed. */
+static void sync_failed(const char *op, enum sym_sync_kind kind, size_t size, sym_status_t why)
+{
+    char local[sizeof(sym_rt.barrier_broken_msg)];
+    snprintf(local, sizeof(local), "%s", sym_last_error());
+    const struct sym_sync_print mine = sym_sync_print_make(kind, true, size, 0, 0);
+    if (sym_barrier_agree(op, &mine) == SYM_OK)
+        sym_error(why, "%s", local);
+}
+
 SYM_API void sym_free(void *ptr)
 {
     if (!ptr || sym_check_init("sym_free") != SYM_OK)
         return;
     uint64_t off = object_offset("sym_free", ptr);
-    if (!off)
+    if (!off) {
+        sync_failed("sym_free", SYM_SYNC_FREE, 0, SYM_ERR_INVALID_ARG);
         return;
-    /* Nobody may still be using the object when it is released. */
-    if (sym_barrier_internal("sym_free") != SYM_OK)
+    }
+    /* Nobody may still be using the object when it is released; and it is
+     * released only where every PE releases the same one. */
+    const struct sym_sync_print mine =
+        sym_sync_print_make(SYM_SYNC_FREE, false, sym_alloc_size_of(&sym_rt.alloc, off), off, 0);
+    if (sym_barrier_agree("sym_free", &mine) != SYM_OK)
         return;
     sym_alloc_free(&sym_rt.alloc, off);
+}
+
+/* Undo a planned resize (sym_realloc): exact, because the block list is
+ * canonical (free neighbours always merged) and its room was reserved. */
+static void realloc_undo(uint64_t off, uint64_t old_size, uint64_t new_off)
+{
+    if (new_off != off)
+        sym_alloc_free(&sym_rt.alloc, new_off);
+    else
+        sym_alloc_resize_in_place(&sym_rt.alloc, off, old_size);
 }
 
 SYM_API void *sym_realloc(void *ptr, size_t size)
@@ -185,29 +183,36 @@ SYM_API void *sym_realloc(void *ptr, size_t size)
         return NULL;
     }
     uint64_t off = object_offset("sym_realloc", ptr);
-    if (!off)
+    if (!off) {
+        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_INVALID_ARG);
         return NULL;
-    /* Puts into the old object must land before its contents move. */
-    if (sym_barrier_internal("sym_realloc") != SYM_OK)
-        return NULL;
+    }
+    /* The new place is planned in the bookkeeping first and committed
+     * (contents moved, old block released) only once every PE agreed. */
     sym_rt.alloc_seq++;
     uint64_t old_size = sym_alloc_size_of(&sym_rt.alloc, off);
     uint64_t new_off = off;
-    if (sym_alloc_resize_in_place(&sym_rt.alloc, off, size) != 0) {
-        int rc = sym_alloc_alloc(&sym_rt.alloc, size, SYM_ALLOC_MIN_ALIGN, &new_off);
-        if (rc != 0) {
-            no_memory("sym_realloc", size);
-            return NULL; /* old object untouched, on every PE alike */
-        }
+    if (sym_alloc_resize_in_place(&sym_rt.alloc, off, size) != 0 &&
+        sym_alloc_alloc(&sym_rt.alloc, size, SYM_ALLOC_MIN_ALIGN, &new_off) != 0) {
+        no_memory("sym_realloc", size);
+        /* the old object stays, on every PE alike */
+        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_NO_MEMORY);
+        return NULL;
+    }
+    /* The barrier also lets puts into the old object land before its
+     * contents move. */
+    const struct sym_sync_print mine =
+        sym_sync_print_make(SYM_SYNC_REALLOC, false, size, new_off, off);
+    if (sym_barrier_agree("sym_realloc", &mine) != SYM_OK) {
+        realloc_undo(off, old_size, new_off);
+        return NULL;
+    }
+    if (new_off != off) {
         memcpy(addr_of(new_off), addr_of(off), old_size < size ? old_size : size);
         sym_alloc_free(&sym_rt.alloc, off);
     }
-    if (sym_rt.cfg.debug)
-        debug_publish(new_off, size);
-    sym_status_t st = sym_barrier_internal("sym_realloc");
-    if (st == SYM_OK && sym_rt.cfg.debug)
-        st = debug_verify("sym_realloc", new_off, size);
-    return st == SYM_OK ? addr_of(new_off) : NULL;
+    /* No PE writes into the new object before every PE moved it. */
+    return sym_barrier_agree("sym_realloc", &mine) == SYM_OK ? addr_of(new_off) : NULL;
 }
 
 SYM_API sym_status_t sym_heap_free(size_t *free_bytes_p, size_t *largest_p)

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/wait.h"
 #include "core/alloc.h"
+#include "core/barrier.h"
 #include "base/heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
@@ -60,6 +61,9 @@ struct sym_runtime {
     uint64_t barrier_epoch;
     sym_status_t barrier_broken; /* first failed world barrier: sticky */
     char barrier_broken_msg[256];
+    /* World barrier lines (epoch after fingerprints: a put-with-signal with
+     * data) sent through a transport, for tests that count its ops. */
+    uint64_t barrier_lines_sent;
     struct sym_alloc alloc;
     uint64_t alloc_seq; /* collective allocation calls so far */
     /* .data/.bss, the second symmetric region (offsets from heap_total
@@ -70,12 +74,16 @@ struct sym_runtime {
 };
 
 extern struct sym_runtime sym_rt;
+/* sym_finalize has run (and sym_init not since): for messages. */
+extern bool sym_finalized;
+
+sym_status_t sym_check_init_slow(const char *op);
 
 /* Common argument checks of the public API; each records the error. */
 static inline sym_status_t sym_check_init(const char *op)
 {
     if (__builtin_expect(!sym_rt.initialized, 0))
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+        return sym_check_init_slow(op);
     return SYM_OK;
 }
 
@@ -168,8 +176,6 @@ static inline uint64_t sym_flag_load(uint64_t off)
 {
     return __atomic_load_n((uint64_t *)(sym_rt.base + off), __ATOMIC_ACQUIRE);
 }
-
-sym_status_t sym_barrier_internal(const char *op);
 
 /* Offset-addressed transfers for the library's own use (mailboxes): no
  * argument checks, inline path for mapped peers. */

@@ -5,11 +5,18 @@
 #include "core/internal.h"
 
 struct sym_runtime sym_rt = {.me = -1, .npes = -1};
+bool sym_finalized;
+
+sym_status_t sym_check_init_slow(const char *op)
+{
+    return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called %s", op,
+                     sym_finalized ? "after sym_finalize()" : "before sym_init()");
+}
 
 sym_status_t sym_check_pe_slow(const char *op, int pe)
 {
     if (!sym_rt.initialized)
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+        return sym_check_init_slow(op);
     return sym_error(SYM_ERR_INVALID_PE, "%s: PE %d out of range (the job has %d PEs: 0..%d)", op,
                      pe, sym_rt.npes, sym_rt.npes - 1);
 }
@@ -18,7 +25,7 @@ sym_status_t sym_check_range_slow(const char *op, const char *argname, const voi
                                   size_t nbytes, int pe)
 {
     if (!sym_rt.initialized)
-        return sym_error(SYM_ERR_NOT_INITIALIZED, "%s: called before sym_init()", op);
+        return sym_check_init_slow(op);
     uintptr_t a = (uintptr_t)addr;
     uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
     uintptr_t hi = lo + sym_rt.layout.user_size;

@@ -41,9 +41,8 @@ SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), v
         return st;
     if (!ready)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: the ready function is NULL", op);
-    if (!(timeout_s >= 0) || isinf(timeout_s))
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: timeout %g s is not a finite number >= 0", op,
-                         timeout_s);
+    if ((st = sym_timeout_check(op, timeout_s, true)) != SYM_OK)
+        return st;
     if (ready(arg))
         return SYM_OK;
     struct cond c = {.ready = ready, .describe = describe, .arg = arg};

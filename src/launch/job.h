@@ -49,7 +49,14 @@ struct sym_job_pe {
     int32_t wait_status; /* waitpid() status, valid once EXITED/DEAD */
     uint32_t pad0;
     uint64_t boot_arrivals; /* bootstrap barrier: number of barriers entered */
-    uint8_t pad1[40];
+    /* The first job-level error the library returned to this PE (a lost
+     * peer, an abort, a timeout, a mismatch; 0: none), written by the PE:
+     * its death after one is a consequence, not the cause, of a failure. */
+    int32_t lib_error;
+    /* 1 + how many PEs the launcher had reaped before this one, written
+     * with the state when it reaps the PE: survivors name the first. */
+    uint32_t death_order;
+    uint8_t pad1[32];
     uint32_t blob_len;
     uint8_t pad2[60];
     uint8_t blob[SYM_JOB_BLOB_MAX];

@@ -61,7 +61,11 @@ static void publish_death(struct job *job, int i, int status)
     uint32_t final =
         seen == SYM_PE_FINALIZED || (seen == SYM_PE_NONE && clean) ? SYM_PE_EXITED : SYM_PE_DEAD;
 
+    uint32_t order = 1;
+    for (int j = 0; j < job->npes; j++)
+        order += j != i && job->pe[j].reaped;
     __atomic_store_n(&slot->wait_status, status, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->death_order, order, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->state, final, __ATOMIC_RELEASE);
 }
 

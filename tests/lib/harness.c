@@ -69,7 +69,8 @@ const char *harness_timeout_env(double s)
 const char *harness_timeout_text(double s)
 {
     char *b = harness_slot();
-    snprintf(b, 64, "timed out after %.1f s", harness_seconds(s));
+    const double t = harness_seconds(s);
+    snprintf(b, 64, "timed out after %.*f s", t < 0.05 ? 3 : 1, t); /* as deadline.c prints it */
     return b;
 }
 

@@ -1,0 +1,29 @@
+/*
+ * finalize_check.h - sym_finalize as seen by the world team's members
+ * (finalize_check.c): a PE that meets another's finalize in a collective on
+ * the world team (sym_barrier on SYM_TEAM_WORLD, an allreduce, ...) finds a
+ * mismatch, and so does the finalizing PE, instead of both timing out.
+ */
+#ifndef SYM_COLL_FINALIZE_CHECK_H
+#define SYM_COLL_FINALIZE_CHECK_H
+
+#include "symheap.h"
+
+/* The root of the fingerprint a finalizing PE publishes on the world
+ * team's call line (kind barrier_all): no collective has it. */
+#define SYM_FP_ROOT_FINALIZE (-2)
+/* How a fingerprint text names it (wire.c), then " (as call #n ...)". */
+#define FINALIZE_TEXT "sym_finalize (as call #"
+
+/* Publish, on the world team's call line, that this PE is in sym_finalize
+ * (as its next call on the team), and remember whether the team was
+ * poisoned already.  A member stuck in a collective on the world team finds
+ * it at its next stall check, reports the mismatch and poisons the team. */
+void sym_finalize_publish(void);
+
+/* For sym_finalize's world barrier (a sym_waiter stall check): the error a
+ * member poisoned the world team with since sym_finalize_publish(), else
+ * SYM_OK. */
+sym_status_t sym_finalize_stalled(void *arg);
+
+#endif /* SYM_COLL_FINALIZE_CHECK_H */
