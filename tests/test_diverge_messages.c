@@ -170,8 +170,8 @@ Test(diverge_messages, mailbox_size_asked, .timeout = HARNESS_CR_TIMEOUT(60))
     assert_job_ok(&out);
 }
 
-/* A mismatch breaks the world team; what follows says it stays broken
- * (it cannot be destroyed). */
+/* A mismatch breaks the world team; what follows says how to go on
+ * (sym_team_recover: the world team cannot be destroyed). */
 static void world_broken_body(int me, int npes, void *arg)
 {
     (void)npes;
@@ -185,7 +185,7 @@ static void world_broken_body(int me, int npes, void *arg)
               "an allreduce on the broken world team succeeded");
     expect_text("the broken world team", "broken");
     expect_no_text("the broken world team", "destroy it");
-    expect_text("the broken world team", "until sym_finalize()");
+    expect_text("the broken world team", "sym_team_recover()");
     sym_finalize();
 }
 
@@ -200,8 +200,8 @@ Test(diverge_messages, world_team_broken, .timeout = HARNESS_CR_TIMEOUT(60))
     assert_job_ok(&out);
 }
 
-/* Different member lists: the mismatch names the lists, not a hash as a
- * count. */
+/* Different member lists: the mismatch names both PEs' lists, not a hash
+ * as a count. */
 static void team_create_body(int me, int npes, void *arg)
 {
     (void)npes;
@@ -212,10 +212,10 @@ static void team_create_body(int me, int npes, void *arg)
     sym_status_t st = sym_team_create(sym_team_world(), me == 0 ? one : two, me == 0 ? 1 : 2, &t);
     PE_ASSERT(st == SYM_ERR_MISMATCH, "sym_team_create with different lists: %s: %s",
               sym_status_name(st), sym_last_error());
-    expect_text("sym_team_create", me == 0 ? "this PE's member list: [0] (1 members)"
-                                           : "this PE's member list: [0, 1] (2 members)");
-    expect_text("sym_team_create", "up to 1 members");
-    expect_text("sym_team_create", "up to 2 members");
+    expect_text("sym_team_create", me == 0 ? "this PE (PE 0) passed 1 members {0}"
+                                           : "this PE (PE 1) passed 2 members {0, 1}");
+    expect_text("sym_team_create",
+                me == 0 ? "PE 1 passed 2 members {0, 1}" : "PE 0 passed 1 members {0}");
     expect_no_text("sym_team_create", "count ");
     sym_finalize();
 }
