@@ -180,13 +180,14 @@ SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src
 SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
                                     sym_datatype_t dt, const sym_coll_opts_t *opts);
 
-/* Uneven all-to-all: send_counts[j] elements of src (packed in team order)
- * go to member j; recv_counts[i] elements from member i land packed in dst.
- * What member A sends to B must equal what B expects from A: otherwise both
- * return SYM_ERR_MISMATCH and nothing of that block is written.
+/* Uneven all-to-all, send side first (MPI's and torch's order):
+ * send_counts[j] elements of src (packed in team order) go to member j;
+ * recv_counts[i] elements from member i land packed in dst.  What member A
+ * sends to B must equal what B expects from A: otherwise both return
+ * SYM_ERR_MISMATCH and nothing of that block is written.
  * Algorithms: naive, pairwise. */
-SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
+                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,
                                      const sym_coll_opts_t *opts);
 
 /* Every member's `count` elements land in dst (n * count, team order) at

@@ -103,7 +103,7 @@ static size_t main_stack_size;
     sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->root, o)
 #define SYM_REQ_RUN_GATHERV(name) sym_##name(r->team, r->dst, r->src, r->counts, r->dt, o)
 #define SYM_REQ_RUN_ALL_TO_ALLV(name)                                                              \
-    sym_##name(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o)
+    sym_##name(r->team, r->src, r->counts, r->dst, r->counts2, r->dt, o)
 
 static sym_status_t run_blocking(struct sym_request *r)
 {
@@ -554,10 +554,9 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
     }
 
 #define SYM_REQ_DEFINE_ALL_TO_ALLV(KIND, name)                                                     \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const size_t *recv_counts,        \
-                                     const void *src, const size_t *send_counts,                   \
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,               \
-                                     sym_request_t *req_p)                                         \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, const void *src, const size_t *send_counts,  \
+                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,      \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)            \
     {                                                                                              \
         SYM_REQ_PROTO(KIND, name)                                                                  \
         p.dst = dst, p.src = src, p.dt = dt;                                                       \
