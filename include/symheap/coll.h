@@ -10,6 +10,7 @@
 #define SYMHEAP_COLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "status.h"
 #include "team.h"
 
@@ -199,6 +200,33 @@ SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, siz
  * Algorithms: naive, tree. */
 SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The balanced partition the collectives split a vector by (the blocks of
+ * the ring allreduce and ring reduce): `total` elements in `nparts` parts,
+ * in order, part p holding total / nparts elements, one more for each of
+ * the first total % nparts parts.  sym_block_count is part p's size (0 for
+ * p outside 0..nparts-1); sym_block_start its first element, also for
+ * p == nparts (the end: total).  Anything else, or nparts < 1, gives 0.
+ * Pure functions: thread-safe, usable before sym_init(). */
+SYM_API size_t sym_block_count(size_t total, int nparts, int part);
+SYM_API size_t sym_block_start(size_t total, int nparts, int part);
+
+/* SYM_FLOAT16 (IEEE binary16) and SYM_BFLOAT16 elements are uint16_t bits;
+ * these convert them exactly as the reductions do.  From float: round to
+ * nearest, ties to even; past the largest finite value: infinity (binary16
+ * from 65520 on); below the smallest subnormal's half: signed zero;
+ * subnormals kept.  To float: exact for every input.  Infinities keep
+ * their sign; a NaN stays a NaN with its sign and the top bits of its
+ * payload, made quiet.  Pure functions: thread-safe, usable before
+ * sym_init(). */
+SYM_API uint16_t sym_f16_from_float(float value);
+SYM_API float sym_float_from_f16(uint16_t bits);
+SYM_API uint16_t sym_bf16_from_float(float value);
+SYM_API float sym_float_from_bf16(uint16_t bits);
 
 #ifdef __cplusplus
 }
