@@ -143,6 +143,24 @@ SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                    int root, const sym_coll_opts_t *opts);
 
+/* A broadcast that carries its length, in bytes.  At `root`, *nbytes_p is
+ * the length of the message in buf (capacity is not used there); every
+ * other member passes a buffer of `capacity` bytes and learns the length
+ * in *nbytes_p.  A member whose capacity is too small gets
+ * SYM_ERR_TRUNCATED with the length needed in *nbytes_p and nothing
+ * written into buf; the call still completes on every member (it forwards
+ * the data others need from a buffer of its own), so the others return
+ * SYM_OK and the team stays usable.  Algorithms as sym_broadcast (the
+ * automatic choice made by the length, which every member learns first);
+ * run-ahead does not apply.  The fingerprint carries no count: members
+ * agree on the length by receiving it.  Errors: as every collective, a NULL
+ * nbytes_p or a NULL buffer for a non-zero length or capacity being
+ * SYM_ERR_INVALID_ARG on that PE only (the others cannot know and time
+ * out); SYM_ERR_TRUNCATED; SYM_ERR_NO_MEMORY (a member whose buffer is too
+ * small could not get one to forward from). */
+SYM_API sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
+                                     int root, const sym_coll_opts_t *opts);
+
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
