@@ -53,8 +53,10 @@ SYM_API sym_status_t sym_sync_all(void);
  * SYM_ERR_TIMEOUT (names the collective, its sequence number, the team and
  * the PEs not heard from), SYM_ERR_PEER_LOST, SYM_ERR_MISMATCH, and the
  * team's earlier error once it is broken.
- * Thread safety: calls on one team must be serialised; different teams may
- * be used from different threads only with external serialisation.
+ * Thread safety: at SYM_THREAD_MULTIPLE, calls on one team from several
+ * threads run one at a time (a per-team lock; the rule is in symheap.h),
+ * and calls on different teams run at the same time; below that level the
+ * program makes one call at a time.
  */
 typedef enum sym_datatype {
     SYM_INT8 = 1,

@@ -11,6 +11,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
 #include "launch/job.h"
+#include "coll/coll_serial.h"
 #include "coll/request.h"
 #include "coll/team.h"
 
@@ -96,6 +97,7 @@ static void release_all(void)
 {
     sym_fault_disarm();
     sym_requests_fini();
+    sym_team_locks_fini();
     sym_teams_fini();
     sym_transports_close();
     if (sym_rt.boot)

@@ -27,8 +27,8 @@ static sym_algorithm_t data_auto(int n, size_t bytes)
     return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
 }
 
-SYM_API sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
-                                     int root, const sym_coll_opts_t *opts)
+sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
+                                    int root, const sym_coll_opts_t *opts)
 {
     static const char op[] = "sym_broadcast_v";
     if (!nbytes_p)

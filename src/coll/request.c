@@ -84,6 +84,11 @@ static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sym_request *head; /* issue order */
 static _Thread_local struct sym_request *current;
 
+const void *sym_request_current(void)
+{
+    return current;
+}
+
 static inline int pending_count(void)
 {
     return __atomic_load_n(&sym_requests_pending, __ATOMIC_ACQUIRE);
