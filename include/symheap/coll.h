@@ -184,6 +184,17 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
                                         sym_datatype_t dt, sym_op_t op,
                                         const sym_coll_opts_t *opts);
 
+/* Destination sizes (all_gather, all_gatherv, all_to_all, all_to_allv,
+ * and gather at the root): how many elements land in dst follows from this
+ * member's own arguments alone: n * count, the sum of counts, the sum of
+ * recv_counts.  A dst of that size is always enough; nothing another
+ * member passes can make the call write more: members whose sizes
+ * disagree (other counts in all_gatherv, a block larger than its receiver's
+ * recv_counts says in all_to_allv, another count) get SYM_ERR_MISMATCH,
+ * and no block of a size the receiver did not expect is written.  So
+ * these calls take no separate capacity: size dst from the same numbers
+ * you pass. */
+
 /* dst (n * count elements) receives every member's `count`-element src in
  * team order.  Algorithms: naive, ring, rd. */
 SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src, size_t count,
