@@ -397,9 +397,13 @@ static sym_status_t run(const char *op, double timeout_s, struct tx *t, struct r
             return r ? r->st : SYM_OK;
         if (moved)
             c.dl = sym_deadline_in(op, timeout_s);
-        /* anything unrelated that arrived is parked, freeing its sender */
-        int copying = r && !r->done && r->total != SIZE_MAX ? r->src : -1;
-        if ((st = drain_others(&c, r && r->want != SYM_ANY_PE ? r->want : copying)) != SYM_OK)
+        /* anything unrelated that arrived is parked, freeing its sender
+         * (and leaving nothing on a link that would make the wait below
+         * return at once, without driving progress) */
+        int mine = -1;
+        if (r && !r->done)
+            mine = r->want != SYM_ANY_PE ? r->want : r->total != SIZE_MAX ? r->src : -1;
+        if ((st = drain_others(&c, mine)) != SYM_OK)
             return st;
         struct p2p_wait w = {&c, tx_done ? NULL : t, r};
         struct sym_waiter waiter = {p2p_ready, p2p_describe, &w, NULL};
