@@ -150,7 +150,7 @@ static sym_status_t drain_chunk(struct sym_coll *c, int src, const struct sym_ch
 }
 
 /* Drain everything that has arrived from PEs other than `except`. */
-static sym_status_t drain_others(struct sym_coll *c, int except)
+static sym_status_t drain_others(struct sym_coll *c, int except, bool *drained_p)
 {
     const struct sym_chan *ch = &c->team->chan;
     for (int pe = 0; pe < sym_rt.npes; pe++) {
@@ -161,6 +161,7 @@ static sym_status_t drain_others(struct sym_coll *c, int except)
             sym_status_t st = drain_chunk(c, pe, h);
             if (st != SYM_OK)
                 return st;
+            *drained_p = true;
         }
     }
     return SYM_OK;
@@ -403,8 +404,13 @@ static sym_status_t run(const char *op, double timeout_s, struct tx *t, struct r
         int mine = -1;
         if (r && !r->done)
             mine = r->want != SYM_ANY_PE ? r->want : r->total != SIZE_MAX ? r->src : -1;
-        if ((st = drain_others(&c, mine)) != SYM_OK)
+        bool drained = false;
+        if ((st = drain_others(&c, mine, &drained)) != SYM_OK)
             return st;
+        /* an any-source receive's message may be among what was parked:
+         * look again before waiting for more */
+        if (drained && r && !r->done && r->want == SYM_ANY_PE)
+            continue;
         struct p2p_wait w = {&c, tx_done ? NULL : t, r};
         struct sym_waiter waiter = {p2p_ready, p2p_describe, &w, NULL};
         if ((st = sym_wait_for(&c.dl, &waiter)) != SYM_OK)
