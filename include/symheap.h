@@ -47,13 +47,27 @@
  *   gets, single-element and strided transfers, atomics, put-with-signal,
  *   signal fetch/wait, wait_until/test, quiet, fence, sym_ptr and the
  *   queries.  quiet and fence order and complete the calling thread's
- *   operations.  Collective calls are the caller's to serialise: sym_init,
- *   sym_finalize (no other thread may use symheap or write global variables
- *   while they run), allocation, and collectives, barriers, team calls and
- *   point-to-point send/recv on one team (different teams from different
- *   threads are fine).  A non-blocking collective request makes progress in
- *   the thread that issued it, or that last called sym_wait()/sym_test() on
- *   it.  sym_strerror() and sym_last_error() are always thread-safe.
+ *   operations.
+ *   Blocking collectives (sym_barrier, sym_broadcast, sym_broadcast_v,
+ *   sym_reduce, sym_allreduce, sym_reduce_scatter, sym_all_gather(v),
+ *   sym_all_to_all(v), sym_gather, sym_scatter) on one team from several
+ *   threads run one at a time: the library holds a per-team lock for each
+ *   call, and another thread's call on that team waits for it (within its
+ *   own timeout); calls on different teams run at the same time.  Every
+ *   member must still make the same calls on a team in the same order, so
+ *   threads that share a team should race only with calls alike in every
+ *   argument the fingerprint checks, or order their calls themselves:
+ *   otherwise members may pair different calls and report
+ *   SYM_ERR_MISMATCH.  The caller's to serialise: sym_init and sym_finalize
+ *   (no other thread may use symheap or write global variables while they
+ *   run), allocation, team creation and destruction (with every other call
+ *   on the parent and on the team), and the non-blocking collectives of a
+ *   team (issued from one thread at a time; they run in issue order).  A
+ *   PE's point-to-point calls run one at a time: a call made while another
+ *   thread is inside one fails with SYM_ERR_INVALID_ARG.  A non-blocking
+ *   collective request makes progress in the thread that issued it, or
+ *   that last called sym_wait()/sym_test() on it.  sym_strerror() and
+ *   sym_last_error() are always thread-safe.
  *
  * The declarations live in one header per topic under symheap/, in the
  * order below; each is self-contained, but programs include this header.

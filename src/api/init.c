@@ -12,6 +12,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
 #include "launch/job.h"
+#include "coll/coll_serial.h"
 #include "coll/finalize_check.h"
 #include "coll/request.h"
 #include "coll/team.h"
@@ -98,6 +99,7 @@ static void release_all(void)
 {
     sym_fault_disarm();
     sym_requests_fini();
+    sym_team_locks_fini();
     sym_teams_fini();
     sym_transports_close();
     if (sym_rt.boot)

@@ -87,19 +87,6 @@ sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, s
 sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                               int root);
 
-/* Balanced partition of `count` elements into n blocks: the first count % n
- * blocks get one more element. */
-static inline size_t sym_block_count(size_t count, int n, int b)
-{
-    return count / (size_t)n + ((size_t)b < count % (size_t)n);
-}
-
-static inline size_t sym_block_start(size_t count, int n, int b)
-{
-    size_t q = count / (size_t)n, r = count % (size_t)n;
-    return (size_t)b * q + ((size_t)b < r ? (size_t)b : r);
-}
-
 /* Wait until every member this PE sent to has consumed everything: makes
  * a rooted collective's senders see a mismatch found by a receiver. */
 sym_status_t sym_coll_flush_all(struct sym_coll *c);
@@ -108,5 +95,34 @@ sym_status_t sym_coll_flush_all(struct sym_coll *c);
  * opts->runahead, else SYMHEAP_COLL_RUNAHEAD; an invalid value is
  * SYM_ERR_INVALID_ARG naming `name`. */
 sym_status_t sym_coll_runahead(const char *name, const sym_coll_opts_t *opts, bool *on);
+
+/* The blocking collectives themselves: the public sym_<name> of each
+ * (coll_serial.c) takes the team's thread lock around them. */
+sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts);
+sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
+                                  int root, const sym_coll_opts_t *opts);
+sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
+                                    int root, const sym_coll_opts_t *opts);
+sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, sym_op_t op, int root,
+                               const sym_coll_opts_t *opts);
+sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                  sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts);
+sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                       sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts);
+sym_status_t sym_all_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, const sym_coll_opts_t *opts);
+sym_status_t sym_all_gatherv_nolock(sym_team_t team, void *dst, const void *src,
+                                    const size_t *counts, sym_datatype_t dt,
+                                    const sym_coll_opts_t *opts);
+sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, const sym_coll_opts_t *opts);
+sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size_t *send_counts,
+                                    void *dst, const size_t *recv_counts, sym_datatype_t dt,
+                                    const sym_coll_opts_t *opts);
+sym_status_t sym_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+sym_status_t sym_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
 
 #endif /* SYM_COLL_ALGORITHMS_H */

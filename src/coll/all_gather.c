@@ -183,8 +183,8 @@ static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *op
     return sym_coll_end(c, all_gather_algorithms[c->fp.algo](c, dst, src, bytes, displ));
 }
 
-SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, const sym_coll_opts_t *opts)
+sym_status_t sym_all_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, const sym_coll_opts_t *opts)
 {
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gather: NULL %s buffer for %zu elements",
@@ -216,9 +216,9 @@ SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
     return st;
 }
 
-SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
-                                     const size_t *counts, sym_datatype_t dt,
-                                     const sym_coll_opts_t *opts)
+sym_status_t sym_all_gatherv_nolock(sym_team_t team, void *dst, const void *src,
+                                    const size_t *counts, sym_datatype_t dt,
+                                    const sym_coll_opts_t *opts)
 {
     if (!counts)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: NULL counts");

@@ -207,8 +207,8 @@ static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src, con
     return sym_coll_end(c, st);
 }
 
-SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, const sym_coll_opts_t *opts)
+sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                   sym_datatype_t dt, const sym_coll_opts_t *opts)
 {
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG,
@@ -230,9 +230,9 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
     return st;
 }
 
-SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
-                                     const sym_coll_opts_t *opts)
+sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size_t *send_counts,
+                                    void *dst, const size_t *recv_counts, sym_datatype_t dt,
+                                    const sym_coll_opts_t *opts)
 {
     if (!recv_counts || !send_counts)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s array",

@@ -108,8 +108,8 @@ static sym_algorithm_t broadcast_auto(int n, size_t bytes)
     return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
 }
 
-SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
-                                   int root, const sym_coll_opts_t *opts)
+sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
+                                  int root, const sym_coll_opts_t *opts)
 {
     if (count && !buf)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_broadcast: NULL buffer for %zu elements", count);

@@ -169,8 +169,8 @@ static sym_algorithm_t gather_auto(int n, size_t bytes)
     return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
 }
 
-SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
+sym_status_t sym_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
     sym_status_t st =

@@ -130,9 +130,9 @@ static sym_algorithm_t reduce_auto(int n, size_t bytes)
     return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
 }
 
-SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                sym_datatype_t dt, sym_op_t op, int root,
-                                const sym_coll_opts_t *opts)
+sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, sym_op_t op, int root,
+                               const sym_coll_opts_t *opts)
 {
     bool runahead;
     sym_status_t st = sym_coll_runahead("sym_reduce", opts, &runahead);

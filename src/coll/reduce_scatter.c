@@ -137,8 +137,8 @@ static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
     return total_bytes <= 65536 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
 }
 
-SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                        sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
+sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
+                                       sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
 {
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG,

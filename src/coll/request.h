@@ -26,6 +26,10 @@ bool sym_request_yield(void);
 /* Resume every runnable request once; cheap when none is pending. */
 void sym_requests_progress(void);
 
+/* The request whose coroutine this thread is running, NULL on the main
+ * stack. */
+const void *sym_request_current(void);
+
 /* Number of requests not yet finished. */
 extern int sym_requests_pending;
 

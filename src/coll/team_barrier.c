@@ -97,7 +97,7 @@ void sym_barrier_all_choose(sym_algorithm_t env_choice)
         sym_debug("world barrier: algorithm %s (environment)", sym_algorithm_name(env_choice));
 }
 
-SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts)
+sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts)
 {
     struct sym_coll c;
     sym_status_t st =

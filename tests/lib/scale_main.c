@@ -132,7 +132,7 @@ static void every_collective(sym_team_t t)
         counts[b] = 1;
         src[b] = val(r, (size_t)b);
     }
-    PE_OK(sym_all_to_allv(t, dst, counts, src, counts, SYM_INT64, NULL));
+    PE_OK(sym_all_to_allv(t, src, counts, dst, counts, SYM_INT64, NULL));
     for (int b = 0; b < n; b++)
         PE_ASSERT(dst[b] == val(b, (size_t)r), "all_to_allv from %d", b);
     free(packed);
