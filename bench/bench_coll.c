@@ -102,7 +102,7 @@ static sym_status_t run_call(const struct call *c)
     case C_REDUCE:
         return sym_reduce(w, c->dst, c->src, c->count, SYM_FLOAT, SYM_OP_SUM, 0, &c->opts);
     case C_ALL_TO_ALLV:
-        return sym_all_to_allv(w, c->dst, c->counts, c->src, c->counts, SYM_FLOAT, &c->opts);
+        return sym_all_to_allv(w, c->src, c->counts, c->dst, c->counts, SYM_FLOAT, &c->opts);
     case C_GATHER:
         return sym_gather(w, c->dst, c->src, c->count, SYM_FLOAT, 0, &c->opts);
     case C_SCATTER:

@@ -235,14 +235,14 @@ static sym_status_t nb_outcome(struct ctx *c, sym_status_t st)
         sym_all_to_all(c->world, DST32, SRC32, 4, SYM_INT32,                                       \
                        &(const sym_coll_opts_t){SYM_ALGO_RING, 0, 0}))                             \
     ROW(a2av_null_rc, "sym_all_to_allv", "NULL recv counts", SYM_ERR_INVALID_ARG, true, F_COLL,    \
-        sym_all_to_allv(c->world, DST32, NULL, SRC32, c->counts, SYM_INT32, NULL))                 \
+        sym_all_to_allv(c->world, SRC32, c->counts, DST32, NULL, SYM_INT32, NULL))                 \
     ROW(a2av_null_sc, "sym_all_to_allv", "NULL send counts", SYM_ERR_INVALID_ARG, true, F_COLL,    \
-        sym_all_to_allv(c->world, DST32, c->counts, SRC32, NULL, SYM_INT32, NULL))                 \
+        sym_all_to_allv(c->world, SRC32, NULL, DST32, c->counts, SYM_INT32, NULL))                 \
     ROW(a2av_huge, "sym_all_to_allv", "counts summing past SIZE_MAX", SYM_ERR_INVALID_ARG, true,   \
         F_COLL,                                                                                    \
-        sym_all_to_allv(c->world, DST32, c->huge_counts, SRC32, c->huge_counts, SYM_INT32, NULL))  \
+        sym_all_to_allv(c->world, SRC32, c->huge_counts, DST32, c->huge_counts, SYM_INT32, NULL))  \
     ROW(a2av_dt, "sym_all_to_allv", "datatype 99", SYM_ERR_INVALID_ARG, true, F_COLL,              \
-        sym_all_to_allv(c->world, DST32, c->counts, SRC32, c->counts, BAD_DT, NULL))               \
+        sym_all_to_allv(c->world, SRC32, c->counts, DST32, c->counts, BAD_DT, NULL))               \
     ROW(ga_root, "sym_gather", "root -1", SYM_ERR_INVALID_ARG, true, F_COLL,                       \
         sym_gather(c->world, DST32, SRC32, 4, SYM_INT32, -1, NULL))                                \
     ROW(ga_null, "sym_gather", "NULL src", SYM_ERR_INVALID_ARG, true, F_COLL,                      \
@@ -295,7 +295,7 @@ static sym_status_t nb_outcome(struct ctx *c, sym_status_t st)
     NB_ROW(ROW, ia2a_count, "sym_iall_to_all", "n x count overflows",                              \
            sym_iall_to_all(c->world, DST32, SRC32, SIZE_MAX / 4, SYM_INT32, NULL, &c->req))        \
     NB_ROW(ROW, ia2av_null, "sym_iall_to_allv", "NULL send counts",                                \
-           sym_iall_to_allv(c->world, DST32, c->counts, SRC32, NULL, SYM_INT32, NULL, &c->req))    \
+           sym_iall_to_allv(c->world, SRC32, NULL, DST32, c->counts, SYM_INT32, NULL, &c->req))    \
     NB_ROW(ROW, iga_root, "sym_igather", "root -1",                                                \
            sym_igather(c->world, DST32, SRC32, 4, SYM_INT32, -1, NULL, &c->req))                   \
     NB_ROW(ROW, isc_opts, "sym_iscatter", "timeout -1",                                            \

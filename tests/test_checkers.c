@@ -135,7 +135,7 @@ static void null_request_body(int me, int npes, void *arg)
     size_t counts[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     int src[8] = {0}, dst[8];
     PE_FAILS_WITH(
-        sym_iall_to_allv(sym_team_world(), dst, counts, src, counts, SYM_INT32, NULL, NULL),
+        sym_iall_to_allv(sym_team_world(), src, counts, dst, counts, SYM_INT32, NULL, NULL),
         SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(sym_iall_gatherv(sym_team_world(), dst, src, counts, SYM_INT32, NULL, NULL),
                   SYM_ERR_INVALID_ARG);

@@ -48,7 +48,7 @@ void check_alltoall(struct tctx *t, bool v, sym_algorithm_t a, sym_datatype_t dt
     uint8_t *dst = m == OUT ? dbuf.p : s.p + off;
     sym_coll_opts_t o = {a, 0, 0};
     if (v)
-        CALL_OK(sym_all_to_allv(t->team, dst, rcount, s.p, scount, dt, &o), d);
+        CALL_OK(sym_all_to_allv(t->team, s.p, scount, dst, rcount, dt, &o), d);
     else
         CALL_OK(sym_all_to_all(t->team, dst, s.p, c, dt, &o), d);
     EXPECT_SAME(dst, want, rtot, es, d);

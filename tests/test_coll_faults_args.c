@@ -50,7 +50,7 @@ static void bad_calls(sym_team_t t)
         BAD(sym_all_gather(t, b, a, 1, bad_dt[i], NULL));
         BAD(sym_all_gatherv(t, b, a, cnt, bad_dt[i], NULL));
         BAD(sym_all_to_all(t, b, a, 1, bad_dt[i], NULL));
-        BAD(sym_all_to_allv(t, b, cnt, a, cnt, bad_dt[i], NULL));
+        BAD(sym_all_to_allv(t, a, cnt, b, cnt, bad_dt[i], NULL));
         BAD(sym_gather(t, b, a, 1, bad_dt[i], 0, NULL));
         BAD(sym_scatter(t, b, a, 1, bad_dt[i], 0, NULL));
         /* invalid ops */
@@ -81,10 +81,10 @@ static void bad_calls(sym_team_t t)
     BAD(sym_all_gatherv(t, b, a, NULL, SYM_INT32, NULL));
     BAD(sym_all_to_all(t, NULL, a, 1, SYM_INT32, NULL));
     BAD(sym_all_to_all(t, b, NULL, 1, SYM_INT32, NULL));
-    BAD(sym_all_to_allv(t, NULL, cnt, a, cnt, SYM_INT32, NULL));
-    BAD(sym_all_to_allv(t, b, cnt, NULL, cnt, SYM_INT32, NULL));
-    BAD(sym_all_to_allv(t, b, NULL, a, cnt, SYM_INT32, NULL));
-    BAD(sym_all_to_allv(t, b, cnt, a, NULL, SYM_INT32, NULL));
+    BAD(sym_all_to_allv(t, a, cnt, NULL, cnt, SYM_INT32, NULL));
+    BAD(sym_all_to_allv(t, NULL, cnt, b, cnt, SYM_INT32, NULL));
+    BAD(sym_all_to_allv(t, a, cnt, b, NULL, SYM_INT32, NULL));
+    BAD(sym_all_to_allv(t, a, NULL, b, cnt, SYM_INT32, NULL));
     BAD(sym_gather(t, b, NULL, 1, SYM_INT32, 0, NULL));
     BAD(sym_gather(t, NULL, a, 1, SYM_INT32, sym_team_my_pe(t), NULL));
     BAD(sym_scatter(t, NULL, a, 1, SYM_INT32, 0, NULL));

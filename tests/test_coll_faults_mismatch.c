@@ -418,7 +418,7 @@ static void alltoallv_counts_body(int me, int n, void *arg)
         src[i] = 1000 * me + i;
         memset(&dst[i], SENTINEL, sizeof(dst[i]));
     }
-    sym_status_t st = sym_all_to_allv(t, dst, rc, src, sc, SYM_INT64, NULL);
+    sym_status_t st = sym_all_to_allv(t, src, sc, dst, rc, SYM_INT64, NULL);
     if (me == 0 || me == 1) {
         PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st), sym_last_error());
         int64_t s;

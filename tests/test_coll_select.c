@@ -114,7 +114,7 @@ static sym_status_t call_kind(enum kind k, const sym_coll_opts_t *o)
         ok = dst[2 * n - 1] == 1000 * (n - 1) + 2 * me + 1;
         break;
     case K_ALL_TO_ALLV:
-        st = sym_all_to_allv(w, dst, cnt, src, cnt, SYM_INT32, o);
+        st = sym_all_to_allv(w, src, cnt, dst, cnt, SYM_INT32, o);
         ok = dst[2 * n - 1] == 1000 * (n - 1) + 2 * me + 1;
         break;
     case K_GATHER:

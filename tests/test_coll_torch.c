@@ -97,7 +97,7 @@ static void torch_all_to_allv_body(int me, int n, void *arg)
         sym_coll_opts_t o = {all_to_all_algos[a], 0, 0};
         int64_t out[6] = {-1, -1, -1, -1, -1, -1};
         PE_OK(
-            sym_all_to_allv(sym_team_world(), out, rcount[me], in[me], scount[me], SYM_INT64, &o));
+            sym_all_to_allv(sym_team_world(), in[me], scount[me], out, rcount[me], SYM_INT64, &o));
         PE_ASSERT(!memcmp(out, want[me], nout[me] * sizeof(int64_t)) && out[nout[me]] == -1,
                   "all_to_allv/%s: [%lld %lld %lld %lld %lld %lld]",
                   sym_algorithm_name(o.algorithm), (long long)out[0], (long long)out[1],

@@ -299,7 +299,7 @@ static sym_status_t inject_op(const char *op, int me, int n, int step, struct in
     if (!strcmp(op, "all_to_all"))
         return sym_all_to_all(w, b->dst, b->src, k, SYM_INT32, NULL);
     if (!strcmp(op, "all_to_allv"))
-        return sym_all_to_allv(w, b->dst, b->counts, b->src, b->counts, SYM_INT32, NULL);
+        return sym_all_to_allv(w, b->src, b->counts, b->dst, b->counts, SYM_INT32, NULL);
     if (!strcmp(op, "gather"))
         return sym_gather(w, b->dst, b->src, k, SYM_INT32, 0, NULL);
     if (!strcmp(op, "scatter"))

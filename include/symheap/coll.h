@@ -10,6 +10,7 @@
 #define SYMHEAP_COLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "status.h"
 #include "team.h"
 
@@ -142,6 +143,24 @@ SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                    int root, const sym_coll_opts_t *opts);
 
+/* A broadcast that carries its length, in bytes.  At `root`, *nbytes_p is
+ * the length of the message in buf (capacity is not used there); every
+ * other member passes a buffer of `capacity` bytes and learns the length
+ * in *nbytes_p.  A member whose capacity is too small gets
+ * SYM_ERR_TRUNCATED with the length needed in *nbytes_p and nothing
+ * written into buf; the call still completes on every member (it forwards
+ * the data others need from a buffer of its own), so the others return
+ * SYM_OK and the team stays usable.  Algorithms as sym_broadcast (the
+ * automatic choice made by the length, which every member learns first);
+ * run-ahead does not apply.  The fingerprint carries no count: members
+ * agree on the length by receiving it.  Errors: as every collective, a NULL
+ * nbytes_p or a NULL buffer for a non-zero length or capacity being
+ * SYM_ERR_INVALID_ARG on that PE only (the others cannot know and time
+ * out); SYM_ERR_TRUNCATED; SYM_ERR_NO_MEMORY (a member whose buffer is too
+ * small could not get one to forward from). */
+SYM_API sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
+                                     int root, const sym_coll_opts_t *opts);
+
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
@@ -180,13 +199,14 @@ SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src
 SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
                                     sym_datatype_t dt, const sym_coll_opts_t *opts);
 
-/* Uneven all-to-all: send_counts[j] elements of src (packed in team order)
- * go to member j; recv_counts[i] elements from member i land packed in dst.
- * What member A sends to B must equal what B expects from A: otherwise both
- * return SYM_ERR_MISMATCH and nothing of that block is written.
+/* Uneven all-to-all, send side first (MPI's and torch's order):
+ * send_counts[j] elements of src (packed in team order) go to member j;
+ * recv_counts[i] elements from member i land packed in dst.  What member A
+ * sends to B must equal what B expects from A: otherwise both return
+ * SYM_ERR_MISMATCH and nothing of that block is written.
  * Algorithms: naive, pairwise. */
-SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
+                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,
                                      const sym_coll_opts_t *opts);
 
 /* Every member's `count` elements land in dst (n * count, team order) at
@@ -198,6 +218,33 @@ SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, siz
  * Algorithms: naive, tree. */
 SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The balanced partition the collectives split a vector by (the blocks of
+ * the ring allreduce and ring reduce): `total` elements in `nparts` parts,
+ * in order, part p holding total / nparts elements, one more for each of
+ * the first total % nparts parts.  sym_block_count is part p's size (0 for
+ * p outside 0..nparts-1); sym_block_start its first element, also for
+ * p == nparts (the end: total).  Anything else, or nparts < 1, gives 0.
+ * Pure functions: thread-safe, usable before sym_init(). */
+SYM_API size_t sym_block_count(size_t total, int nparts, int part);
+SYM_API size_t sym_block_start(size_t total, int nparts, int part);
+
+/* SYM_FLOAT16 (IEEE binary16) and SYM_BFLOAT16 elements are uint16_t bits;
+ * these convert them exactly as the reductions do.  From float: round to
+ * nearest, ties to even; past the largest finite value: infinity (binary16
+ * from 65520 on); below the smallest subnormal's half: signed zero;
+ * subnormals kept.  To float: exact for every input.  Infinities keep
+ * their sign; a NaN stays a NaN with its sign and the top bits of its
+ * payload, made quiet.  Pure functions: thread-safe, usable before
+ * sym_init(). */
+SYM_API uint16_t sym_f16_from_float(float value);
+SYM_API float sym_float_from_f16(uint16_t bits);
+SYM_API uint16_t sym_bf16_from_float(float value);
+SYM_API float sym_float_from_bf16(uint16_t bits);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #ifndef SYMHEAP_INIT_H
 #define SYMHEAP_INIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "status.h"
 
@@ -87,6 +88,32 @@ SYM_API void sym_global_exit(int status) __attribute__((noreturn));
  * one that is not a whole number: seconds, words, text; the message says
  * which), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
 SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p);
+
+/* Whether this build can run over `name` on this machine, asked now (no
+ * sym_init() needed):
+ *   "shm"       symheap's shared-memory transport (PEs on one host): 1;
+ *   "ofi"       libfabric: 1 if it is built in, loads, and offers a
+ *               provider symheap picks by default (SYMHEAP_OFI_PROVIDER
+ *               unset);
+ *   a provider  a libfabric provider name exactly as SYMHEAP_OFI_PROVIDER
+ *               takes it ("tcp;ofi_rxm", "verbs;ofi_rxm", ...), optionally
+ *               prefixed "ofi:" ("ofi:shm" is libfabric's shm provider):
+ *               1 if libfabric offers it with the RDM endpoints, RMA and
+ *               atomics symheap needs (symheap-info says which of those
+ *               symheap leaves out of its automatic choice, and why).
+ * Anything else, NULL, or no libfabric: 0.  Thread-safe. */
+SYM_API int sym_transport_available(const char *name);
+
+/* The libfabric providers sym_transport_available() accepts, each once, in
+ * libfabric's order, comma-separated and NUL-terminated into buf (len
+ * bytes); *needed_p gets the bytes the list takes with its NUL.  No
+ * sym_init() needed.  Errors: SYM_ERR_TRUNCATED (len < *needed_p: nothing
+ * written; call again with a buffer that large; buf may be NULL with len
+ * 0 to ask the size), SYM_ERR_UNAVAILABLE (libfabric not built in, or it
+ * cannot be loaded or queried: the message says which),
+ * SYM_ERR_INVALID_ARG (NULL needed_p, NULL buf with len > 0).
+ * Thread-safe. */
+SYM_API sym_status_t sym_transport_providers(char *buf, size_t len, size_t *needed_p);
 
 #ifdef __cplusplus
 }

@@ -70,8 +70,8 @@ SYM_API sym_status_t sym_iall_gatherv(sym_team_t team, void *dst, const void *sr
 SYM_API sym_status_t sym_iall_to_all(sym_team_t team, void *dst, const void *src, size_t count,
                                      sym_datatype_t dt, const sym_coll_opts_t *opts,
                                      sym_request_t *req_p);
-SYM_API sym_status_t sym_iall_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                      const void *src, const size_t *send_counts, sym_datatype_t dt,
+SYM_API sym_status_t sym_iall_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
+                                      void *dst, const size_t *recv_counts, sym_datatype_t dt,
                                       const sym_coll_opts_t *opts, sym_request_t *req_p);
 SYM_API sym_status_t sym_igather(sym_team_t team, void *dst, const void *src, size_t count,
                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
@@ -79,6 +79,10 @@ SYM_API sym_status_t sym_igather(sym_team_t team, void *dst, const void *src, si
 SYM_API sym_status_t sym_iscatter(sym_team_t team, void *dst, const void *src, size_t count,
                                   sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
                                   sym_request_t *req_p);
+/* *nbytes_p is read (at the root) and written (elsewhere) when the request
+ * runs: it stays valid until completion, as the buffer does. */
+SYM_API sym_status_t sym_ibroadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
+                                      int root, const sym_coll_opts_t *opts, sym_request_t *req_p);
 
 #ifdef __cplusplus
 }

@@ -92,8 +92,19 @@ SYM_API int sym_team_local_to_global(sym_team_t team, int local_pe);
 /* Number of PE `src_pe` of `src_team` in `dest_team`, or -1. */
 SYM_API int sym_team_translate_pe(sym_team_t src_team, int src_pe, sym_team_t dest_team);
 
-/* Default deadline of collectives on this team (seconds > 0). */
+/* Default deadline of collectives on this team (seconds > 0).  The world
+ * team's also bounds point-to-point calls given no timeout of their own. */
 SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
+
+/* SYMHEAP_TIMEOUT's default: a team's timeout until sym_team_set_timeout. */
+#define SYM_DEFAULT_TIMEOUT_S 60.0
+
+/* The timeout in force on `team` into *seconds_p: what sym_team_set_timeout
+ * set (a split team starts with its parent's), else SYMHEAP_TIMEOUT
+ * (default SYM_DEFAULT_TIMEOUT_S).  Errors: SYM_ERR_INVALID_ARG (bad or
+ * destroyed team, NULL seconds_p), SYM_ERR_NOT_INITIALIZED.  Thread safety:
+ * as the other team queries (sym_team_n_pes). */
+SYM_API sym_status_t sym_team_get_timeout(sym_team_t team, double *seconds_p);
 
 /* Release a team.  Collective over its members (a barrier on the team
  * first, so no member still uses it).  The world team cannot be destroyed.

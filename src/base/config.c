@@ -146,7 +146,8 @@ static int parse_choice(const char *text, const char *help, sym_cfg_choice_t *ou
 #define EXPECT_FAULT                                                                               \
     "kill|stall:pe=P:op=OP:count=N[:seconds=S] with OP one of put, get, "                          \
     "atomic, wait, barrier, send, recv, broadcast, reduce, allreduce, reduce_scatter, "            \
-    "all_gather, all_gatherv, all_to_all, all_to_allv, gather, scatter, team_split and N >= 1"
+    "all_gather, all_gatherv, all_to_all, all_to_allv, gather, scatter, team_split, broadcast_v "  \
+    "and N >= 1"
 #define EXPECT_STRING "at most 255 bytes"
 
 /* One parser per type with a common shape, so the table can call them. */

@@ -84,7 +84,7 @@
       "SIGKILL itself or sleep S s (default 2*timeout+1) at its N-th call of OP "                  \
       "(put get atomic wait barrier send recv or a collective: broadcast reduce "                  \
       "allreduce reduce_scatter all_gather all_gatherv all_to_all all_to_allv gather "             \
-      "scatter team_split); none: off")                                                            \
+      "scatter team_split broadcast_v); none: off")                                                \
     X(bootstrap, "SYMHEAP_BOOTSTRAP", CHOICE, "auto",                                              \
       "How PEs find each other {auto|pmix|symrun|tcp|singleton}: auto = symrun when "              \
       "started by symrun, tcp when SYMHEAP_ROOT_ADDR is set, pmix when PMIX_NAMESPACE "            \

@@ -9,7 +9,7 @@
  *     OP      put | get | atomic | wait | barrier | send | recv |
  *             broadcast | reduce | allreduce | reduce_scatter | all_gather |
  *             all_gatherv | all_to_all | all_to_allv | gather | scatter |
- *             team_split
+ *             team_split | broadcast_v
  *     N       1-based: the N-th call of OP on that PE (after sym_init)
  *     S       stall only: how long to sleep (default 2 * SYMHEAP_TIMEOUT + 1)
  *

@@ -87,19 +87,6 @@ sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, s
 sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                               int root);
 
-/* Balanced partition of `count` elements into n blocks: the first count % n
- * blocks get one more element. */
-static inline size_t sym_block_count(size_t count, int n, int b)
-{
-    return count / (size_t)n + ((size_t)b < count % (size_t)n);
-}
-
-static inline size_t sym_block_start(size_t count, int n, int b)
-{
-    size_t q = count / (size_t)n, r = count % (size_t)n;
-    return (size_t)b * q + ((size_t)b < r ? (size_t)b : r);
-}
-
 /* Wait until every member this PE sent to has consumed everything: makes
  * a rooted collective's senders see a mismatch found by a receiver. */
 sym_status_t sym_coll_flush_all(struct sym_coll *c);

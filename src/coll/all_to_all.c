@@ -230,8 +230,8 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
     return st;
 }
 
-SYM_API sym_status_t sym_all_to_allv(sym_team_t team, void *dst, const size_t *recv_counts,
-                                     const void *src, const size_t *send_counts, sym_datatype_t dt,
+SYM_API sym_status_t sym_all_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
+                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,
                                      const sym_coll_opts_t *opts)
 {
     if (!recv_counts || !send_counts)

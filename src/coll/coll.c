@@ -102,7 +102,7 @@ static bool kind_reduces(enum sym_coll_kind kind)
 static bool kind_rooted(enum sym_coll_kind kind)
 {
     return kind == SYM_COLL_BROADCAST || kind == SYM_COLL_REDUCE || kind == SYM_COLL_GATHER ||
-           kind == SYM_COLL_SCATTER;
+           kind == SYM_COLL_SCATTER || kind == SYM_COLL_BROADCAST_V;
 }
 
 sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,

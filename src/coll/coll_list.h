@@ -21,8 +21,9 @@
  * An algorithm list is A(family, ALGO, algo) per algorithm: the function
  * sym_<family>_<algo> (defined in the collective's file), of the family's
  * signature sym_<family>_fn (algorithms.h), at index SYM_ALGO_<ALGO> of the
- * family's table.  Two kinds of one family (all_gather and all_gatherv,
- * all_to_all and all_to_allv) share one list and one variable.
+ * family's table.  Kinds of one family (all_gather and all_gatherv,
+ * all_to_all and all_to_allv, broadcast and broadcast_v) share one list
+ * and one variable.
  *
  * barrier_all is the world barrier (sym_barrier_all, sym_sync_all, and the
  * barriers of sym_malloc/sym_free/sym_finalize): its algorithms are the
@@ -46,7 +47,8 @@
     X(GATHER, gather, SYM_ENV(gather_algorithm), SYM_GATHER_ALGOS, ROOTED_MOVE)                    \
     X(SCATTER, scatter, SYM_ENV(scatter_algorithm), SYM_SCATTER_ALGOS, ROOTED_MOVE)                \
     X(TEAM_SPLIT, team_split, SYM_NO_ENV, SYM_NO_ALGOS, NONE)                                      \
-    X(BARRIER_ALL, barrier_all, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALL_ALGOS, NONE)
+    X(BARRIER_ALL, barrier_all, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALL_ALGOS, NONE)           \
+    X(BROADCAST_V, broadcast_v, SYM_ENV(broadcast_algorithm), SYM_BROADCAST_ALGOS, BROADCAST_V)
 
 /* naive: everyone reports to member 0, which releases everyone; tree:
  * binomial fan-in and fan-out; rd: dissemination (team_barrier.c) */

@@ -127,8 +127,10 @@ static uint16_t float_to_half(float f)
     memcpy(&x, &f, sizeof(x));
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t absx = x & 0x7fffffffu;
-    if (absx >= 0x7f800000u) /* inf or nan (keep nan quiet) */
-        return sign | (absx > 0x7f800000u ? 0x7e00u : 0x7c00u);
+    if (absx > 0x7f800000u) /* nan: the payload's top bits, made quiet */
+        return sign | 0x7e00u | (uint16_t)((absx >> 13) & 0x3ffu);
+    if (absx == 0x7f800000u)
+        return sign | 0x7c00u;
     if (absx >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
         return sign | 0x7c00u;
     if (absx < 0x38800000u) {   /* below the smallest normal half: subnormal or 0 */
@@ -165,6 +167,26 @@ static uint16_t float_to_bf16(float f)
     uint32_t lsb = (x >> 16) & 1u;
     x += 0x7fffu + lsb;
     return (uint16_t)(x >> 16);
+}
+
+SYM_API uint16_t sym_f16_from_float(float value)
+{
+    return float_to_half(value);
+}
+
+SYM_API float sym_float_from_f16(uint16_t bits)
+{
+    return half_to_float(bits);
+}
+
+SYM_API uint16_t sym_bf16_from_float(float value)
+{
+    return float_to_bf16(value);
+}
+
+SYM_API float sym_float_from_bf16(uint16_t bits)
+{
+    return bf16_to_float(bits);
 }
 
 /* ---- kernels ---- */

@@ -59,6 +59,7 @@ struct sym_request {
     sym_op_t rop;
     int root;
     size_t *counts, *counts2; /* copies of the v-variants' arrays */
+    size_t *nbytes_p;         /* broadcast_v's length, the caller's */
     enum req_state state;
     sym_status_t status;
     char msg[1024];
@@ -101,9 +102,10 @@ static size_t main_stack_size;
 #define SYM_REQ_RUN_MOVE(name)      sym_##name(r->team, r->dst, r->src, r->count, r->dt, o)
 #define SYM_REQ_RUN_ROOTED_MOVE(name)                                                              \
     sym_##name(r->team, r->dst, r->src, r->count, r->dt, r->root, o)
-#define SYM_REQ_RUN_GATHERV(name) sym_##name(r->team, r->dst, r->src, r->counts, r->dt, o)
+#define SYM_REQ_RUN_BROADCAST_V(name) sym_##name(r->team, r->dst, r->count, r->nbytes_p, r->root, o)
+#define SYM_REQ_RUN_GATHERV(name)     sym_##name(r->team, r->dst, r->src, r->counts, r->dt, o)
 #define SYM_REQ_RUN_ALL_TO_ALLV(name)                                                              \
-    sym_##name(r->team, r->dst, r->counts2, r->src, r->counts, r->dt, o)
+    sym_##name(r->team, r->src, r->counts, r->dst, r->counts2, r->dt, o)
 
 static sym_status_t run_blocking(struct sym_request *r)
 {
@@ -554,15 +556,26 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
     }
 
 #define SYM_REQ_DEFINE_ALL_TO_ALLV(KIND, name)                                                     \
-    SYM_API sym_status_t sym_i##name(sym_team_t team, void *dst, const size_t *recv_counts,        \
-                                     const void *src, const size_t *send_counts,                   \
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,               \
-                                     sym_request_t *req_p)                                         \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, const void *src, const size_t *send_counts,  \
+                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,      \
+                                     const sym_coll_opts_t *opts, sym_request_t *req_p)            \
     {                                                                                              \
         SYM_REQ_PROTO(KIND, name)                                                                  \
         p.dst = dst, p.src = src, p.dt = dt;                                                       \
         p.counts = copy_counts(team, send_counts);                                                 \
         p.counts2 = copy_counts(team, recv_counts);                                                \
+        return issue("sym_i" #name, &p, req_p);                                                    \
+    }
+
+/* *nbytes_p is the caller's: read (root) and written (others) when the
+ * request runs. */
+#define SYM_REQ_DEFINE_BROADCAST_V(KIND, name)                                                     \
+    SYM_API sym_status_t sym_i##name(sym_team_t team, void *buf, size_t capacity,                  \
+                                     size_t *nbytes_p, int root, const sym_coll_opts_t *opts,      \
+                                     sym_request_t *req_p)                                         \
+    {                                                                                              \
+        SYM_REQ_PROTO(KIND, name)                                                                  \
+        p.dst = buf, p.count = capacity, p.nbytes_p = nbytes_p, p.root = root;                     \
         return issue("sym_i" #name, &p, req_p);                                                    \
     }
 

@@ -283,7 +283,7 @@ static sym_status_t ccall_issue(struct ccall *c)
             return sym_all_to_all(t, d, s, n, c->dt, o);
         case C_ALLTOALLV:
             stress_state.count[CNT_ALL_TO_ALLV]++;
-            return sym_all_to_allv(t, d, c->rcounts, s, c->scounts, c->dt, o);
+            return sym_all_to_allv(t, s, c->scounts, d, c->rcounts, c->dt, o);
         case C_GATHER:
             stress_state.count[CNT_GATHER]++;
             return sym_gather(t, d, s, n, c->dt, c->root, o);
@@ -322,7 +322,7 @@ static sym_status_t ccall_issue(struct ccall *c)
         return sym_iall_to_all(t, d, s, n, c->dt, o, q);
     case C_ALLTOALLV:
         stress_state.count[CNT_IALL_TO_ALLV]++;
-        return sym_iall_to_allv(t, d, c->rcounts, s, c->scounts, c->dt, o, q);
+        return sym_iall_to_allv(t, s, c->scounts, d, c->rcounts, c->dt, o, q);
     case C_GATHER:
         stress_state.count[CNT_IGATHER]++;
         return sym_igather(t, d, s, n, c->dt, c->root, o, q);

@@ -72,4 +72,11 @@ void ofi_transport_mr_state(const struct sym_transport *tp, int pe, struct ofi_m
  * symheap can use it (and why not), and which one is the default. */
 void ofi_providers_print(FILE *out);
 
+/* The same providers' names, each once, comma-separated into buf
+ * (NUL-terminated, cut to len as snprintf does); returns the length of the
+ * whole list, and *default_p says whether symheap would pick one of them
+ * by default.  -1 with `why` filled when libfabric cannot be loaded or
+ * queried. */
+int ofi_provider_list(char *buf, size_t len, bool *default_p, char *why, size_t why_len);
+
 #endif /* SYM_OFI_H */

@@ -134,3 +134,36 @@ void ofi_providers_print(FILE *out)
     fi_freeinfo(list);
     fi_freeinfo(hints);
 }
+
+int ofi_provider_list(char *buf, size_t len, bool *default_p, char *why, size_t why_len)
+{
+    *default_p = false;
+    if (ofi_dl_load(why, why_len) != 0)
+        return -1;
+    struct fi_info *hints = ofi_hints(), *list = NULL;
+    int rc = hints ? fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list) : -FI_ENOMEM;
+    fi_freeinfo(hints);
+    if (rc == -FI_ENODATA) /* no provider at all: an empty list */
+        rc = 0;
+    if (rc != 0) {
+        snprintf(why, why_len, "fi_getinfo: %s", fi_strerror(-rc));
+        return -1;
+    }
+    *default_p = ofi_choose(list, NULL) != NULL;
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (struct fi_info *i = list; i; i = i->next) {
+        const char *prov = i->fabric_attr->prov_name;
+        bool dup = false;
+        for (struct fi_info *j = list; j != i; j = j->next)
+            dup |= strcmp(j->fabric_attr->prov_name, prov) == 0;
+        if (dup)
+            continue;
+        int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, "%s%s",
+                         used ? "," : "", prov);
+        used += (size_t)n;
+    }
+    fi_freeinfo(list);
+    return (int)used;
+}
