@@ -193,58 +193,74 @@ static PyObject *coll(enum coll_kind kind, PyObject *const *args, Py_ssize_t nar
     size_t un = (size_t)n;
     switch (kind) {
     case C_BROADCAST:
-        Py_BEGIN_ALLOW_THREADS st = sym_broadcast(a.team, d, dn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_broadcast(a.team, d, dn, a.dt, a.root, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_REDUCE:
         if (d && dn != sn)
             return size_error(&a, "symheap: reduce: dst has %zu elements, src %zu", dn, sn);
-        Py_BEGIN_ALLOW_THREADS st = sym_reduce(a.team, d, s, sn, a.dt, a.op, a.root, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_reduce(a.team, d, s, sn, a.dt, a.op, a.root, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_ALLREDUCE:
         if (dn != sn)
             return size_error(&a, "symheap: allreduce: dst has %zu elements, src %zu", dn, sn);
-        Py_BEGIN_ALLOW_THREADS st = sym_allreduce(a.team, d, s, sn, a.dt, a.op, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_allreduce(a.team, d, s, sn, a.dt, a.op, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_REDUCE_SCATTER:
         if (sn != dn * un)
             return size_error(&a,
                               "symheap: reduce_scatter: src has %zu elements, not "
                               "team size x dst's (%zu)",
                               sn, dn * un);
-        Py_BEGIN_ALLOW_THREADS st = sym_reduce_scatter(a.team, d, s, dn, a.dt, a.op, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_reduce_scatter(a.team, d, s, dn, a.dt, a.op, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_ALL_GATHER:
         if (dn != sn * un)
             return size_error(&a,
                               "symheap: all_gather: dst has %zu elements, not team size x "
                               "src's (%zu)",
                               dn, sn * un);
-        Py_BEGIN_ALLOW_THREADS st = sym_all_gather(a.team, d, s, sn, a.dt, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_all_gather(a.team, d, s, sn, a.dt, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_ALL_TO_ALL:
         if (dn != sn || sn % un)
             return size_error(&a,
                               "symheap: all_to_all: dst (%zu elements) and src (%zu) must "
                               "be equal multiples of the team size",
                               dn, sn);
-        Py_BEGIN_ALLOW_THREADS st = sym_all_to_all(a.team, d, s, sn / un, a.dt, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_all_to_all(a.team, d, s, sn / un, a.dt, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_GATHER:
         if (d && dn != sn * un)
             return size_error(&a,
                               "symheap: gather: dst has %zu elements, not team size x "
                               "src's (%zu)",
                               dn, sn * un);
-        Py_BEGIN_ALLOW_THREADS st = sym_gather(a.team, d, s, sn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_gather(a.team, d, s, sn, a.dt, a.root, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     case C_SCATTER:
         if (s && sn != dn * un)
             return size_error(&a,
                               "symheap: scatter: src has %zu elements, not team size x "
                               "dst's (%zu)",
                               sn, dn * un);
-        Py_BEGIN_ALLOW_THREADS st = sym_scatter(a.team, d, s, dn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS break;
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_scatter(a.team, d, s, dn, a.dt, a.root, &a.opts);
+        Py_END_ALLOW_THREADS
+        break;
     }
     return finish(&a, st);
 }
@@ -329,8 +345,10 @@ static PyObject *py_all_gatherv(PyObject *self, PyObject *args, PyObject *kw)
                           "this member's count (%zu)",
                           sum, mine);
     }
-    Py_BEGIN_ALLOW_THREADS st = sym_all_gatherv(a.team, a.dst.buf, a.src.buf, c, a.dt, &a.opts);
-    Py_END_ALLOW_THREADS free(c);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_all_gatherv(a.team, a.dst.buf, a.src.buf, c, a.dt, &a.opts);
+    Py_END_ALLOW_THREADS
+    free(c);
     return finish(&a, st);
 }
 
@@ -368,9 +386,10 @@ static PyObject *py_all_to_allv(PyObject *self, PyObject *args, PyObject *kw)
                           "elements, src sum(send_counts) = %zu",
                           rsum, ssum);
     }
-    Py_BEGIN_ALLOW_THREADS st =
-        sym_all_to_allv(a.team, a.dst.buf, rc, a.src.buf, sc, a.dt, &a.opts);
-    Py_END_ALLOW_THREADS free(rc), free(sc);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_all_to_allv(a.team, a.src.buf, sc, a.dst.buf, rc, a.dt, &a.opts);
+    Py_END_ALLOW_THREADS
+    free(rc), free(sc);
     return finish(&a, st);
 }
 
@@ -386,16 +405,21 @@ static PyObject *py_barrier(PyObject *self, PyObject *args, PyObject *kw)
         setup(&a, team, algo, timeout) < 0)
         return NULL;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_barrier(a.team, &a.opts);
-    Py_END_ALLOW_THREADS return finish(&a, st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_barrier(a.team, &a.opts);
+    Py_END_ALLOW_THREADS
+    return finish(&a, st);
 }
 
 static PyObject *py_barrier_all(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_barrier_all();
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_barrier_all();
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     Py_RETURN_NONE;
 }
 

@@ -328,8 +328,11 @@ static PyObject *py_init(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_init_thread(SYM_THREAD_MULTIPLE, NULL);
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_init_thread(SYM_THREAD_MULTIPLE, NULL);
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -337,8 +340,11 @@ static PyObject *py_finalize(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_finalize();
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_finalize();
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -371,8 +377,11 @@ static PyObject *py_malloc(PyObject *self, PyObject *arg)
     if (n < 0)
         return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "symheap: negative size");
     void *p;
-    Py_BEGIN_ALLOW_THREADS p = sym_calloc(1, n ? (size_t)n : 1);
-    Py_END_ALLOW_THREADS if (!p) return pysym_raise(SYM_ERR_NO_MEMORY);
+    Py_BEGIN_ALLOW_THREADS
+    p = sym_calloc(1, n ? (size_t)n : 1);
+    Py_END_ALLOW_THREADS
+    if (!p)
+        return pysym_raise(SYM_ERR_NO_MEMORY);
     return PyMemoryView_FromMemory(p, n, PyBUF_WRITE);
 }
 
@@ -382,8 +391,10 @@ static PyObject *py_free(PyObject *self, PyObject *arg)
     void *p = PyLong_AsVoidPtr(arg);
     if (PyErr_Occurred())
         return NULL;
-    Py_BEGIN_ALLOW_THREADS sym_free(p);
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+    sym_free(p);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
 }
 
 /* _address(array) -> the address of a buffer's first byte (to name a

@@ -49,7 +49,8 @@ static PyObject *py_put(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "symheap: put: src has %zd bytes, dest only %zd", s.len,
                      d.len);
     } else {
-        Py_BEGIN_ALLOW_THREADS st = sym_put(d.buf, s.buf, (size_t)s.len, pe);
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_put(d.buf, s.buf, (size_t)s.len, pe);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&d);
@@ -82,7 +83,8 @@ static PyObject *py_get(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "symheap: get: dest has %zd bytes, src only %zd", d.len,
                      s.len);
     } else {
-        Py_BEGIN_ALLOW_THREADS st = sym_get(d.buf, s.buf, (size_t)d.len, pe);
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_get(d.buf, s.buf, (size_t)d.len, pe);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&d);
@@ -141,8 +143,8 @@ static PyObject *py_put_signal(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "symheap: put_signal: src has %zd bytes, dest only %zd",
                      s.len, d.len);
     } else {
-        Py_BEGIN_ALLOW_THREADS st =
-            sym_put_signal(d.buf, s.buf, (size_t)s.len, word, signal, (sym_signal_op_t)sig_op, pe);
+        Py_BEGIN_ALLOW_THREADS
+        st = sym_put_signal(d.buf, s.buf, (size_t)s.len, word, signal, (sym_signal_op_t)sig_op, pe);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&d);
@@ -179,17 +181,19 @@ static PyObject *py_wait_until(PyObject *self, PyObject *args)
     if (is_signed) {
         long long val = PyLong_AsLongLong(vobj);
         if (!PyErr_Occurred()) {
-            Py_BEGIN_ALLOW_THREADS st = sym_wait_until_int64((int64_t *)word, cmp, (int64_t)val);
-            Py_END_ALLOW_THREADS ret =
-                st == SYM_OK ? PyLong_FromLongLong(*(volatile int64_t *)word) : pysym_raise(st);
+            Py_BEGIN_ALLOW_THREADS
+            st = sym_wait_until_int64((int64_t *)word, cmp, (int64_t)val);
+            Py_END_ALLOW_THREADS
+            ret = st == SYM_OK ? PyLong_FromLongLong(*(volatile int64_t *)word) : pysym_raise(st);
         }
     } else {
         unsigned long long val = PyLong_AsUnsignedLongLong(vobj);
         if (!PyErr_Occurred()) {
-            Py_BEGIN_ALLOW_THREADS st = sym_wait_until_uint64(word, cmp, (uint64_t)val);
-            Py_END_ALLOW_THREADS ret = st == SYM_OK
-                                           ? PyLong_FromUnsignedLongLong(*(volatile uint64_t *)word)
-                                           : pysym_raise(st);
+            Py_BEGIN_ALLOW_THREADS
+            st = sym_wait_until_uint64(word, cmp, (uint64_t)val);
+            Py_END_ALLOW_THREADS
+            ret = st == SYM_OK ? PyLong_FromUnsignedLongLong(*(volatile uint64_t *)word)
+                               : pysym_raise(st);
         }
     }
     PyBuffer_Release(&v);
@@ -234,8 +238,8 @@ static PyObject *py_amo(PyObject *self, PyObject *args)
     PyBuffer_Release(&v);
     sym_status_t st;
     int fetching = 1;
-    Py_BEGIN_ALLOW_THREADS switch (kind)
-    {
+    Py_BEGIN_ALLOW_THREADS
+    switch (kind) {
     case AMO_FETCH:
         st = sym_atomic_fetch64(&old, w, pe);
         break;
@@ -276,7 +280,9 @@ static PyObject *py_amo(PyObject *self, PyObject *args)
         st = sym_set_error(SYM_ERR_INVALID_ARG, "symheap: unknown atomic %d", kind);
         break;
     }
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     if (!fetching)
         Py_RETURN_NONE;
     return is_signed ? PyLong_FromLongLong((long long)old) : PyLong_FromUnsignedLongLong(old);
@@ -286,8 +292,11 @@ static PyObject *py_quiet(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_quiet();
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_quiet();
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     Py_RETURN_NONE;
 }
 

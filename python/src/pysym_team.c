@@ -29,8 +29,10 @@ static PyObject *py_team_split_strided(PyObject *self, PyObject *args)
         pysym_team(pobj, &parent) < 0)
         return NULL;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_team_split_strided(parent, start, stride, size, &t);
-    Py_END_ALLOW_THREADS return st == SYM_OK ? handle(t) : pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_team_split_strided(parent, start, stride, size, &t);
+    Py_END_ALLOW_THREADS
+    return st == SYM_OK ? handle(t) : pysym_raise(st);
 }
 
 static PyObject *py_team_split_2d(PyObject *self, PyObject *args)
@@ -43,8 +45,11 @@ static PyObject *py_team_split_2d(PyObject *self, PyObject *args)
         pysym_team(pobj, &parent) < 0)
         return NULL;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_team_split_2d(parent, xrange, &x, &y);
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_team_split_2d(parent, xrange, &x, &y);
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     return Py_BuildValue("(NN)", handle(x), handle(y));
 }
 
@@ -72,8 +77,10 @@ static PyObject *py_team_create(PyObject *self, PyObject *args)
         return m ? NULL : PyErr_NoMemory();
     }
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_team_create(parent, m, (int)n, &t);
-    Py_END_ALLOW_THREADS free(m);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_team_create(parent, m, (int)n, &t);
+    Py_END_ALLOW_THREADS
+    free(m);
     return st == SYM_OK ? handle(t) : pysym_raise(st);
 }
 
@@ -153,8 +160,11 @@ static PyObject *py_team_destroy(PyObject *self, PyObject *tobj)
     if (pysym_team(tobj, &t) < 0)
         return NULL;
     sym_status_t st;
-    Py_BEGIN_ALLOW_THREADS st = sym_team_destroy(t);
-    Py_END_ALLOW_THREADS if (st != SYM_OK) return pysym_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+    st = sym_team_destroy(t);
+    Py_END_ALLOW_THREADS
+    if (st != SYM_OK)
+        return pysym_raise(st);
     Py_RETURN_NONE;
 }
 

@@ -368,7 +368,7 @@ WorkPtr ProcessGroupSymheap::alltoall_base(at::Tensor &out, at::Tensor &in,
         if (even)
             check(sym_all_to_all(team_, s.ptr(), ic.data_ptr(), sc[0], dt, &o), "alltoall_base");
         else
-            check(sym_all_to_allv(team_, s.ptr(), rc.data(), ic.data_ptr(), sc.data(), dt, &o),
+            check(sym_all_to_allv(team_, ic.data_ptr(), sc.data(), s.ptr(), rc.data(), dt, &o),
                   "alltoall_base");
         s.write_back();
     });
@@ -400,7 +400,7 @@ WorkPtr ProcessGroupSymheap::alltoall(std::vector<at::Tensor> &outs, std::vector
         for (auto x : rc)
             total += int64_t(x);
         at::Tensor flat_out = at::empty({total}, ins[0].options());
-        check(sym_all_to_allv(team_, flat_out.data_ptr(), rc.data(), flat_in.data_ptr(), sc.data(),
+        check(sym_all_to_allv(team_, flat_in.data_ptr(), sc.data(), flat_out.data_ptr(), rc.data(),
                               dt, &o),
               "alltoall");
         unpack(flat_out, outs);
