@@ -141,7 +141,6 @@ def test_ddp_torchrun_matches_gloo():
     codes, out = job("ddp").result()
     assert codes == [0], out[-4000:]
     assert out.count("symheap == gloo: True") == 2, out[-4000:]
-    assert out.count("second init_process_group works: True") == 2, out[-4000:]
 
 
 @needs_torch

@@ -37,11 +37,4 @@ ok = not bad and torch.equal(sym, ref)
 print(f"rank {R}: ranks differing {bad}, symheap == gloo: {torch.equal(sym, ref)} "
       f"(max diff {(sym - ref).abs().max().item():.3g})", flush=True)
 dist.destroy_process_group()
-# a second default group in the same process reuses the running symheap job
-dist.init_process_group("symheap")
-t = torch.ones(3) * (R + 1)
-dist.all_reduce(t)
-again = t.tolist() == [N * (N + 1) / 2] * 3
-print(f"rank {R}: second init_process_group works: {again}", flush=True)
-dist.destroy_process_group()
-sys.exit(0 if ok and again else 1)
+sys.exit(0 if ok else 1)
