@@ -8,6 +8,7 @@ imported from <build>/python.  Run: /usr/bin/python3 -m pytest python/tests
 """
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -184,3 +185,16 @@ def test_python_overhead_under_2us():
         if p.returncode == 0:
             return
     assert p.returncode == 0, p.stdout
+
+
+@needs_torch
+@pytest.mark.skipif(not shutil.which("mpirun"), reason="no mpirun")
+def test_backend_under_mpirun():
+    """Under Open MPI's mpirun the library's PMIx bootstrap starts the job."""
+    p = subprocess.run(
+        ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "oob_tcp_if_include", "lo",
+         "-np", "2", "-x", "PYTHONPATH", "-x", "PYTHONWARNINGS", PY, str(WORKERS / "smoke.py")],
+        env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+    if "PMIx" in p.stdout and "no PMIx support" in p.stdout:
+        pytest.skip("symheap built without PMIx")
+    assert p.returncode == 0 and p.stdout.count(": ok") == 2, p.stdout[-4000:]
