@@ -191,77 +191,68 @@ static PyObject *coll(enum coll_kind kind, PyObject *const *args, Py_ssize_t nar
     const void *s = a.have_src ? a.src.buf : NULL;
     size_t dn = a.have_dst ? elems(&a.dst) : 0, sn = a.have_src ? elems(&a.src) : 0;
     size_t un = (size_t)n;
+    /* the element counts each collective needs, checked before any PE
+     * enters it */
+    const char *misfit = NULL;
+    size_t x = dn, y = sn;
     switch (kind) {
     case C_BROADCAST:
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_broadcast(a.team, d, dn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS
         break;
     case C_REDUCE:
-        if (d && dn != sn)
-            return size_error(&a, "symheap: reduce: dst has %zu elements, src %zu", dn, sn);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_reduce(a.team, d, s, sn, a.dt, a.op, a.root, &a.opts);
-        Py_END_ALLOW_THREADS
-        break;
     case C_ALLREDUCE:
-        if (dn != sn)
-            return size_error(&a, "symheap: allreduce: dst has %zu elements, src %zu", dn, sn);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_allreduce(a.team, d, s, sn, a.dt, a.op, &a.opts);
-        Py_END_ALLOW_THREADS
+        if ((d || kind == C_ALLREDUCE) && dn != sn)
+            misfit = "symheap: %s: dst has %zu elements, src %zu";
         break;
     case C_REDUCE_SCATTER:
-        if (sn != dn * un)
-            return size_error(&a,
-                              "symheap: reduce_scatter: src has %zu elements, not "
-                              "team size x dst's (%zu)",
-                              sn, dn * un);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_reduce_scatter(a.team, d, s, dn, a.dt, a.op, &a.opts);
-        Py_END_ALLOW_THREADS
+    case C_SCATTER:
+        if ((s || kind == C_REDUCE_SCATTER) && sn != dn * un)
+            misfit = "symheap: %s: src has %zu elements, not team size x dst's (%zu)", x = sn,
+            y = dn * un;
         break;
     case C_ALL_GATHER:
-        if (dn != sn * un)
-            return size_error(&a,
-                              "symheap: all_gather: dst has %zu elements, not team size x "
-                              "src's (%zu)",
-                              dn, sn * un);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_all_gather(a.team, d, s, sn, a.dt, &a.opts);
-        Py_END_ALLOW_THREADS
+    case C_GATHER:
+        if ((d || kind == C_ALL_GATHER) && dn != sn * un)
+            misfit = "symheap: %s: dst has %zu elements, not team size x src's (%zu)", y = sn * un;
         break;
     case C_ALL_TO_ALL:
         if (dn != sn || sn % un)
-            return size_error(&a,
-                              "symheap: all_to_all: dst (%zu elements) and src (%zu) must "
-                              "be equal multiples of the team size",
-                              dn, sn);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_all_to_all(a.team, d, s, sn / un, a.dt, &a.opts);
-        Py_END_ALLOW_THREADS
-        break;
-    case C_GATHER:
-        if (d && dn != sn * un)
-            return size_error(&a,
-                              "symheap: gather: dst has %zu elements, not team size x "
-                              "src's (%zu)",
-                              dn, sn * un);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_gather(a.team, d, s, sn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS
-        break;
-    case C_SCATTER:
-        if (s && sn != dn * un)
-            return size_error(&a,
-                              "symheap: scatter: src has %zu elements, not team size x "
-                              "dst's (%zu)",
-                              sn, dn * un);
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_scatter(a.team, d, s, dn, a.dt, a.root, &a.opts);
-        Py_END_ALLOW_THREADS
+            misfit = "symheap: %s: dst (%zu elements) and src (%zu) must be equal multiples of "
+                     "the team size";
         break;
     }
+    if (misfit) {
+        PyErr_Format(PyExc_ValueError, misfit, names[kind], x, y);
+        release(&a);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    switch (kind) {
+    case C_BROADCAST:
+        st = sym_broadcast(a.team, d, dn, a.dt, a.root, &a.opts);
+        break;
+    case C_REDUCE:
+        st = sym_reduce(a.team, d, s, sn, a.dt, a.op, a.root, &a.opts);
+        break;
+    case C_ALLREDUCE:
+        st = sym_allreduce(a.team, d, s, sn, a.dt, a.op, &a.opts);
+        break;
+    case C_REDUCE_SCATTER:
+        st = sym_reduce_scatter(a.team, d, s, dn, a.dt, a.op, &a.opts);
+        break;
+    case C_ALL_GATHER:
+        st = sym_all_gather(a.team, d, s, sn, a.dt, &a.opts);
+        break;
+    case C_ALL_TO_ALL:
+        st = sym_all_to_all(a.team, d, s, sn / un, a.dt, &a.opts);
+        break;
+    case C_GATHER:
+        st = sym_gather(a.team, d, s, sn, a.dt, a.root, &a.opts);
+        break;
+    case C_SCATTER:
+        st = sym_scatter(a.team, d, s, dn, a.dt, a.root, &a.opts);
+        break;
+    }
+    Py_END_ALLOW_THREADS
     return finish(&a, st);
 }
 
