@@ -148,13 +148,13 @@ void step_team(struct rng *r)
                     col->pe[col->n++] = pg->pe[i];
             }
         }
-        snprintf(a->desc, sizeof(a->desc), "split_2d(%.40s, %d).x", pdesc, x);
-        snprintf(b->desc, sizeof(b->desc), "split_2d(%.40s, %d).y", pdesc, x);
+        snprintf(a->desc, sizeof(a->desc), "split_2d_ragged(%.40s, %d).x", pdesc, x);
+        snprintf(b->desc, sizeof(b->desc), "split_2d_ragged(%.40s, %d).y", pdesc, x);
         entry_locate(a);
         entry_locate(b);
-        set_what("team split_2d(%s, %d)", pdesc, x);
+        set_what("team split_2d_ragged(%s, %d)", pdesc, x);
         if (par->my_group >= 0) {
-            CALL(sym_team_split_2d(par->team, x, &a->team, &b->team));
+            CALL(sym_team_split_2d_ragged(par->team, x, &a->team, &b->team));
             stress_state.count[CNT_SPLIT_2D]++;
         }
         check_handle(b);

@@ -130,7 +130,7 @@ static void team_cycle(int i, int npes)
         break;
     }
     case 1:
-        PE_OK(sym_team_split_2d(sym_team_world(), 1 + i % npes, &a, &b));
+        PE_OK(sym_team_split_2d_ragged(sym_team_world(), 1 + i % npes, &a, &b));
         break;
     default: {
         int members[HARNESS_MAX_PES];
