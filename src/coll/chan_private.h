@@ -22,7 +22,7 @@
 #define SLOTS_PER_LINK   2
 #define MAX_SLOTS_SHIFT  3 /* up to 8 slots per link */
 #define DEEP_CHUNK_MIN   61440u
-#define TINY_SHIFT       6 /* up to 64 tiny slots per link with SYMHEAP_COLL_RUNAHEAD */
+#define TINY_SHIFT       6 /* up to 64 tiny slots per link */
 /* Slots per link are a power of two fixed when the channel is laid out,
  * so the n % k and n / k of every send, receive and release are a mask and
  * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the

@@ -1,6 +1,5 @@
 /* chan_tiny.c - the tiny ring (chan.h): inline chunks of small broadcasts
- * and reduces under SYMHEAP_COLL_RUNAHEAD, one line each, credited by one
- * running count per link. */
+ * and reduces, one line each, credited by one running count per link. */
 #include <inttypes.h>
 
 #include "coll/chan_private.h"

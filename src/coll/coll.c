@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/coll_check.h"
 #include "coll/request.h"
 
 static const char *const kind_names[SYM_COLL_KIND_COUNT] = {
@@ -83,6 +84,7 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 #undef KIND_ENV_
 #undef SYM_NO_ENV
 #undef SYM_ENV
+    sym_coll_strict = !strcmp(cfg->coll_check.s, "strict");
     if (st == SYM_OK)
         sym_barrier_all_choose(env_algo[SYM_COLL_BARRIER_ALL]);
     return st;
@@ -109,6 +111,8 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                               enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
                               int root, const sym_coll_opts_t *opts)
 {
+    /* taken before earlier requests run: their calls note their own */
+    const void *caller = sym_coll_take_caller();
     sym_status_t st = sym_team_check(name, team);
     if (st != SYM_OK)
         return st;
@@ -179,12 +183,18 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
     c->dl = sym_deadline_in(name, c->timeout_s);
+    c->caller = caller;
     return SYM_OK;
 }
 
 void sym_coll_start(struct sym_coll *c)
 {
     c->fp.seq = ++c->team->coll_seq;
+    if (__builtin_expect(c->caller != NULL, 0)) {
+        /* strict: a skipped call whose arguments equal the next one's */
+        c->site = sym_coll_site_word(c->caller);
+        c->fp.layout ^= sym_coll_site_hash(c->site);
+    }
     /* teams run barriers inside split and destroy: only the user's count */
     const int op = fault_op((enum sym_coll_kind)c->fp.kind);
     if (__builtin_expect(sym_fault_op == op, 0) &&
@@ -202,8 +212,10 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
                             int root, const sym_coll_opts_t *opts)
 {
     sym_status_t st = sym_coll_prepare(c, name, team, kind, dt, op, count, root, opts);
-    if (st == SYM_OK)
+    if (st == SYM_OK) {
+        c->caller = NULL; /* the library's own calls (team split, destroy) */
         sym_coll_start(c);
+    }
     return st;
 }
 
@@ -241,8 +253,16 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
 
 sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
 {
-    if (st == SYM_OK)
+    if (st == SYM_OK && __builtin_expect(c->caller != NULL, 0))
+        st = sym_coll_check_end(c);
+    /* a member found an error after this PE's part of an earlier call (or
+     * of this one) was done: report it now rather than at the next call */
+    if (st == SYM_OK && __builtin_expect(sym_flag_load(c->team->chan.poison_off) != 0, 0))
+        st = sym_chan_poisoned(c);
+    if (st == SYM_OK) {
+        sym_chan_publish_done(c);
         return st;
+    }
     /* An error from below that does not name the call (the channel names
      * it, its transport errors included): say which collective call it
      * broke. */
