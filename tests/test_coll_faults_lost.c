@@ -248,7 +248,10 @@ ParameterizedTest(int *npes, coll_faults, world_mismatch_then_finalize)
     assert_job_ok(&out);
 }
 
-/* The world times out (one PE skips an allreduce): finalize still meets. */
+/* One PE skips an allreduce on the world and finalizes: the others'
+ * allreduce finds that it has moved on to sym_finalize (a mismatch), or
+ * times out first; either way finalize still meets, and the skipper's
+ * finalize reports the others' error on the world team. */
 static void world_timeout_body(int me, int n, void *arg)
 {
     (void)arg;
@@ -256,12 +259,15 @@ static void world_timeout_body(int me, int n, void *arg)
     int32_t src[4] = {me, me, me, me}, dst[4];
     if (me != n - 1) {
         sym_coll_opts_t o = {SYM_ALGO_AUTO, 1.0};
-        PE_FAILS_WITH(sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o),
-                      SYM_ERR_TIMEOUT);
+        sym_status_t st = sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o);
+        PE_ASSERT(st == SYM_ERR_TIMEOUT ||
+                      (st == SYM_ERR_MISMATCH && strstr(sym_last_error(), "sym_finalize")),
+                  "allreduce returned %s: %s", sym_status_name(st), sym_last_error());
     }
     double t0 = harness_now();
     sym_status_t st = sym_finalize();
-    PE_ASSERT(st == SYM_OK, "finalize returned %s: %s", sym_status_name(st), sym_last_error());
+    PE_ASSERT(st == SYM_OK || (me == n - 1 && st == SYM_ERR_MISMATCH), "finalize returned %s: %s",
+              sym_status_name(st), sym_last_error());
     PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s",
               harness_now() - t0);
 }

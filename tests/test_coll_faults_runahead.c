@@ -273,7 +273,7 @@ static void last_call_mismatch_body(int me, int n, void *arg)
     if (me == 0 && st == SYM_OK && *at_finalize) {
         PE_ASSERT(f == SYM_ERR_MISMATCH, "root's finalize: %s: %s", sym_status_name(f),
                   sym_last_error());
-        CONTAINS(sym_last_error(), "after this PE returned");
+        CONTAINS(sym_last_error(), "mismatched collectives");
         CONTAINS(sym_last_error(), "count 3");
     } else if (me == 0 || !*at_finalize) {
         PE_ASSERT(f == SYM_OK, "finalize: %s: %s", sym_status_name(f), sym_last_error());

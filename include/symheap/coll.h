@@ -61,22 +61,31 @@ SYM_API sym_status_t sym_sync_all(void);
  *     that call, naming both calls, and before returning marks the team
  *     failed on every member.  Its output buffer holds nothing of the other
  *     call.
- *   - A PE that only sent in a mismatched call (or received nothing but
- *     data of its own call) may return SYM_OK from it.  It gets
- *     SYM_ERR_MISMATCH, naming the calls, from its next call on that team
- *     that starts after the mismatch was found (every call checks the
- *     team's state first), at the latest from the call that needs a mailbox
- *     slot the failed receiver never gave back, and always from
+ *   - A PE that only sent in a mismatched call (a broadcast or scatter
+ *     root, a reduce or gather leaf, a ring or tree member whose part ends
+ *     with sends) may return SYM_OK from it.  It gets SYM_ERR_MISMATCH,
+ *     naming the calls, from its next call on that team that starts after
+ *     the mismatch was found (every call checks the team's state at its
+ *     start and before it returns), at the latest from the call that needs
+ *     a mailbox slot the failed receiver never gave back, and always from
  *     sym_team_sync(team), sym_team_destroy(team) or, for the world team,
  *     sym_finalize().
- *   - A call that waits for a member in another call (two PEs that both
- *     think they are the root, calls whose data never crosses) finds the
- *     mismatch through the members' published fingerprints when it stalls.
+ *   - A PE that received only data of its own call may return SYM_OK too
+ *     when the disagreement lies between other members (two PEs that both
+ *     think they are the root, each serving some members consistently).  A
+ *     call that waits for a member in another call finds such a mismatch
+ *     through the members' published fingerprints when it stalls; this PE
+ *     gets the error from its next call on the team after that, and always
+ *     from sym_team_destroy(team) or sym_finalize(); sym_team_sync may
+ *     return SYM_OK before the disagreeing members have found it.
+ *   - A member that returns SYM_OK from a call has its output complete and
+ *     correct for the members whose calls matched its own.
  * With SYMHEAP_COLL_CHECK=strict every call ends with a check that every
  * member made the same call, so every member of a mismatched call returns
  * SYM_ERR_MISMATCH from that call, and a PE that skipped a call whose
  * arguments equal the next one's is caught by the call sites (reported as
- * object+offset or symbol+offset of the caller).
+ * object+offset or symbol+offset of the caller).  Without it such a skip
+ * is not detected: the PE's next call pairs with the others' skipped one.
  *
  * Errors common to all: SYM_ERR_INVALID_ARG (bad team, datatype, op, root,
  * NULL buffer with count > 0, a bitwise op on a floating type),

@@ -343,22 +343,18 @@ SYM_API sym_status_t sym_finalize(void)
     if (st != SYM_OK)
         return st;
     st = sym_requests_finish_all("sym_finalize");
+    /* A collective this PE only sent in may have failed elsewhere after it
+     * returned (symheap/coll.h): wait until the world team's members took
+     * this PE's data.  A member that finalizes without taking it made no
+     * such call: the wait reports the mismatch to every member, and after
+     * the barrier every PE sees what any PE found. */
+    if (st == SYM_OK)
+        st = sym_team_final_flush(sym_team_world(), "sym_finalize");
     sym_status_t st2 = sym_barrier_internal("sym_finalize");
     if (st == SYM_OK)
         st = st2;
-    /* A collective this PE only sent in may have failed elsewhere after it
-     * returned (symheap/coll.h).  Every PE has finished its collectives by
-     * now, so data of this PE never taken is a call its receiver never
-     * made: the report poisons the world team, and a second barrier lets
-     * every PE see what any PE found. */
-    if (st == SYM_OK) {
-        st = sym_chan_final_report(sym_team_world(), "sym_finalize");
-        st2 = sym_barrier_internal("sym_finalize");
-        if (st == SYM_OK)
-            st = st2;
-        if (st == SYM_OK)
-            st = sym_chan_final_report(sym_team_world(), "sym_finalize");
-    }
+    if (st == SYM_OK)
+        st = sym_team_final_state(sym_team_world(), "sym_finalize");
     /* Peers with manual progress may still need my endpoint to complete
      * their last operations: close it only once everyone drained. */
     if (st == SYM_OK && sym_transports_need_progress()) {

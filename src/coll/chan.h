@@ -164,12 +164,17 @@ bool sym_chan_read_call(const struct sym_coll *c, int pe, struct sym_call_line *
 /* Record in this PE's call line that call c finished with SYM_OK. */
 void sym_chan_publish_done(struct sym_coll *c);
 
-/* At sym_finalize, after the world barrier (every PE has finished its
- * collectives): the error a member reported on `team` after this PE
- * returned from the call (poison), or SYM_ERR_MISMATCH if a chunk this PE
- * sent was never consumed (a member skipped the call), else SYM_OK.  The
- * team is broken with that error. */
-sym_status_t sym_chan_final_report(struct sym_team *team, const char *op);
+/* This PE makes no more collective calls on the team (sym_finalize): its
+ * call line says so, for the stall checks of members waiting for it. */
+void sym_chan_publish_final(struct sym_team *team);
+
+/* sym_finalize on `team` (team_sync.c): before the world barrier, say that
+ * this PE makes no more calls on it and wait until its members took what
+ * this PE sent (a member that finalizes without taking it is a mismatch,
+ * reported to all); after the barrier, the error any member reported.
+ * SYM_OK for a broken team: its error was reported when it broke. */
+sym_status_t sym_team_final_flush(struct sym_team *team, const char *op);
+sym_status_t sym_team_final_state(struct sym_team *team, const char *op);
 
 /* Non-blocking views for point-to-point, which matches messages itself:
  * the next chunk from `src` if it has arrived (header first, payload right

@@ -23,6 +23,16 @@ void sym_chan_publish_call(struct sym_coll *c)
     c->published = true;
 }
 
+void sym_chan_publish_final(struct sym_team *team)
+{
+    struct sym_call_line *cl = (void *)(sym_rt.base + team->chan.call_off);
+    __atomic_store_n(&cl->seq, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memset(&cl->fp, 0, sizeof(cl->fp));
+    cl->fp.seq = SYM_FP_FINAL;
+    __atomic_store_n(&cl->seq, SYM_FP_FINAL, __ATOMIC_RELEASE);
+}
+
 void sym_chan_publish_done(struct sym_coll *c)
 {
     struct sym_call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
@@ -232,50 +242,4 @@ sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, cons
              c->team->chan.pe_of[src], what, (unsigned)tag, where, c->team->name, why);
     sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
     return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
-}
-
-sym_status_t sym_chan_final_report(struct sym_team *team, const char *op)
-{
-    if (team->broken)
-        return SYM_OK; /* reported when it broke */
-    struct sym_coll probe = {.team = team, .name = op};
-    probe.fp.seq = team->coll_seq;
-    sym_status_t why = SYM_OK;
-    if (sym_flag_load(team->chan.poison_off)) {
-        why = sym_chan_poisoned(&probe);
-    } else {
-        const struct sym_chan *ch = &team->chan;
-        for (int r = 0; r < team->size && why == SYM_OK; r++) {
-            if (r == team->rank)
-                continue;
-            struct sym_chunk_hdr line;
-            uint64_t held = 0;
-            const uint64_t tn = ch->tsent[r], n = ch->sent[r];
-            if (tn && sym_flag_load(tcredit_line(ch, r)) < tn)
-                held = tslot_line(ch, team->rank, tn - 1);
-            else if (n && sym_flag_load(free_off(ch, r, k_slot(ch, n - 1))) < k_use(ch, n - 1) + 1)
-                held = slot_off(ch, team->rank, k_slot(ch, n - 1));
-            if (!held)
-                continue;
-            char text[160] = "a collective";
-            struct sym_deadline dl = report_deadline(&probe);
-            if (sym_get_off_dl(team->pe_of[r], &line, held, sizeof(line), &dl) == SYM_OK) {
-                struct sym_fp fp;
-                line_fp(&line, &fp);
-                sym_fp_text(&fp, text, sizeof(text));
-            }
-            char msg[400];
-            snprintf(msg, sizeof(msg),
-                     "mismatched collectives on %s: PE %d never took the data of %s that "
-                     "PE %d sent it (it finished its collectives on the team without that call)",
-                     team->name, team->pe_of[r], text, sym_rt.me);
-            sym_chan_poison(&probe, SYM_ERR_MISMATCH, msg);
-            why = sym_error(SYM_ERR_MISMATCH, "%s: %s", op, msg);
-        }
-    }
-    if (why == SYM_OK)
-        return SYM_OK;
-    sym_team_break(team, why, sym_last_error());
-    return sym_error(why, "%s: a collective on %s failed after this PE returned from it: %s", op,
-                     team->name, team->broken_msg);
 }

@@ -52,6 +52,50 @@ static void done_describe(void *arg, char *buf, size_t len)
         snprintf(buf + used, len - used, ")");
 }
 
+/* Finish the call context of a wait on `team` that takes no number: stall
+ * checks compare members' calls with this PE's last one. */
+static void last_call(struct sym_coll *c, struct sym_team *team)
+{
+    const struct sym_call_line *mine = (const void *)(sym_rt.base + team->chan.call_off);
+    c->caller = NULL;
+    c->published = true; /* nothing to publish: this wait sends nothing */
+    if (__atomic_load_n(&mine->seq, __ATOMIC_ACQUIRE) == team->coll_seq && team->coll_seq) {
+        c->fp = mine->fp;
+        c->site = mine->site;
+    } else {
+        c->fp.seq = team->coll_seq;
+    }
+}
+
+sym_status_t sym_team_final_flush(struct sym_team *team, const char *op)
+{
+    if (team->broken)
+        return SYM_OK; /* its error was reported when it broke */
+    struct sym_coll c = {.team = team, .name = op, .timeout_s = team->timeout_s};
+    c.dl = sym_deadline_in(op, c.timeout_s);
+    last_call(&c, team);
+    /* even with no call made: members waiting for one see it never comes */
+    sym_chan_publish_final(team);
+    sym_status_t st = sym_coll_flush_all(&c);
+    if (st == SYM_OK && sym_flag_load(team->chan.poison_off))
+        st = sym_chan_poisoned(&c);
+    if (st != SYM_OK)
+        sym_team_break(team, st, sym_last_error());
+    return st;
+}
+
+sym_status_t sym_team_final_state(struct sym_team *team, const char *op)
+{
+    if (team->broken || !sym_flag_load(team->chan.poison_off))
+        return SYM_OK;
+    struct sym_coll probe = {.team = team, .name = op};
+    probe.fp.seq = team->coll_seq;
+    sym_status_t why = sym_chan_poisoned(&probe);
+    sym_team_break(team, why, sym_last_error());
+    return sym_error(why, "%s: a collective on %s failed after this PE returned from it: %s", op,
+                     team->name, team->broken_msg);
+}
+
 SYM_API sym_status_t sym_team_sync(sym_team_t team)
 {
     const char *op = "sym_team_sync";
@@ -61,17 +105,7 @@ SYM_API sym_status_t sym_team_sync(sym_team_t team)
     sym_status_t st = sym_coll_prepare(&c, op, team, SYM_COLL_BARRIER, 0, 0, 0, -1, NULL);
     if (st != SYM_OK)
         return st;
-    c.caller = NULL;
-    /* stall checks compare members' calls with this PE's last one */
-    const struct sym_call_line *mine = (const void *)(sym_rt.base + team->chan.call_off);
-    if (__atomic_load_n(&mine->seq, __ATOMIC_ACQUIRE) == team->coll_seq && team->coll_seq) {
-        c.fp = mine->fp;
-        c.site = mine->site;
-        c.published = true;
-    } else {
-        c.fp.seq = team->coll_seq;
-        c.published = true; /* nothing to publish: this PE sent nothing in it */
-    }
+    last_call(&c, team);
     if (!team->coll_seq)
         return SYM_OK;
     st = sym_coll_flush_all(&c);

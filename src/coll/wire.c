@@ -8,6 +8,10 @@
 
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
+    if (fp->seq == SYM_FP_FINAL) {
+        snprintf(buf, len, "sym_finalize (no more collectives on the team)");
+        return;
+    }
     char layout[32] = "";
     if (fp->layout)
         snprintf(layout, sizeof(layout), ", hash %08x", fp->layout);
