@@ -72,12 +72,13 @@ SYM_API sym_status_t sym_sync_all(void);
  *     sym_finalize().
  *   - A PE that received only data of its own call may return SYM_OK too
  *     when the disagreement lies between other members (two PEs that both
- *     think they are the root, each serving some members consistently).  A
- *     call that waits for a member in another call finds such a mismatch
- *     through the members' published fingerprints when it stalls; this PE
- *     gets the error from its next call on the team after that, and always
- *     from sym_team_destroy(team) or sym_finalize(); sym_team_sync may
- *     return SYM_OK before the disagreeing members have found it.
+ *     think they are the root, each serving some members consistently).
+ *     Data a member sent that no call of its receiver takes is found by the
+ *     receiver's next call on that link (whichever path it takes), or
+ *     through the members' published fingerprints when a call stalls; this
+ *     PE gets the error from its next call on the team after that, and
+ *     always from sym_team_destroy(team) or sym_finalize(); sym_team_sync
+ *     may return SYM_OK before the disagreeing members have found it.
  *   - A member that returns SYM_OK from a call has its output complete and
  *     correct for the members whose calls matched its own.
  * With SYMHEAP_COLL_CHECK=strict every call ends with a check that every

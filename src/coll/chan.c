@@ -164,6 +164,26 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     return st;
 }
 
+/* Member `src` sent data of call `fp`, which is not this PE's call c:
+ * report both calls (and under strict checking their call sites) to every
+ * member. */
+static sym_status_t chunk_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp)
+{
+    const struct sym_chan *ch = &c->team->chan;
+    char mine[160], theirs[160], sites[300] = "", msg[800];
+    sym_fp_text(&c->fp, mine, sizeof(mine));
+    sym_fp_text(fp, theirs, sizeof(theirs));
+    if (c->site) {
+        struct sym_call_line cl;
+        const bool got = sym_chan_read_call(c, ch->pe_of[src], &cl) && cl.seq == fp->seq;
+        sym_coll_sites_text(c, ch->pe_of[src], got ? cl.site : 0, sites, sizeof(sites));
+    }
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d called %s%s",
+             c->team->name, mine, ch->pe_of[src], theirs, sites);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+}
+
 sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
                            uint64_t *msg_bytes_p)
 {
@@ -199,22 +219,14 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         return sym_chan_bad_format(c, src, tag, "a chunk header", "mailbox",
                                    "not a chunk of this library");
     }
-    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
-        char mine[160], theirs[160], sites[300] = "", msg[800];
-        sym_fp_text(&c->fp, mine, sizeof(mine));
-        sym_fp_text(fp, theirs, sizeof(theirs));
-        if (c->site) {
-            struct sym_call_line cl;
-            const bool got = sym_chan_read_call(c, ch->pe_of[src], &cl) && cl.seq == fp->seq;
-            sym_coll_sites_text(c, ch->pe_of[src], got ? cl.site : 0, sites, sizeof(sites));
-        }
-        snprintf(msg, sizeof(msg),
-                 "mismatched collectives on %s: this PE called %s, PE %d "
-                 "called %s%s",
-                 c->team->name, mine, ch->pe_of[src], theirs, sites);
-        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-        return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
-    }
+    struct sym_fp stray;
+    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0))
+        return chunk_mismatch(c, src, fp);
+    /* what a member sent on the link's other path in this call or an
+     * earlier one will never be taken: the member made that call
+     * differently (a later call on this path would not see it) */
+    if (__builtin_expect(sym_chan_stray(c, src, &stray), 0))
+        return chunk_mismatch(c, src, &stray);
     if (inl) {
         const size_t len = tag & 0xffu;
         if (__builtin_expect(len > INLINE_MAX, 0)) {

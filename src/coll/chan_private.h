@@ -209,6 +209,13 @@ sym_status_t sym_chan_tiny_arrived(struct sym_coll *c, int src, const struct sym
 sym_status_t sym_chan_tiny_release(struct sym_coll *c, int src);
 sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst);
 
+/* A chunk from `src` waiting on the other path of the link (the tiny ring
+ * when call c uses the ordinary slots, the slots when it uses the tiny
+ * ring) whose call number is c's or earlier: data of a call that member
+ * made differently from this PE, which no call of this PE will take.
+ * Fills *fp with its fingerprint and returns true (chan_tiny.c). */
+bool sym_chan_stray(const struct sym_coll *c, int src, struct sym_fp *fp);
+
 /* A sender's format word that cannot be there: the team's mailboxes are
  * not what this library wrote, so the team is poisoned (chan_stall.c). */
 sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,

@@ -75,3 +75,25 @@ sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst)
     return chan_wait(c, tcredit_line(ch, dst), tn, dst, "consume what this PE sent",
                      tslot_line(ch, c->team->rank, tn - 1));
 }
+
+bool sym_chan_stray(const struct sym_coll *c, int src, struct sym_fp *fp)
+{
+    const struct sym_chan *ch = &c->team->chan;
+    if (!ch->tk || c->fp.kind == SYM_COLL_P2P)
+        return false;
+    uint64_t line;
+    if (c->tiny) {
+        const uint64_t n = ch->recvd[src], slot = k_slot(ch, n);
+        if (sym_flag_load(full_off(ch, src, slot)) < k_use(ch, n) + 1)
+            return false;
+        line = slot_off(ch, src, slot);
+    } else {
+        const uint64_t n = ch->trecvd[src];
+        line = tslot_line(ch, src, n);
+        if (sym_flag_load(line + offsetof(struct inline_line, full)) < (n >> ch->tkshift) + 1)
+            return false;
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    line_fp((const void *)(sym_rt.base + line), fp);
+    return fp->seq <= c->fp.seq;
+}
