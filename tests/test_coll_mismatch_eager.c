@@ -291,7 +291,9 @@ static void ahead_body(int me, int n, void *arg)
         }
     }
     if (me == root) {
-        PE_ASSERT(failed_at < 0 || failed_at > AHEAD_BAD, "the root failed at call %d", failed_at);
+        /* it may hear of it while it still sends the bad call (a credit
+         * wait, or a put over manual progress), never before */
+        PE_ASSERT(failed_at < 0 || failed_at >= AHEAD_BAD, "the root failed at call %d", failed_at);
         if (failed_at < 0)
             PE_FAILS_WITH(sym_team_sync(t), SYM_ERR_MISMATCH);
     } else {
