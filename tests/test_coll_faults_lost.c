@@ -30,7 +30,7 @@ static void timeout_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     if (!tc->per_call)
         PE_OK(sym_team_set_timeout(t, 1.0));
-    sym_coll_opts_t o = {tc->algo, tc->per_call ? 1.0 : 0, 0};
+    sym_coll_opts_t o = {tc->algo, tc->per_call ? 1.0 : 0};
     int32_t src[16], dst[16];
     for (int i = 0; i < 16; i++)
         src[i] = me + i;
@@ -158,7 +158,7 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     for (size_t i = 0; i < count; i++)
         src[i] = (double)(me + (int)(i % 7));
     const int victim = n - 1;
-    sym_coll_opts_t o = {SYM_ALGO_RING, 0, 0};
+    sym_coll_opts_t o = {SYM_ALGO_RING, 0};
     PE_OK(sym_barrier_all());
     double t0 = harness_now();
     if (me == victim) {
@@ -248,23 +248,25 @@ ParameterizedTest(int *npes, coll_faults, world_mismatch_then_finalize)
     assert_job_ok(&out);
 }
 
-/* One PE skips an allreduce and finalizes: the allreduce meets its
- * finalize, a mismatch on both sides (its call line says sym_finalize),
- * not a timeout; the others' finalize still meets it. */
+/* One PE skips an allreduce on the world and finalizes: the others'
+ * allreduce finds that it has moved on to sym_finalize (a mismatch), or
+ * times out first; either way finalize still meets, and the skipper's
+ * finalize reports the others' error on the world team. */
 static void world_timeout_body(int me, int n, void *arg)
 {
     (void)arg;
     PE_OK(sym_init());
     int32_t src[4] = {me, me, me, me}, dst[4];
     if (me != n - 1) {
-        sym_coll_opts_t o = {SYM_ALGO_AUTO, 1.0, 0};
-        PE_FAILS_WITH(sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o),
-                      SYM_ERR_MISMATCH);
-        PE_ASSERT(strstr(sym_last_error(), "sym_finalize"), "%s", sym_last_error());
+        sym_coll_opts_t o = {SYM_ALGO_AUTO, 1.0};
+        sym_status_t st = sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o);
+        PE_ASSERT(st == SYM_ERR_TIMEOUT ||
+                      (st == SYM_ERR_MISMATCH && strstr(sym_last_error(), "sym_finalize")),
+                  "allreduce returned %s: %s", sym_status_name(st), sym_last_error());
     }
     double t0 = harness_now();
     sym_status_t st = sym_finalize();
-    PE_ASSERT(me == n - 1 ? st == SYM_ERR_MISMATCH : st == SYM_OK, "finalize returned %s: %s",
+    PE_ASSERT(st == SYM_OK || (me == n - 1 && st == SYM_ERR_MISMATCH), "finalize returned %s: %s",
               sym_status_name(st), sym_last_error());
     PE_ASSERT(harness_now() - t0 < harness_seconds(5.0), "finalize took %.2f s",
               harness_now() - t0);

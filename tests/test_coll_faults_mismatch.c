@@ -108,7 +108,7 @@ static void mismatch_body(int me, int n, void *arg)
         srcf[i] = (float)src[i];
     }
     memset(dst, SENTINEL, sizeof(dst));
-    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0, 0}, ring = {SYM_ALGO_RING, 0, 0};
+    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0}, ring = {SYM_ALGO_RING, 0};
     sym_status_t st = SYM_ERR_INTERNAL;
     /* what this PE's own call could legitimately leave in dst */
     enum { REDUCED, RECEIVED, OWN_DATA, NOTHING } expect = REDUCED;
@@ -175,14 +175,17 @@ static void mismatch_body(int me, int n, void *arg)
      * root) and learn of the mismatch only at its next call on the team,
      * which the check below (the team stays broken) requires. */
     const bool two_roots = (c == MM_ROOT || c == MM_REDROOT) && n >= 3;
-    const bool bystander_ok = two_roots && !a && st == SYM_OK;
+    /* A broadcast root only sends: it returns once its data is in the
+     * receivers' slots, and learns of the mismatch at its next call. */
+    const bool sender_ok = me == root && (c == MM_ROOT || c == MM_COUNT_BC) && st == SYM_OK;
+    const bool bystander_ok = (two_roots && !a && st == SYM_OK) || sender_ok;
     PE_ASSERT(st == SYM_ERR_MISMATCH || bystander_ok,
               "case %d: side %s returned %s after %.2f s: %s", (int)c, a ? "A" : "B",
               sym_status_name(st), dt_s, sym_last_error());
     PE_ASSERT(dt_s < harness_seconds(2.0), "the mismatch took %.2f s to report", dt_s);
     /* with two roots and a bystander, whichever PE spots the disagreement
      * first reports its own pair of calls to all */
-    if (!two_roots) {
+    if (!two_roots && !sender_ok) {
         CONTAINS(sym_last_error(), mm_words[c][0]);
         CONTAINS(sym_last_error(), mm_words[c][1]);
     }
@@ -227,16 +230,14 @@ ParameterizedTest(struct mm_param *p, coll_faults, mismatch)
 /* Rooted collectives, every algorithm: the root alone passes a different
  * count.  A PE that only sends (the root of a broadcast or scatter, the
  * leaves of a reduce or gather) learns of the mismatch only from its
- * receivers, so this is where a missing final flush shows.  At 2 and 3 PEs
- * every member exchanges data with the root directly, so every member must
- * report the mismatch in the call.  With run-ahead (broadcast and reduce
- * only, sym_coll_opts_t.runahead) such a sender may return SYM_OK and must
- * then report the mismatch at its next call on the team. */
+ * receivers: it may return SYM_OK and must then report the mismatch at its
+ * next call on the team; a PE that receives reports it in the call.  Under
+ * SYMHEAP_COLL_CHECK=strict every member reports it in the call. */
 struct rooted_param {
     int npes;
     int kind; /* 0 broadcast, 1 reduce, 2 gather, 3 scatter */
     sym_algorithm_t algo;
-    bool runahead;
+    bool strict;
 };
 
 static void rooted_mismatch_body(int me, int n, void *arg)
@@ -253,7 +254,7 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = {p->algo, 0, p->runahead ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT};
+    sym_coll_opts_t o = {p->algo, 0};
     sym_status_t st = SYM_ERR_INTERNAL;
     bool receives = false; /* dst only ever receives other PEs' data here */
     switch (p->kind) {
@@ -277,8 +278,13 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         receives = me != root;
         break;
     }
-    const bool runs_ahead = p->runahead && st == SYM_OK;
-    if (runs_ahead) {
+    /* at 2 and 3 PEs every member exchanges data with the root directly */
+    const bool only_sends = (p->kind == 0 || p->kind == 3) == (me == root);
+    const bool first_ok = st == SYM_OK;
+    PE_ASSERT(!first_ok || (!p->strict && only_sends),
+              "%s/%s, member %d of %d received (or checked strictly) and returned SYM_OK",
+              names[p->kind], sym_algorithm_name(p->algo), me, n);
+    if (st == SYM_OK) {
         st = sym_barrier(t, NULL);
         PE_ASSERT(st == SYM_ERR_MISMATCH,
                   "%s/%s, member %d of %d: returned SYM_OK, and the "
@@ -290,8 +296,12 @@ static void rooted_mismatch_body(int me, int n, void *arg)
               sym_algorithm_name(p->algo), me, n, sym_status_name(st), sym_last_error());
     CONTAINS(sym_last_error(), "count 3");
     CONTAINS(sym_last_error(), "count 4");
+    /* a scatter root copies its own block once its sends are done (it may
+     * then still fail, when the poison reaches it before it returns) */
+    const bool own_block = me == root && p->kind == 3;
     for (int i = 0; i < 64; i++)
-        PE_ASSERT(dst[i] == sent || (!receives && dst[i] == src[i % 4]),
+        PE_ASSERT(dst[i] == sent || (!receives && dst[i] == src[i % 4]) ||
+                      (own_block && i < 4 && dst[i] == src[root * 4 + i]),
                   "%s/%s: element %d of dst holds %d", names[p->kind], sym_algorithm_name(p->algo),
                   i, dst[i]);
     PE_OK(sym_team_destroy(t));
@@ -313,7 +323,7 @@ ParameterizedTestParameters(coll_faults, rooted_mismatch)
         for (int kind = 0; kind < 4; kind++)
             for (int a = 0; a < 3; a++) {
                 ps[k++] = (struct rooted_param){n, kind, algos[kind][a], false};
-                if (kind <= 1) /* broadcast, reduce: also with run-ahead */
+                if (kind <= 1) /* broadcast, reduce: also strictly checked */
                     ps[k++] = (struct rooted_param){n, kind, algos[kind][a], true};
             }
     return cr_make_param_array(struct rooted_param, ps, k);
@@ -321,16 +331,16 @@ ParameterizedTestParameters(coll_faults, rooted_mismatch)
 
 ParameterizedTest(struct rooted_param *p, coll_faults, rooted_mismatch)
 {
-    run_pes(p->npes, rooted_mismatch_body, p);
+    static const char *const strict[] = {"SYMHEAP_COLL_CHECK=strict", NULL};
+    static const char *const none[] = {NULL};
+    run_pes_env(p->npes, p->strict ? strict : none, rooted_mismatch_body, p);
 }
 
-/* The same with SYMHEAP_COLL_RUNAHEAD=1, where tiny broadcasts and reduces
- * take the tiny ring: a count that differs inside it (3 against 4 elements:
- * the receiver compares the line's fingerprint), and one that sends the
- * root's side over the ordinary slots (40 elements, too big to go inline)
- * while the others use the tiny ring, so the two sides never share a slot
- * and only the stall check (published calls) can find the mismatch.  Every
- * PE reports it, in the call or, having run ahead, in the next one. */
+/* Tiny broadcasts and reduces take the tiny ring: a count that differs inside it (3 against 4
+ * elements: the receiver compares the line's fingerprint), and one that sends the root's side over
+ * the ordinary slots (40 elements, too big to go inline) while the others use the tiny ring, so the
+ * two sides never share a slot and only the stall check (published calls) can find the mismatch.
+ * Every PE reports it, in the call or, having run ahead, in the next one. */
 struct ring_param {
     int npes;
     int kind; /* 0 broadcast, 1 reduce */
@@ -351,7 +361,7 @@ static void ring_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = {p->algo, 0, SYM_RUNAHEAD_DEFAULT};
+    sym_coll_opts_t o = {p->algo, 0};
     sym_status_t st;
     if (p->kind == 0)
         st = sym_broadcast(t, me == root ? src : dst, count, SYM_INT32, root, &o);
@@ -396,13 +406,14 @@ ParameterizedTestParameters(coll_faults, tiny_ring_mismatch)
 
 ParameterizedTest(struct ring_param *p, coll_faults, tiny_ring_mismatch)
 {
-    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", NULL};
-    run_pes_env(p->npes, env, ring_mismatch_body, p);
+    run_pes(p->npes, ring_mismatch_body, p);
 }
 
 /* all_to_allv: what A sends to B must be what B expects from A.  Member 0
- * sends one element more to member 1 than member 1 expects: both sides of
- * that link report SYM_ERR_MISMATCH and nothing of that block is written. */
+ * sends one element more to member 1 than member 1 expects: member 1
+ * reports SYM_ERR_MISMATCH and nothing of that block is written; member 0,
+ * which only sent the bad block, reports it in the call or from
+ * sym_team_sync. */
 static void alltoallv_counts_body(int me, int n, void *arg)
 {
     (void)arg;
@@ -419,6 +430,8 @@ static void alltoallv_counts_body(int me, int n, void *arg)
         memset(&dst[i], SENTINEL, sizeof(dst[i]));
     }
     sym_status_t st = sym_all_to_allv(t, src, sc, dst, rc, SYM_INT64, NULL);
+    if (me == 0 && st == SYM_OK)
+        st = sym_team_sync(t);
     if (me == 0 || me == 1) {
         PE_ASSERT(st == SYM_ERR_MISMATCH, "returned %s: %s", sym_status_name(st), sym_last_error());
         int64_t s;

@@ -1,7 +1,7 @@
 /*
- * test_coll_runahead.c - run-ahead: broadcast and reduce senders that return
+ * test_coll_runahead.c - run-ahead: broadcast and reduce senders return
  * without waiting for their receivers, back to back, around the ring's
- * wrap and across a team's destruction.
+ * wrap and across a team's destruction (also under the strict check).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -21,14 +21,14 @@
 
 /* 1 KiB chunks: the large calls below take 5 chunks, more than the slots of
  * a link, so a sender both runs ahead and waits for credits in one loop. */
-static const char *const runahead_env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_COLL_RUNAHEAD=1",
-                                           NULL};
-/* the same, run-ahead asked for per call (2 slots per link, not up to 8) */
-static const char *const runahead_call_env[] = {"SYMHEAP_CHUNK_SIZE=1K", NULL};
+static const char *const runahead_env[] = {"SYMHEAP_CHUNK_SIZE=1K", NULL};
+/* the same with the strict end-of-call check (no run-ahead past a call) */
+static const char *const strict_env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_COLL_CHECK=strict",
+                                         NULL};
 
 struct ra_param {
     int npes;
-    bool per_call; /* sym_coll_opts_t.runahead, else SYMHEAP_COLL_RUNAHEAD=1 */
+    bool strict; /* SYMHEAP_COLL_CHECK=strict */
 };
 
 #define RA_CALLS 90
@@ -45,7 +45,7 @@ static uint32_t ra_val(int call, int pe, size_t e)
  * as wrong data. */
 static void runahead_body(int me, int n, void *arg)
 {
-    const struct ra_param *p = arg;
+    (void)arg;
     static const sym_algorithm_t algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
                                             SYM_ALGO_TREE};
     uint32_t *buf = malloc(RA_LARGE * 4), *src = malloc(RA_LARGE * 4);
@@ -57,8 +57,7 @@ static void runahead_body(int me, int n, void *arg)
         sym_team_t t = teams[call / 3 % 2];
         const int root = (call / 2 + call / 7) % n;
         const size_t count = call % 3 == 2 ? RA_LARGE - (size_t)call : 1 + (size_t)call % 5;
-        sym_coll_opts_t o = {algos[call / 2 % 4], 0,
-                             p->per_call ? SYM_RUNAHEAD_ON : SYM_RUNAHEAD_DEFAULT};
+        sym_coll_opts_t o = {algos[call / 2 % 4], 0};
         if (call % 2 == 0) {
             for (size_t e = 0; e < RA_LARGE; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
@@ -112,12 +111,11 @@ ParameterizedTestParameters(coll_runahead, back_to_back)
 
 ParameterizedTest(struct ra_param *p, coll_runahead, back_to_back)
 {
-    run_pes_env(p->npes, p->per_call ? runahead_call_env : runahead_env, runahead_body, p);
+    run_pes_env(p->npes, p->strict ? strict_env : runahead_env, runahead_body, p);
 }
 
-/* Tiny broadcasts and reduces (one line each) with SYMHEAP_COLL_RUNAHEAD=1
- * go over the tiny ring, which a run-ahead sender fills far ahead of its
- * receivers.  Long stretches with one root put well over a ring's worth of
+/* Tiny broadcasts and reduces (one line each) go over the tiny ring, which a run-ahead sender fills
+ * far ahead of its receivers.  Long stretches with one root put well over a ring's worth of
  * consecutive chunks on the same links, so every line is reused while
  * receivers lag (credits), mixed with calls of the ordinary slots (ring,
  * and a message too big to go inline) on the same links; on the world team
@@ -138,8 +136,7 @@ static void tiny_wrap_body(int me, int n, void *arg)
         const int root = (call / 70) % n;
         const bool big = call % 37 == 36; /* 64 bytes: ordinary slots */
         const size_t count = big ? 8 : 1 + (size_t)call % 3;
-        sym_coll_opts_t o = {call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0,
-                             SYM_RUNAHEAD_DEFAULT};
+        sym_coll_opts_t o = {call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0};
         if (call % 2 == 0) {
             for (size_t e = 0; e < 8; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
@@ -205,8 +202,8 @@ ParameterizedTest(int *npes, coll_runahead, tiny_ring_wraps)
 {
     /* the default mailbox: 64 tiny slots per link on the world up to 8 PEs,
      * 16..32 on a split team */
-    static const char *const env[] = {"SYMHEAP_COLL_RUNAHEAD=1", "SYMHEAP_MAILBOX_SIZE=2M",
-                                      "SYMHEAP_TEAM_AREA_SIZE=128K", "SYMHEAP_HEAP_SIZE=32M", NULL};
+    static const char *const env[] = {"SYMHEAP_MAILBOX_SIZE=4M", "SYMHEAP_TEAM_AREA_SIZE=128K",
+                                      "SYMHEAP_HEAP_SIZE=32M", NULL};
     run_pes_env(*npes, env, tiny_wrap_body, NULL);
 }
 
@@ -241,7 +238,6 @@ ParameterizedTestParameters(coll_runahead, team_destroy)
 
 ParameterizedTest(int *npes, coll_runahead, team_destroy)
 {
-    static const char *const env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_AREA_SIZE=2M",
-                                      "SYMHEAP_COLL_RUNAHEAD=1", NULL};
+    static const char *const env[] = {"SYMHEAP_CHUNK_SIZE=1K", "SYMHEAP_TEAM_AREA_SIZE=2M", NULL};
     run_pes_env(*npes, env, destroy_body, NULL);
 }

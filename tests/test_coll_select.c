@@ -178,7 +178,7 @@ static void env_selection_body(int me, int n, void *arg)
               sym_last_error());
     expect_logged(log, ki->name, ki->env_pick, "environment");
     free(log);
-    sym_coll_opts_t o = {SYM_ALGO_AUTO, 0, 0};
+    sym_coll_opts_t o = {SYM_ALGO_AUTO, 0};
     log = capture_stderr(k, &o, &st);
     PE_ASSERT(st == SYM_OK, "sym_%s (AUTO) returned %s", ki->name, sym_status_name(st));
     expect_logged(log, ki->name, ki->env_pick, "environment");
@@ -218,15 +218,15 @@ static void invalid_algorithm_body(int me, int n, void *arg)
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE + 2; a++) {
             if (ki->algos & (1u << a))
                 continue;
-            sym_coll_opts_t o = {(sym_algorithm_t)a, 0, 0};
+            sym_coll_opts_t o = {(sym_algorithm_t)a, 0};
             sym_status_t st = call_kind(k, &o);
             PE_ASSERT(st == SYM_ERR_INVALID_ARG, "sym_%s with algorithm %d (%s) returned %s: %s",
                       ki->name, a, sym_algorithm_name((sym_algorithm_t)a), sym_status_name(st),
                       sym_last_error());
         }
-        sym_coll_opts_t o = {(sym_algorithm_t)-1, 0, 0};
+        sym_coll_opts_t o = {(sym_algorithm_t)-1, 0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
-        o = (sym_coll_opts_t){SYM_ALGO_AUTO, -1.0, 0};
+        o = (sym_coll_opts_t){SYM_ALGO_AUTO, -1.0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
         o.timeout_s = NAN;
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
@@ -234,7 +234,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
     for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++) {
         if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
             continue;
-        sym_coll_opts_t o = {(sym_algorithm_t)a, 0, 0};
+        sym_coll_opts_t o = {(sym_algorithm_t)a, 0};
         PE_OK(call_kind(k, &o));
     }
 }

@@ -91,7 +91,7 @@ static const struct env_case bad_env[] = {
     {"SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0"},
     {"SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K"},
     {"SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1"},
-    {"SYMHEAP_COLL_RUNAHEAD", "ahead", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_COLL_CHECK", "paranoid", SYM_ERR_CONFIG, "off"},
     {"SYMHEAP_OFI_EAGER_CONNECT", "sometimes", SYM_ERR_CONFIG, "0"},
     {"SYMHEAP_SHMEM_ONECOPY_MIN", "16 kibibytes", SYM_ERR_CONFIG, "16K"},
     {"SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm"},

@@ -41,14 +41,55 @@ SYM_API sym_status_t sym_sync_all(void);
 /*
  * Every collective is called by every member of the team, with the same
  * arguments where the description says so (counts, datatype, op, root,
- * algorithm).  Each call publishes a fingerprint (sequence number, kind,
- * datatype, op, count, root, algorithm); PEs that disagree all return
- * SYM_ERR_MISMATCH with both fingerprints in the message, and no data of one
- * call is ever mixed into another.  Buffers are ordinary local memory (they
- * need not be symmetric), may be the same (in place) or overlap, and any
- * count is allowed, including 0: data larger than the mailbox is staged
- * through it in pipelined chunks.  Reductions give bit-identical results on
- * every PE and the same bits on every run of the same algorithm.
+ * algorithm).  Buffers are ordinary local memory (they need not be
+ * symmetric), may be the same (in place) or overlap, and any count is
+ * allowed, including 0: data larger than the mailbox is staged through it
+ * in pipelined chunks.  Reductions give bit-identical results on every PE
+ * and the same bits on every run of the same algorithm.
+ *
+ * Completion.  A collective returns once this PE's part is done: its
+ * output buffer is final and its input buffer may be reused.  A member
+ * that only sends in a call (a broadcast root, a reduce or gather leaf, a
+ * scatter root, ...) returns as soon as its data is in its receivers'
+ * mailbox slots, without waiting for them to take it, so a loop of small
+ * calls runs ahead of slow receivers, bounded by the mailbox slots of each
+ * link (credits): a sender waits only for a slot it needs again.
+ *
+ * Mismatched calls.  Each call has a fingerprint (the team's call number,
+ * kind, datatype, op, count, root, algorithm; with SYMHEAP_COLL_CHECK=strict
+ * also the call site) that travels with every piece of its data.
+ *   - No collective ever mixes data of two calls: a PE consumes only data
+ *     whose fingerprint equals its own call's.
+ *   - A PE that receives data of another call returns SYM_ERR_MISMATCH from
+ *     that call, naming both calls, and before returning marks the team
+ *     failed on every member.  Its output buffer holds nothing of the other
+ *     call.
+ *   - A PE that only sent in a mismatched call (a broadcast or scatter
+ *     root, a reduce or gather leaf, a ring or tree member whose part ends
+ *     with sends) may return SYM_OK from it.  It gets SYM_ERR_MISMATCH,
+ *     naming the calls, from its next call on that team that starts after
+ *     the mismatch was found (every call checks the team's state at its
+ *     start and before it returns), at the latest from the call that needs
+ *     a mailbox slot the failed receiver never gave back, and always from
+ *     sym_team_sync(team), sym_team_destroy(team) or, for the world team,
+ *     sym_finalize().
+ *   - A PE that received only data of its own call may return SYM_OK too
+ *     when the disagreement lies between other members (two PEs that both
+ *     think they are the root, each serving some members consistently).
+ *     Data a member sent that no call of its receiver takes is found by the
+ *     receiver's next call on that link (whichever path it takes), or
+ *     through the members' published fingerprints when a call stalls; this
+ *     PE gets the error from its next call on the team after that, and
+ *     always from sym_team_destroy(team) or sym_finalize(); sym_team_sync
+ *     may return SYM_OK before the disagreeing members have found it.
+ *   - A member that returns SYM_OK from a call has its output complete and
+ *     correct for the members whose calls matched its own.
+ * With SYMHEAP_COLL_CHECK=strict every call ends with a check that every
+ * member made the same call, so every member of a mismatched call returns
+ * SYM_ERR_MISMATCH from that call, and a PE that skipped a call whose
+ * arguments equal the next one's is caught by the call sites (reported as
+ * object+offset or symbol+offset of the caller).  Without it such a skip
+ * is not detected: the PE's next call pairs with the others' skipped one.
  *
  * Errors common to all: SYM_ERR_INVALID_ARG (bad team, datatype, op, root,
  * NULL buffer with count > 0, a bitwise op on a floating type),
@@ -95,32 +136,11 @@ typedef enum sym_algorithm {
     SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
 } sym_algorithm_t;
 
-/* Run-ahead of broadcast and reduce senders (sym_coll_opts_t.runahead). */
-typedef enum sym_runahead {
-    SYM_RUNAHEAD_DEFAULT = 0, /* SYMHEAP_COLL_RUNAHEAD (default 0: off) */
-    SYM_RUNAHEAD_OFF,         /* wait until the receivers took the data */
-    SYM_RUNAHEAD_ON,          /* return once the data is in their slots */
-} sym_runahead_t;
-
 /* Per-call options; pass NULL (or zero every field) for the defaults. */
 typedef struct sym_coll_opts {
     sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
     double timeout_s; /* > 0: deadline of this call, at most SYM_TIMEOUT_MAX; 0: the team's;
                        * not a finite number: SYM_ERR_INVALID_ARG */
-    /* sym_broadcast and sym_reduce only (other collectives ignore it).
-     * OFF: a member that only sends (the broadcast root, a reduce leaf;
-     * with ring or tree also members whose part ends with sends) waits
-     * until its receivers consumed its data, so on a mismatched call every
-     * member involved returns SYM_ERR_MISMATCH from that call.
-     * ON: such a member returns as soon as its data is in the receivers'
-     * mailbox slots (buf/src reusable), so a loop of small calls does not
-     * pay a round trip per call.  Its cost is in error reporting: the
-     * sender returns SYM_OK from a mismatched (or never received) call and
-     * learns of it at its next call on the team, which fails with the
-     * receiver's message naming the earlier call, or at sym_team_destroy /
-     * sym_finalize; a credit wait that times out names the earlier call
-     * whose data was never taken.  Each member may choose for itself. */
-    sym_runahead_t runahead;
 } sym_coll_opts_t;
 
 /* Bytes of one element of `dt` (0 for an invalid datatype). */
@@ -137,14 +157,9 @@ SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
 SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 
 /* Copy `count` elements of buf at `root` (team number) into buf on every
- * member.  Algorithms: naive, ring (pipelined chain), tree.
- * With run-ahead (sym_coll_opts_t.runahead, SYMHEAP_COLL_RUNAHEAD) a
- * member that only sends returns once its data is in its receivers'
- * mailbox slots and buf may be reused: in a loop of calls it runs up to
- * the slots of a link (2..8 chunks) ahead per receiver, and it learns of a
- * mismatch at its next call on the team (or at sym_team_destroy /
- * sym_finalize).  Without it (the default) every member involved in a
- * mismatch returns SYM_ERR_MISMATCH from the mismatched call. */
+ * member.  Algorithms: naive, ring (pipelined chain), tree.  The root (and
+ * with ring or tree a member whose part ends with sends) returns once its
+ * data is in its receivers' mailbox slots (see "Completion" above). */
 SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                    int root, const sym_coll_opts_t *opts);
 
@@ -169,8 +184,8 @@ SYM_API sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
- * the other members cannot know and time out.  With run-ahead, members
- * that only send return without waiting for the root, as in sym_broadcast. */
+ * the other members cannot know and time out.  Members that only send
+ * return without waiting for the root, as in sym_broadcast. */
 SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, sym_op_t op, int root,
                                 const sym_coll_opts_t *opts);

@@ -168,10 +168,13 @@ SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
 SYM_API sym_status_t sym_team_get_timeout(sym_team_t team, double *seconds_p);
 
 /* Release a team and give its area back.  Collective over its members (a
- * barrier on the team first, so no member still uses it).  The world team
- * cannot be destroyed.  A broken team is destroyed at once, without the
- * barrier and without waiting for any member (the others were told of the
- * error that broke it). */
+ * barrier on the team first, so no member still uses it, then a wait until
+ * every member took what this PE sent on it).  The world team cannot be
+ * destroyed.  A broken team is destroyed at once, without the barrier and
+ * without waiting for any member (the others were told of the error that
+ * broke it).  Returns the error of a collective on the team that failed on
+ * another member after this PE returned from it (SYM_ERR_MISMATCH naming
+ * the calls), if any. */
 SYM_API sym_status_t sym_team_destroy(sym_team_t team);
 
 /* Start a new epoch on a team, broken or not: every member's mailboxes are
@@ -187,6 +190,22 @@ SYM_API sym_status_t sym_team_destroy(sym_team_t team);
  * finished first (with the team's error).  Thread safety: as collectives
  * on the team. */
 SYM_API sym_status_t sym_team_recover(sym_team_t team);
+
+/* Wait until everything this PE sent on the team has been consumed by its
+ * receivers and every member has finished every collective this PE has made
+ * on the team, then return the team's state: SYM_OK, or the error that
+ * broke it.  A collective returns once this PE's data is in its receivers'
+ * mailbox slots (symheap/coll.h), so a PE that only sent in a mismatched
+ * call may have returned SYM_OK from it; this call reports that mismatch
+ * (SYM_ERR_MISMATCH naming both calls).  Not collective: the other members
+ * need not call it, only finish their calls.  Non-blocking collectives
+ * pending on the team run first.  Deadline: the team's timeout
+ * (sym_team_set_timeout, else SYMHEAP_TIMEOUT).  Errors: SYM_ERR_INVALID_ARG
+ * (bad or destroyed team), SYM_ERR_MISMATCH, SYM_ERR_TIMEOUT (names the
+ * members not finished), SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, and the team's
+ * earlier error once it is broken.  Thread safety: as a collective on the
+ * team (serialised with the team's other calls). */
+SYM_API sym_status_t sym_team_sync(sym_team_t team);
 
 #ifdef __cplusplus
 }

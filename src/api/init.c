@@ -348,17 +348,24 @@ SYM_API sym_status_t sym_finalize(void)
         return st;
     st = sym_requests_finish_all("sym_finalize");
     /* Its fingerprint makes a peer in sym_barrier_all (or a collective
-     * allocation) fail on both sides instead of pairing with it. */
+     * allocation) fail on both sides instead of pairing with it, and a peer
+     * in a collective on the world team finds it there. */
     const struct sym_sync_print mine = sym_sync_print_make(SYM_SYNC_FINALIZE, false, 0, 0, 0);
-    /* ... and a peer in a collective on the world team finds it there */
     sym_finalize_publish();
+    /* A collective this PE only sent in may have failed elsewhere after it
+     * returned (symheap/coll.h): wait until the world team's members took
+     * this PE's data.  A member that finalizes without taking it made no
+     * such call: the wait reports the mismatch to every member, and after
+     * the barrier every PE sees what any PE found. */
+    if (st == SYM_OK)
+        st = sym_team_final_flush(sym_team_world(), "sym_finalize");
     sym_status_t st2 = sym_barrier_agree_checked("sym_finalize", &mine, sym_finalize_stalled);
     if (st2 == SYM_OK) /* told while the barrier never stalled long enough to look */
         st2 = sym_finalize_stalled(NULL);
     if (st == SYM_OK)
         st = st2;
-    if (st == SYM_OK) /* a run-ahead sender's last call failed elsewhere (broadcast.c) */
-        st = sym_chan_runahead_report(sym_team_world(), "sym_finalize");
+    if (st == SYM_OK)
+        st = sym_team_final_state(sym_team_world(), "sym_finalize");
     /* Peers with manual progress may still need my endpoint to complete
      * their last operations: close it only once everyone drained. */
     if (st == SYM_OK && sym_transports_need_progress()) {

@@ -70,11 +70,6 @@
       "Gather algorithm {auto|naive|tree}")                                                        \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                              \
       "Scatter algorithm {auto|naive|tree}")                                                       \
-    X(coll_runahead, "SYMHEAP_COLL_RUNAHEAD", BOOL, "0",                                           \
-      "1: broadcast and reduce senders return once their data is in the receivers' "               \
-      "slots (faster; a sender learns of a mismatch at its next call on the team), and "           \
-      "links get up to 8 slots (and up to 64 for messages of at most 28 bytes); the same on "      \
-      "every PE.  Per call: sym_coll_opts_t.runahead")                                             \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                                  \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: "            \
       "remap = share the data segment (auto falls back to cross-memory attach)")                   \
@@ -132,6 +127,11 @@
       "large for it: 384 bytes per member and 4K)")                                                \
     X(team_region_size, "SYMHEAP_TEAM_REGION_SIZE", SIZE, "128M",                                  \
       "Bytes of each heap split teams' mailboxes are taken from, on demand (memory is used "       \
-      "only by the teams that exist)")
+      "only by the teams that exist)")                                                             \
+    X(coll_check, "SYMHEAP_COLL_CHECK", CHOICE, "off",                                             \
+      "Collective checking {off|strict}: strict ends every collective with a check that all "      \
+      "members made the same call (every member of a mismatched call fails in it) and adds "       \
+      "the caller's call site to the fingerprint (a skipped call with the same arguments "         \
+      "is a mismatch naming both call sites); the same on every PE")
 
 #endif /* SYM_CONFIG_TABLE_H */

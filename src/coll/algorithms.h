@@ -10,6 +10,7 @@
 #define SYM_COLL_ALGORITHMS_H
 
 #include "coll/coll.h"
+#include "coll/coll_check.h"
 #include "core/barrier.h"
 
 typedef sym_status_t (*sym_barrier_fn)(struct sym_coll *c);
@@ -87,14 +88,9 @@ sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, s
 sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                               int root);
 
-/* Wait until every member this PE sent to has consumed everything: makes
- * a rooted collective's senders see a mismatch found by a receiver. */
+/* Wait until every member this PE sent to has consumed everything
+ * (sym_team_sync, the strict end-of-call check). */
 sym_status_t sym_coll_flush_all(struct sym_coll *c);
-
-/* Whether a broadcast or reduce sender runs ahead (broadcast.c):
- * opts->runahead, else SYMHEAP_COLL_RUNAHEAD; an invalid value is
- * SYM_ERR_INVALID_ARG naming `name`. */
-sym_status_t sym_coll_runahead(const char *name, const sym_coll_opts_t *opts, bool *on);
 
 /* The blocking collectives themselves: the public sym_<name> of each
  * (coll_serial.c) takes the team's thread lock around them. */

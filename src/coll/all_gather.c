@@ -186,6 +186,7 @@ static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *op
 sym_status_t sym_all_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                    sym_datatype_t dt, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gather: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);
@@ -220,6 +221,7 @@ sym_status_t sym_all_gatherv_nolock(sym_team_t team, void *dst, const void *src,
                                     const size_t *counts, sym_datatype_t dt,
                                     const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (!counts)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_gatherv: NULL counts");
     /* the total goes into the fingerprint, so the team must be known first */

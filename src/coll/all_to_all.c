@@ -17,17 +17,15 @@ static inline const uint8_t *cat(const void *p, size_t off)
     return off ? (const uint8_t *)p + off : p;
 }
 
-/* The end of every call: with per-PE counts only the receiver of a block
- * can see that its size is wrong, so a sender waits until each peer has
- * consumed what it sent and thereby learns of a mismatch (it then returns
- * the poisoned status).  The own block is copied only after everything
- * else succeeded, so a failed call leaves it untouched. */
+/* The end of every call.  With per-PE counts only the receiver of a block
+ * can see that its size is wrong: it reports the mismatch, and the sender,
+ * which returns once its blocks are in the receivers' slots, learns of it
+ * as every sender does (symheap/coll.h).  The own block is copied only
+ * after everything else succeeded, so a failed call leaves it untouched. */
 static sym_status_t finish(struct sym_coll *c, sym_status_t st, void *dst, const size_t *rbytes,
                            const size_t *rdispl, const void *src, const size_t *sdispl)
 {
     const int me = c->team->rank;
-    if (st == SYM_OK && c->fp.kind == SYM_COLL_ALL_TO_ALLV)
-        st = sym_coll_flush_all(c);
     if (st != SYM_OK)
         return st;
     uint8_t *d = at(dst, rdispl[me]);
@@ -210,6 +208,7 @@ static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src, con
 sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                    sym_datatype_t dt, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG,
                          "sym_all_to_all: NULL %s buffer for %zu elements "
@@ -234,6 +233,7 @@ sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size
                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,
                                     const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (!recv_counts || !send_counts)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s array",
                          recv_counts ? "send_counts" : "recv_counts");

@@ -182,6 +182,7 @@ static sym_algorithm_t allreduce_auto(int n, size_t bytes)
 sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG, "sym_allreduce: NULL %s buffer for %zu elements",
                          dst ? "src" : "dst", count);

@@ -1,30 +1,14 @@
 /* broadcast.c - sym_broadcast: naive, ring (pipelined chain), tree.
  *
- * By default a sender waits at the end of a call until its receivers
- * consumed what it sent, so a receiver that finds a mismatch has poisoned
- * the team before the sender returns, and every member involved returns
- * SYM_ERR_MISMATCH from that call.  With run-ahead (c->runahead,
- * from sym_coll_opts_t.runahead or SYMHEAP_COLL_RUNAHEAD) that wait is
- * skipped: once the last chunk is in a receiver's slot (the put returned,
- * so the buffer is the caller's again) the sender returns, and a root in a
- * loop of broadcasts runs up to K chunks ahead per link.  Each slot is
- * then waited for only when it is needed again (sym_chan_send's credit,
- * with the deadline and the error naming the call that left it
- * unconsumed), and team destroy drains every link.  Such a sender learns
- * of a mismatch its receivers find at its next call on the team. */
+ * A sender returns once its last chunk is in its receivers' slots (the put
+ * returned, so the buffer is the caller's again): a root in a loop of
+ * broadcasts runs ahead of its receivers by the slots of each link.  Each
+ * slot is waited for only when it is needed again (sym_chan_send's
+ * credit, with the deadline and the error naming the call that left it
+ * unconsumed).  A receiver compares every chunk's fingerprint with its own
+ * call before it takes any of it, so a mismatch never mixes data; a sender
+ * learns of it at a later call on the team, sym_team_sync or destroy. */
 #include "coll/algorithms.h"
-
-sym_status_t sym_coll_runahead(const char *name, const sym_coll_opts_t *opts, bool *on)
-{
-    *on = sym_rt.cfg.coll_runahead;
-    if (!opts || opts->runahead == SYM_RUNAHEAD_DEFAULT)
-        return SYM_OK;
-    if (opts->runahead != SYM_RUNAHEAD_OFF && opts->runahead != SYM_RUNAHEAD_ON)
-        return sym_error(SYM_ERR_INVALID_ARG, "%s: runahead %d is not a sym_runahead_t", name,
-                         (int)opts->runahead);
-    *on = opts->runahead == SYM_RUNAHEAD_ON;
-    return SYM_OK;
-}
 
 /* Number relative to the root, so every algorithm is written for root 0. */
 static inline int vrank(const struct sym_coll *c, int root)
@@ -51,7 +35,7 @@ sym_status_t sym_broadcast_naive(struct sym_coll *c, void *buf, size_t bytes, in
             if (st != SYM_OK)
                 return st;
         }
-    return c->runahead ? SYM_OK : sym_coll_flush_all(c);
+    return SYM_OK;
 }
 
 sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int root)
@@ -68,7 +52,7 @@ sym_status_t sym_broadcast_ring(struct sym_coll *c, void *buf, size_t bytes, int
         if (st != SYM_OK)
             return st;
     }
-    return !c->runahead && v < n - 1 ? sym_chan_flush(c, next) : SYM_OK;
+    return SYM_OK;
 }
 
 sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int root)
@@ -88,14 +72,6 @@ sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int
         if (st != SYM_OK)
             return st;
     }
-    if (c->runahead)
-        return SYM_OK;
-    for (int mask = top >> 1; mask > 0; mask >>= 1)
-        if (v + mask < n) {
-            sym_status_t st = sym_chan_flush(c, real(c, v + mask, root));
-            if (st != SYM_OK)
-                return st;
-        }
     return SYM_OK;
 }
 
@@ -111,22 +87,18 @@ static sym_algorithm_t broadcast_auto(int n, size_t bytes)
 sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                   int root, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (count && !buf)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_broadcast: NULL buffer for %zu elements", count);
-    bool runahead;
-    sym_status_t st = sym_coll_runahead("sym_broadcast", opts, &runahead);
-    if (st != SYM_OK)
-        return st;
     struct sym_coll c;
-    st = sym_coll_prepare(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_broadcast", team, SYM_COLL_BROADCAST, dt, 0, count, root, opts);
     if (st != SYM_OK)
         return st;
     const size_t bytes = count * sym_datatype_size(dt);
     st = sym_coll_select(&c, opts, broadcast_auto(team->size, bytes));
     if (st != SYM_OK)
         return st;
-    c.runahead = runahead;
-    team->chan.ran_ahead |= runahead;
     sym_coll_start(&c);
     if (team->size == 1)
         return SYM_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "coll/chan_private.h"
+#include "coll/coll_check.h"
 
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
                            const int *pe_of, size_t max_chunk, const char *what)
@@ -12,18 +13,17 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     memset(ch, 0, sizeof(*ch));
     /* More slots per link let a sender run further ahead of a receiver that
      * is not running (a loop of small broadcasts, more PEs than cores), but
-     * cut the area into smaller chunks.  With SYMHEAP_COLL_RUNAHEAD set,
-     * take the most slots (8, 4, else 2: a power of two) that still give
-     * chunks of SYMHEAP_CHUNK_SIZE or 60 KiB, whichever is smaller (large
-     * messages stream through such chunks at nearly full speed): the
-     * world's 1 MiB gives 8 slots at 2 PEs, 4 at 3 and 4, 2 beyond.
-     * Without it, 2 slots and the large chunks they give, as always. */
+     * cut the area into smaller chunks: take the most slots (8, 4, else 2:
+     * a power of two) that still give chunks of SYMHEAP_CHUNK_SIZE or
+     * 60 KiB, whichever is smaller (large messages stream through such
+     * chunks at nearly full speed): the world's 1 MiB gives 8 slots at 2
+     * PEs, 4 at 3 and 4, 2 beyond. */
     const uint64_t want = max_chunk < DEEP_CHUNK_MIN ? max_chunk : DEEP_CHUNK_MIN;
-    unsigned shift = sym_rt.cfg.coll_runahead ? MAX_SLOTS_SHIFT : 1;
+    unsigned shift = MAX_SLOTS_SHIFT;
     /* The tiny ring costs n * (tk + 1) lines (33 KiB at 8 PEs and 64
      * slots): it gets at most an eighth of the area, with as many slots
      * (a power of two) as fit, but no fewer than the largest k. */
-    unsigned tshift = sym_rt.cfg.coll_runahead ? TINY_SHIFT : 0;
+    unsigned tshift = TINY_SHIFT;
     while (tshift > MAX_SLOTS_SHIFT &&
            (uint64_t)n * ((UINT64_C(1) << tshift) + 1) * SYM_LINE > area_size / 8)
         tshift--;
@@ -173,6 +173,26 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     return st;
 }
 
+/* Member `src` sent data of call `fp`, which is not this PE's call c:
+ * report both calls (and under strict checking their call sites) to every
+ * member. */
+static sym_status_t chunk_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp)
+{
+    const struct sym_chan *ch = &c->team->chan;
+    char mine[160], theirs[160], sites[300] = "", msg[800];
+    sym_fp_text(&c->fp, mine, sizeof(mine));
+    sym_fp_text(fp, theirs, sizeof(theirs));
+    if (c->site) {
+        struct sym_call_line cl;
+        const bool got = sym_chan_read_call(c, ch->pe_of[src], &cl) && cl.seq == fp->seq;
+        sym_coll_sites_text(c, ch->pe_of[src], got ? cl.site : 0, sites, sizeof(sites));
+    }
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d called %s%s",
+             c->team->name, mine, ch->pe_of[src], theirs, sites);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
+}
+
 sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
                            uint64_t *msg_bytes_p)
 {
@@ -208,17 +228,14 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
         return sym_chan_bad_format(c, src, tag, "a chunk header", "mailbox",
                                    "not a chunk of this library");
     }
-    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0)) {
-        char mine[160], theirs[160], msg[400];
-        sym_fp_text(&c->fp, mine, sizeof(mine));
-        sym_fp_text(fp, theirs, sizeof(theirs));
-        snprintf(msg, sizeof(msg),
-                 "mismatched collectives on %s: this PE called %s, PE %d "
-                 "called %s",
-                 c->team->name, mine, ch->pe_of[src], theirs);
-        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-        return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
-    }
+    struct sym_fp stray;
+    if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0))
+        return chunk_mismatch(c, src, fp);
+    /* what a member sent on the link's other path in this call or an
+     * earlier one will never be taken: the member made that call
+     * differently (a later call on this path would not see it) */
+    if (__builtin_expect(sym_chan_stray(c, src, &stray), 0))
+        return chunk_mismatch(c, src, &stray);
     if (inl) {
         const size_t len = tag & 0xffu;
         if (__builtin_expect(len > INLINE_MAX, 0)) {

@@ -70,12 +70,11 @@ struct sym_chan {
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
-    bool ran_ahead; /* a broadcast/reduce sender returned without a flush */
-    /* The tiny ring (SYMHEAP_COLL_RUNAHEAD only, else tk == 0): per link,
+    /* The tiny ring (tk == 0 only in an area too small for it): per link,
      * tk one-line slots for the inline chunks of small broadcasts and
      * reduces, credited by one running count per link instead of a flag
-     * per slot, so a run-ahead sender can be tk calls ahead of a receiver
-     * that is not running (more PEs than cores) instead of k. */
+     * per slot, so a sender can be tk calls ahead of a receiver that is
+     * not running (more PEs than cores) instead of k. */
     int tk;
     unsigned tkshift;
     uint64_t tkmask;
@@ -99,8 +98,23 @@ struct sym_coll {
      * the call has. */
     struct sym_deadline dl;
     bool published; /* fingerprint written to this PE's call line */
-    bool runahead;  /* broadcast/reduce senders skip the final flush */
     bool tiny;      /* every chunk of this call goes over the tiny ring */
+    /* SYMHEAP_COLL_CHECK=strict: the caller's return address (set by
+     * sym_coll_prepare), then at sym_coll_start its call-site word
+     * (coll_check.h), hashed into fp.layout; 0 otherwise. */
+    const void *caller;
+    uint64_t site;
+};
+
+/* What each PE publishes about its calls on a team, one line in the
+ * team's area (chan_stall.c writes it, stall checks and sym_team_sync read
+ * it): the current call's fingerprint and call site, and the number of the
+ * last call this PE finished without error. */
+struct sym_call_line {
+    uint64_t seq; /* == fp.seq once fp is complete (0 while it is written) */
+    struct sym_fp fp;
+    uint64_t site; /* call-site word under SYMHEAP_COLL_CHECK=strict, else 0 */
+    uint64_t done; /* last call number this PE finished with SYM_OK */
 };
 
 /* Lay out a channel for n members in [area_off, area_off + area_size).
@@ -143,10 +157,24 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg);
 /* If some member poisoned the team: its status (message recorded), else OK. */
 sym_status_t sym_chan_poisoned(struct sym_coll *c);
 
-/* At sym_finalize (world team): if this PE ran ahead on `team` and a
- * member has since poisoned it, break the team and return that error
- * (a mismatch or loss this PE's early returns never saw), else SYM_OK. */
-sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op);
+/* Read member `pe`'s call line consistently (false while it is being
+ * rewritten or cannot be read). */
+bool sym_chan_read_call(const struct sym_coll *c, int pe, struct sym_call_line *out);
+
+/* Record in this PE's call line that call c finished with SYM_OK. */
+void sym_chan_publish_done(struct sym_coll *c);
+
+/* This PE makes no more collective calls on the team (sym_finalize): its
+ * call line says so, for the stall checks of members waiting for it. */
+void sym_chan_publish_final(struct sym_team *team);
+
+/* sym_finalize on `team` (team_sync.c): before the world barrier, say that
+ * this PE makes no more calls on it and wait until its members took what
+ * this PE sent (a member that finalizes without taking it is a mismatch,
+ * reported to all); after the barrier, the error any member reported.
+ * SYM_OK for a broken team: its error was reported when it broke. */
+sym_status_t sym_team_final_flush(struct sym_team *team, const char *op);
+sym_status_t sym_team_final_state(struct sym_team *team, const char *op);
 
 /* Non-blocking views for point-to-point, which matches messages itself:
  * the next chunk from `src` if it has arrived (header first, payload right

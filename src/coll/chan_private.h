@@ -22,7 +22,7 @@
 #define SLOTS_PER_LINK   2
 #define MAX_SLOTS_SHIFT  3 /* up to 8 slots per link */
 #define DEEP_CHUNK_MIN   61440u
-#define TINY_SHIFT       6 /* up to 64 tiny slots per link with SYMHEAP_COLL_RUNAHEAD */
+#define TINY_SHIFT       6 /* up to 64 tiny slots per link */
 /* Slots per link are a power of two fixed when the channel is laid out,
  * so the n % k and n / k of every send, receive and release are a mask and
  * a shift (ch->kmask, ch->kshift) instead of two 64-bit divisions on the
@@ -208,6 +208,13 @@ sym_status_t sym_chan_tiny_send(struct sym_coll *c, int dst, const void *data, s
 sym_status_t sym_chan_tiny_arrived(struct sym_coll *c, int src, const struct sym_chunk_hdr **hdr_p);
 sym_status_t sym_chan_tiny_release(struct sym_coll *c, int src);
 sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst);
+
+/* A chunk from `src` waiting on the other path of the link (the tiny ring
+ * when call c uses the ordinary slots, the slots when it uses the tiny
+ * ring) whose call number is c's or earlier: data of a call that member
+ * made differently from this PE, which no call of this PE will take.
+ * Fills *fp with its fingerprint and returns true (chan_tiny.c). */
+bool sym_chan_stray(const struct sym_coll *c, int src, struct sym_fp *fp);
 
 /* A sender's format word that cannot be there: the team's mailboxes are
  * not what this library wrote, so the team is poisoned (chan_stall.c). */

@@ -5,23 +5,38 @@
 #include <stdio.h>
 
 #include "coll/chan_private.h"
+#include "coll/coll_check.h"
 
 /* ---- the call line: each PE's current fingerprint, for stall checks ----
  * Written locally once per call (fingerprint, then its sequence number with
- * release); read remotely only when a wait is stuck. */
-struct call_line {
-    uint64_t seq; /* == fp.seq once fp is complete */
-    struct sym_fp fp;
-};
+ * release); read remotely only when a wait is stuck, and by sym_team_sync. */
+_Static_assert(sizeof(struct sym_call_line) == SYM_LINE, "the call line is one cache line");
 
 void sym_chan_publish_call(struct sym_coll *c)
 {
-    struct call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
+    struct sym_call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
     __atomic_store_n(&cl->seq, 0, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     cl->fp = c->fp;
+    cl->site = c->site;
     __atomic_store_n(&cl->seq, c->fp.seq, __ATOMIC_RELEASE);
     c->published = true;
+}
+
+void sym_chan_publish_final(struct sym_team *team)
+{
+    struct sym_call_line *cl = (void *)(sym_rt.base + team->chan.call_off);
+    __atomic_store_n(&cl->seq, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memset(&cl->fp, 0, sizeof(cl->fp));
+    cl->fp.seq = SYM_FP_FINAL;
+    __atomic_store_n(&cl->seq, SYM_FP_FINAL, __ATOMIC_RELEASE);
+}
+
+void sym_chan_publish_done(struct sym_coll *c)
+{
+    struct sym_call_line *cl = (void *)(sym_rt.base + c->team->chan.call_off);
+    __atomic_store_n(&cl->done, c->fp.seq, __ATOMIC_RELEASE);
 }
 
 /* A deadline of its own for what a stuck call does to look at its members
@@ -34,11 +49,10 @@ static struct sym_deadline report_deadline(const struct sym_coll *c)
     return sym_deadline_in(c->name, c->timeout_s);
 }
 
-/* Read member `pe`'s call line consistently: its sequence number before and
- * after the fingerprint must agree (the writer zeroes it while it writes),
- * else the line is being rewritten and false is returned.  The reads of one
- * line share a deadline (report_deadline). */
-static bool read_call(const struct sym_coll *c, int pe, struct call_line *out)
+/* The reads of one line share a deadline (report_deadline): its sequence
+ * number before and after the fingerprint must agree (the writer zeroes it
+ * while it writes). */
+bool sym_chan_read_call(const struct sym_coll *c, int pe, struct sym_call_line *out)
 {
     const struct sym_chan *ch = &c->team->chan;
     struct sym_deadline dl = report_deadline(c);
@@ -46,13 +60,15 @@ static bool read_call(const struct sym_coll *c, int pe, struct call_line *out)
     if (sym_get_off_dl(pe, &before, ch->call_off, sizeof(before), &dl) != SYM_OK || before == 0)
         return false;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (sym_get_off_dl(pe, &out->fp, ch->call_off + offsetof(struct call_line, fp), sizeof(out->fp),
+    const size_t body = offsetof(struct sym_call_line, done) - offsetof(struct sym_call_line, fp);
+    if (sym_get_off_dl(pe, &out->fp, ch->call_off + offsetof(struct sym_call_line, fp), body,
                        &dl) != SYM_OK)
         return false;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (sym_get_off_dl(pe, &after, ch->call_off, sizeof(after), &dl) != SYM_OK)
         return false;
     out->seq = before;
+    out->done = 0;
     return before == after && out->fp.seq == before;
 }
 
@@ -101,9 +117,9 @@ static void chan_describe(void *arg, char *buf, size_t len)
     }
     const char *sep = "; PEs that have not started this call: PE";
     for (int r = 0; r < t->size && used < len; r++) {
-        struct call_line theirs = {0};
-        bool started =
-            r == t->rank || (read_call(w->c, t->pe_of[r], &theirs) && theirs.seq >= w->c->fp.seq);
+        struct sym_call_line theirs = {0};
+        bool started = r == t->rank || (sym_chan_read_call(w->c, t->pe_of[r], &theirs) &&
+                                        theirs.seq >= w->c->fp.seq);
         if (started)
             continue;
         used += (size_t)snprintf(buf + used, len - used, "%s %d", sep, t->pe_of[r]);
@@ -111,14 +127,15 @@ static void chan_describe(void *arg, char *buf, size_t len)
     }
 }
 
-static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym_fp *fp,
+static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym_call_line *cl,
                                     bool moved_on)
 {
-    char mine[160], other[160], msg[600];
+    char mine[160], other[160], sites[300], msg[800];
     sym_fp_text(&c->fp, mine, sizeof(mine));
-    sym_fp_text(fp, other, sizeof(other));
-    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s",
-             c->team->name, mine, pe, moved_on ? "has moved on to" : "called", other);
+    sym_fp_text(&cl->fp, other, sizeof(other));
+    sym_coll_sites_text(c, pe, cl->site, sites, sizeof(sites));
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d %s %s%s",
+             c->team->name, mine, pe, moved_on ? "has moved on to" : "called", other, sites);
     sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
     return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
 }
@@ -135,13 +152,13 @@ static sym_status_t chan_stalled(void *arg)
     struct sym_coll *c = w->c;
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
-        struct call_line theirs;
-        bool got = r != t->rank && read_call(c, t->pe_of[r], &theirs);
+        struct sym_call_line theirs;
+        bool got = r != t->rank && sym_chan_read_call(c, t->pe_of[r], &theirs);
         if (!got || theirs.seq < c->fp.seq)
             continue; /* being rewritten, or not in this call yet */
         if (theirs.seq == c->fp.seq) {
             if (memcmp(&theirs.fp, &c->fp, sizeof(c->fp)) != 0)
-                return report_mismatch(c, t->pe_of[r], &theirs.fp, false);
+                return report_mismatch(c, t->pe_of[r], &theirs, false);
             continue;
         }
         if (r != w->peer)
@@ -150,7 +167,7 @@ static sym_status_t chan_stalled(void *arg)
          * its next call: look at the flag again after the call line. */
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (!chan_ready(w))
-            return report_mismatch(c, t->pe_of[r], &theirs.fp, true);
+            return report_mismatch(c, t->pe_of[r], &theirs, true);
     }
     return SYM_OK;
 }
@@ -225,18 +242,4 @@ sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, cons
              c->team->chan.pe_of[src], what, (unsigned)tag, where, c->team->name, why);
     sym_chan_poison(c, SYM_ERR_INTERNAL, msg);
     return sym_error(SYM_ERR_INTERNAL, "%s: %s", c->name, msg);
-}
-
-sym_status_t sym_chan_runahead_report(struct sym_team *team, const char *op)
-{
-    if (!team->chan.ran_ahead || team->broken || !sym_flag_load(team->chan.poison_off))
-        return SYM_OK;
-    struct sym_coll probe = {.team = team, .name = op};
-    probe.fp.seq = team->coll_seq;
-    sym_status_t why = sym_chan_poisoned(&probe);
-    sym_team_break(team, why, sym_last_error());
-    return sym_error(why,
-                     "%s: a broadcast or reduce on %s from which this PE returned early "
-                     "(run-ahead) failed on another member: %s",
-                     op, team->name, team->broken_msg);
 }

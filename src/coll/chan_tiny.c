@@ -1,6 +1,5 @@
 /* chan_tiny.c - the tiny ring (chan.h): inline chunks of small broadcasts
- * and reduces under SYMHEAP_COLL_RUNAHEAD, one line each, credited by one
- * running count per link. */
+ * and reduces, one line each, credited by one running count per link. */
 #include <inttypes.h>
 
 #include "coll/chan_private.h"
@@ -75,4 +74,26 @@ sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst)
         return SYM_OK;
     return chan_wait(c, tcredit_line(ch, dst), tn, dst, "consume what this PE sent",
                      tslot_line(ch, c->team->rank, tn - 1));
+}
+
+bool sym_chan_stray(const struct sym_coll *c, int src, struct sym_fp *fp)
+{
+    const struct sym_chan *ch = &c->team->chan;
+    if (!ch->tk || c->fp.kind == SYM_COLL_P2P)
+        return false;
+    uint64_t line;
+    if (c->tiny) {
+        const uint64_t n = ch->recvd[src], slot = k_slot(ch, n);
+        if (sym_flag_load(full_off(ch, src, slot)) < k_use(ch, n) + 1)
+            return false;
+        line = slot_off(ch, src, slot);
+    } else {
+        const uint64_t n = ch->trecvd[src];
+        line = tslot_line(ch, src, n);
+        if (sym_flag_load(line + offsetof(struct inline_line, full)) < (n >> ch->tkshift) + 1)
+            return false;
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    line_fp((const void *)(sym_rt.base + line), fp);
+    return fp->seq <= c->fp.seq;
 }

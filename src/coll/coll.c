@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "coll/coll_check.h"
 #include "coll/request.h"
 #include "coll/wire.h"
 
@@ -84,6 +85,7 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 #undef KIND_ENV_
 #undef SYM_NO_ENV
 #undef SYM_ENV
+    sym_coll_strict = !strcmp(cfg->coll_check.s, "strict");
     if (st == SYM_OK)
         sym_barrier_all_choose(env_algo[SYM_COLL_BARRIER_ALL]);
     return st;
@@ -110,6 +112,8 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                               enum sym_coll_kind kind, sym_datatype_t dt, sym_op_t op, size_t count,
                               int root, const sym_coll_opts_t *opts)
 {
+    /* taken before earlier requests run: their calls note their own */
+    const void *caller = sym_coll_take_caller();
     sym_status_t st = sym_team_check(name, team);
     if (st != SYM_OK)
         return st;
@@ -180,12 +184,18 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
     c->dl = sym_deadline_in(name, c->timeout_s);
+    c->caller = caller;
     return SYM_OK;
 }
 
 void sym_coll_start(struct sym_coll *c)
 {
     c->fp.seq = ++c->team->coll_seq;
+    if (__builtin_expect(c->caller != NULL, 0)) {
+        /* strict: a skipped call whose arguments equal the next one's */
+        c->site = sym_coll_site_word(c->caller);
+        c->fp.layout ^= sym_coll_site_hash(c->site);
+    }
     /* teams run barriers inside split and destroy: only the user's count */
     const int op = fault_op((enum sym_coll_kind)c->fp.kind);
     if (__builtin_expect(sym_fault_op == op, 0) &&
@@ -203,8 +213,10 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
                             int root, const sym_coll_opts_t *opts)
 {
     sym_status_t st = sym_coll_prepare(c, name, team, kind, dt, op, count, root, opts);
-    if (st == SYM_OK)
+    if (st == SYM_OK) {
+        c->caller = NULL; /* the library's own calls (team split, destroy) */
         sym_coll_start(c);
+    }
     return st;
 }
 
@@ -242,15 +254,18 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
 
 sym_status_t sym_coll_end(struct sym_coll *c, sym_status_t st)
 {
-    if (__builtin_expect(st == SYM_OK, 1)) {
-        /* A member gave up on the team while this PE was in the call (it
-         * timed out waiting for this late PE): the team is broken on every
-         * member, so a late PE does not succeed alone. */
-        if (__builtin_expect(sym_flag_load(c->team->chan.poison_off) == 0, 1) ||
-            c->fp.kind == SYM_COLL_P2P)
-            return st;
+    if (st == SYM_OK && __builtin_expect(c->caller != NULL, 0))
+        st = sym_coll_check_end(c);
+    /* A member found an error after this PE's part of an earlier call (or
+     * of this one) was done, or gave up on the team while this PE was in
+     * the call (it timed out waiting for this late PE): report it now, so
+     * the team is broken on every member and a late PE does not succeed
+     * alone. */
+    if (st == SYM_OK && c->fp.kind != SYM_COLL_P2P &&
+        __builtin_expect(sym_flag_load(c->team->chan.poison_off) != 0, 0))
         st = sym_chan_poisoned(c);
-        sym_team_break(c->team, st, sym_last_error());
+    if (st == SYM_OK) {
+        sym_chan_publish_done(c);
         return st;
     }
     /* An error from below that does not name the call (the channel names

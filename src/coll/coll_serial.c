@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "coll/algorithms.h"
+#include "coll/coll_check.h"
 #include "coll/coll_serial.h"
 #include "coll/request.h"
 
@@ -137,8 +138,12 @@ static sym_status_t hold_drop(struct hold *h, sym_status_t st)
     return st;
 }
 
+/* The public entry point's caller is the call site strict checking hashes
+ * (coll_check.h): pinned here, so the _nolock body keeps it. */
 #define SERIALISED(op, team, opts, call)                                                           \
     do {                                                                                           \
+        if (__builtin_expect(sym_coll_strict, 0) && !sym_coll_caller_pinned)                       \
+            sym_coll_pin_caller(__builtin_return_address(0));                                      \
         struct hold h_;                                                                            \
         sym_status_t st_ = hold_take(&h_, op, team, opts);                                         \
         return st_ != SYM_OK ? st_ : hold_drop(&h_, call);                                         \

@@ -29,8 +29,7 @@ sym_status_t sym_gather_naive(struct sym_coll *c, void *dst, const void *src, si
 {
     const int n = c->team->size, me = c->team->rank;
     if (me != root) {
-        sym_status_t st = sym_msg_send(c, root, src, bytes);
-        return st == SYM_OK ? sym_chan_flush(c, root) : st;
+        return sym_msg_send(c, root, src, bytes);
     }
     own_block(dst, src, bytes, root);
     const size_t nch = sym_msg_chunks(c, bytes);
@@ -127,7 +126,7 @@ static sym_status_t gather_tree_inner(const struct subtree *t, uint8_t *range, s
         if (st == SYM_OK)
             st = sym_msg_send_chunk(c, parent, range, total, i);
     }
-    return st == SYM_OK ? sym_chan_flush(c, parent) : st;
+    return st;
 }
 
 sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes, int root)
@@ -141,8 +140,7 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     const int parent = real_rank(&t, v - t.low);
     const int span = n - v < t.low ? n - v : t.low;
     if (span == 1) { /* a leaf sends its src as it is */
-        sym_status_t st = sym_msg_send(c, parent, src, bytes);
-        return st == SYM_OK ? sym_chan_flush(c, parent) : st;
+        return sym_msg_send(c, parent, src, bytes);
     }
     const size_t total = (size_t)span * bytes;
     uint8_t *range = NULL;
@@ -172,6 +170,7 @@ static sym_algorithm_t gather_auto(int n, size_t bytes)
 sym_status_t sym_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     struct sym_coll c;
     sym_status_t st =
         sym_coll_prepare(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count, root, opts);

@@ -12,9 +12,8 @@ sym_status_t sym_reduce_naive(struct sym_coll *c, void *dst, const void *src, si
     const int me = c->team->rank;
     const size_t es = sym_datatype_size(dt), bytes = count * es, ck = c->team->chan.chunk;
     if (me != root) {
-        /* with run-ahead, no wait for the root to consume it: broadcast.c */
-        sym_status_t st = sym_msg_send(c, root, src, bytes);
-        return st == SYM_OK && !c->runahead ? sym_chan_flush(c, root) : st;
+        /* no wait for the root to consume it: broadcast.c */
+        return sym_msg_send(c, root, src, bytes);
     }
     uint8_t *mine = NULL;
     /* in place, members from 2 on write dst before reading their own term */
@@ -51,20 +50,16 @@ sym_status_t sym_reduce_tree(struct sym_coll *c, void *dst, const void *src, siz
         memcpy(acc, src, bytes);
     const size_t nch = sym_msg_chunks(c, bytes);
     sym_status_t st = SYM_OK;
-    int parent = -1;
     for (size_t i = 0; i < nch && st == SYM_OK; i++) {
         for (int mask = 1; mask < n && st == SYM_OK; mask <<= 1) {
             if (v & mask) {
-                parent = (v - mask + root) % n;
-                st = sym_msg_send_chunk(c, parent, acc, bytes, i);
+                st = sym_msg_send_chunk(c, (v - mask + root) % n, acc, bytes, i);
                 break;
             }
             if (v + mask < n)
                 st = sym_msg_recv_reduce_chunk(c, (v + mask + root) % n, acc, bytes, i, dt, op, es);
         }
     }
-    if (st == SYM_OK && parent >= 0 && !c->runahead)
-        st = sym_chan_flush(c, parent);
     return st;
 }
 
@@ -107,8 +102,6 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     if (st == SYM_OK && me != root) {
         st = sym_msg_send(c, root, work + sym_block_start(count, n, own) * es,
                           sym_block_count(count, n, own) * es);
-        if (st == SYM_OK && !c->runahead)
-            st = sym_chan_flush(c, root);
     } else if (st == SYM_OK) {
         for (int r = 0; r < n && st == SYM_OK; r++) {
             if (r == me)
@@ -134,12 +127,10 @@ sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size
                                sym_datatype_t dt, sym_op_t op, int root,
                                const sym_coll_opts_t *opts)
 {
-    bool runahead;
-    sym_status_t st = sym_coll_runahead("sym_reduce", opts, &runahead);
-    if (st != SYM_OK)
-        return st;
+    SYM_COLL_CALLER();
     struct sym_coll c;
-    st = sym_coll_prepare(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root, opts);
+    sym_status_t st =
+        sym_coll_prepare(&c, "sym_reduce", team, SYM_COLL_REDUCE, dt, op, count, root, opts);
     if (st != SYM_OK)
         return st;
     const bool is_root = team->rank == root;
@@ -163,8 +154,6 @@ sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size
         in = scratch;
         work_dst = is_root ? (uint8_t *)scratch + abytes : NULL;
     }
-    c.runahead = runahead;
-    team->chan.ran_ahead |= runahead;
     sym_coll_start(&c);
     /* naive and tree send the whole (accumulation type) vector over every link */
     if (c.fp.algo != SYM_ALGO_RING)

@@ -140,6 +140,7 @@ static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
 sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                        sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     if (count && (!dst || !src))
         return sym_error(SYM_ERR_INVALID_ARG,
                          "sym_reduce_scatter: NULL %s buffer for %zu elements per member",

@@ -8,6 +8,7 @@
 #include <ucontext.h>
 
 #include "coll/coll.h"
+#include "coll/coll_check.h"
 #include "coll/request.h"
 
 /* AddressSanitizer must be told about stack switches, or it reports false
@@ -50,6 +51,7 @@ struct sym_request {
     enum sym_coll_kind kind;
     const char *op;
     sym_team_t team;
+    const void *caller; /* SYMHEAP_COLL_CHECK=strict: who called sym_i<op> */
     sym_coll_opts_t opts;
     bool has_opts;
     void *dst;
@@ -134,7 +136,9 @@ static void coroutine_entry(void)
 #ifdef SYM_ASAN_FIBERS
     __sanitizer_finish_switch_fiber(NULL, &main_stack_bottom, &main_stack_size);
 #endif
+    sym_coll_pin_caller(r->caller);
     r->status = run_blocking(r);
+    sym_coll_pin_caller(NULL);
     if (r->status != SYM_OK)
         snprintf(r->msg, sizeof(r->msg), "%s", sym_last_error());
     r->state = REQ_DONE;
@@ -486,8 +490,11 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
  * request for run_blocking.  sym_ibarrier, sym_ibroadcast, sym_ireduce,
  * sym_iallreduce, ... are defined by SYM_COLL_LIST at the end. */
 #define SYM_REQ_PROTO(KIND, name)                                                                  \
-    struct sym_request p = {                                                                       \
-        .kind = SYM_COLL_##KIND, .op = #name, .team = team, .has_opts = opts != NULL};             \
+    struct sym_request p = {.kind = SYM_COLL_##KIND,                                               \
+                            .op = #name,                                                           \
+                            .team = team,                                                          \
+                            .caller = sym_coll_strict ? __builtin_return_address(0) : NULL,        \
+                            .has_opts = opts != NULL};                                             \
     if (opts)                                                                                      \
         p.opts = *opts;
 

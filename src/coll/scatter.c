@@ -22,8 +22,7 @@ static void own_block(void *dst, const void *src, size_t bytes, int root)
 }
 
 /* The root sends chunk column i of every block, in rank order, before
- * column i + 1, then waits until all of it was consumed (so it sees a
- * mismatch found by a receiver). */
+ * column i + 1, and returns once it is in the receivers' slots. */
 sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                                int root)
 {
@@ -39,10 +38,8 @@ sym_status_t sym_scatter_naive(struct sym_coll *c, void *dst, const void *src, s
             if (st != SYM_OK)
                 return st;
         }
-    sym_status_t st = sym_coll_flush_all(c);
-    if (st == SYM_OK)
-        own_block(dst, src, bytes, root);
-    return st;
+    own_block(dst, src, bytes, root);
+    return SYM_OK;
 }
 
 /* Binomial tree (subtree.h), the mirror of the gather tree: a member
@@ -73,16 +70,6 @@ static sym_status_t send_rotated(const struct subtree *t, const uint8_t *src, ui
     return sym_chan_send(c, real_rank(t, mask), p, len, cb);
 }
 
-static sym_status_t flush_children(const struct subtree *t)
-{
-    for (int mask = 1; has_child(t, mask); mask <<= 1) {
-        sym_status_t st = sym_chan_flush(t->c, real_rank(t, t->v + mask));
-        if (st != SYM_OK)
-            return st;
-    }
-    return SYM_OK;
-}
-
 static sym_status_t scatter_tree_root(const struct subtree *t, void *dst, const void *src)
 {
     struct sym_coll *c = t->c;
@@ -104,8 +91,6 @@ static sym_status_t scatter_tree_root(const struct subtree *t, void *dst, const 
             if (i < sym_msg_chunks(c, child_bytes(t, mask)))
                 st = send_rotated(t, src, tmp, mask, i);
     free(tmp);
-    if (st == SYM_OK)
-        st = flush_children(t);
     if (st == SYM_OK)
         own_block(dst, src, t->bytes, t->root);
     return st;
@@ -134,7 +119,7 @@ static sym_status_t scatter_tree_inner(const struct subtree *t, uint8_t *range, 
             }
         }
     }
-    return st == SYM_OK ? flush_children(t) : st;
+    return st;
 }
 
 sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, size_t bytes,
@@ -173,6 +158,7 @@ static sym_algorithm_t scatter_auto(int n, size_t bytes)
 sym_status_t sym_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     struct sym_coll c;
     sym_status_t st =
         sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count, root, opts);

@@ -529,6 +529,15 @@ SYM_API sym_status_t sym_team_destroy(sym_team_t team)
                     st = sym_chan_flush(&b, r);
             st = sym_coll_end(&b, st);
         }
+        /* A flush may find data a member never took (a call it did not
+         * make): a second barrier, entered only after every member's
+         * flush, brings that error to every member. */
+        if (st == SYM_OK)
+            st = sym_coll_begin(&b, op, team, SYM_COLL_BARRIER, 0, 0, 0, -1, NULL);
+        if (st == SYM_OK) {
+            b.fp.algo = SYM_ALGO_RD;
+            st = sym_coll_end(&b, sym_barrier_rd(&b));
+        }
     }
     if (team->area_bytes)
         sym_team_area_release(team->area_off, team->area_bytes);

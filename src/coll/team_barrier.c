@@ -99,6 +99,7 @@ void sym_barrier_all_choose(sym_algorithm_t env_choice)
 
 sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts)
 {
+    SYM_COLL_CALLER();
     struct sym_coll c;
     sym_status_t st =
         sym_coll_prepare(&c, "sym_barrier", team, SYM_COLL_BARRIER, 0, 0, 0, -1, opts);

@@ -97,7 +97,6 @@ SYM_API sym_status_t sym_team_recover(sym_team_t team)
         memset(ch->recvd, 0, (size_t)ch->n * sizeof(uint64_t));
         memset(ch->tsent, 0, (size_t)ch->n * sizeof(uint64_t));
         memset(ch->trecvd, 0, (size_t)ch->n * sizeof(uint64_t));
-        ch->ran_ahead = false;
         team->coll_seq = 0;
         st = rec_barrier(team, 2 * e + 2, "finish sym_team_recover", &dl);
     }

@@ -9,6 +9,10 @@
 
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
+    if (fp->seq == SYM_FP_FINAL) {
+        snprintf(buf, len, "sym_finalize (no more collectives on the team)");
+        return;
+    }
     char layout[32] = "";
     if (fp->kind == SYM_COLL_BARRIER_ALL && fp->root == SYM_FP_ROOT_FINALIZE) {
         snprintf(buf, len, FINALIZE_TEXT "%" PRIu64 " on the world team)", fp->seq);
@@ -23,7 +27,7 @@ void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
         return;
     }
     if (fp->layout)
-        snprintf(layout, sizeof(layout), ", counts hash %08x", fp->layout);
+        snprintf(layout, sizeof(layout), ", hash %08x", fp->layout);
     snprintf(buf, len, "%s #%" PRIu64 " (%s, %s, count %" PRIu64 "%s, root %d, %s)",
              sym_coll_kind_name(fp->kind), fp->seq, sym_datatype_name((sym_datatype_t)fp->dtype),
              sym_op_name((sym_op_t)fp->op), fp->count, layout, (int)fp->root,

@@ -18,8 +18,13 @@
 /* Fingerprint kind of point-to-point chunks (beyond every collective kind). */
 #define SYM_COLL_P2P 100u
 
+/* The call number a PE publishes once it makes no more calls on a team
+ * (sym_finalize): later than every call. */
+#define SYM_FP_FINAL UINT64_MAX
+
 /* "allreduce #12 (int32, sum, count 5, root -1, ring)" into buf (always
- * NUL-terminated when len > 0). */
+ * NUL-terminated when len > 0), with ", hash h" before the root when
+ * fp.layout is set (all_gatherv counts, strict mode's call site). */
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len);
 
 /* The team poison word: which member reported, and the status it reports. */
