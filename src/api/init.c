@@ -351,14 +351,16 @@ SYM_API sym_status_t sym_finalize(void)
      * allocation) fail on both sides instead of pairing with it, and a peer
      * in a collective on the world team finds it there. */
     const struct sym_sync_print mine = sym_sync_print_make(SYM_SYNC_FINALIZE, false, 0, 0, 0);
-    sym_finalize_publish();
     /* A collective this PE only sent in may have failed elsewhere after it
      * returned (symheap/coll.h): wait until the world team's members took
      * this PE's data.  A member that finalizes without taking it made no
      * such call: the wait reports the mismatch to every member, and after
-     * the barrier every PE sees what any PE found. */
+     * the barrier every PE sees what any PE found.  The wait compares this
+     * PE's last call with its members' call lines, so the finalize call
+     * line is published after it. */
     if (st == SYM_OK)
         st = sym_team_final_flush(sym_team_world(), "sym_finalize");
+    sym_finalize_publish();
     sym_status_t st2 = sym_barrier_agree_checked("sym_finalize", &mine, sym_finalize_stalled);
     if (st2 == SYM_OK) /* told while the barrier never stalled long enough to look */
         st2 = sym_finalize_stalled(NULL);

@@ -31,7 +31,8 @@ static bool names_finalize(const struct sym_team *w)
     char text[POISON_MSG_BYTES + 1];
     memcpy(text, sym_rt.base + w->chan.msg_off, POISON_MSG_BYTES);
     text[POISON_MSG_BYTES] = '\0';
-    return strstr(text, FINALIZE_TEXT) != NULL;
+    /* the call line of sym_finalize, or the mark of sym_team_final_flush */
+    return strstr(text, FINALIZE_TEXT) != NULL || strstr(text, FINAL_FLUSH_TEXT) != NULL;
 }
 
 sym_status_t sym_finalize_stalled(void *arg)

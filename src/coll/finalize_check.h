@@ -14,6 +14,8 @@
 #define SYM_FP_ROOT_FINALIZE (-2)
 /* How a fingerprint text names it (wire.c), then " (as call #n ...)". */
 #define FINALIZE_TEXT "sym_finalize (as call #"
+/* How sym_fp_text names a member past its last call (SYM_FP_FINAL). */
+#define FINAL_FLUSH_TEXT "sym_finalize (no more collectives"
 
 /* Publish, on the world team's call line, that this PE is in sym_finalize
  * (as its next call on the team), and remember whether the team was

@@ -10,7 +10,7 @@
 void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
 {
     if (fp->seq == SYM_FP_FINAL) {
-        snprintf(buf, len, "sym_finalize (no more collectives on the team)");
+        snprintf(buf, len, FINAL_FLUSH_TEXT " on the team)");
         return;
     }
     char layout[32] = "";
