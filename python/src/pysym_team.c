@@ -39,14 +39,15 @@ static PyObject *py_team_split_2d(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *pobj;
-    int xrange;
+    int xrange, ragged = 0;
     sym_team_t parent, x = SYM_TEAM_INVALID, y = SYM_TEAM_INVALID;
-    if (!PyArg_ParseTuple(args, "Oi:team_split_2d", &pobj, &xrange) ||
+    if (!PyArg_ParseTuple(args, "Oi|p:team_split_2d", &pobj, &xrange, &ragged) ||
         pysym_team(pobj, &parent) < 0)
         return NULL;
     sym_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = sym_team_split_2d(parent, xrange, &x, &y);
+    st = ragged ? sym_team_split_2d_ragged(parent, xrange, &x, &y)
+                : sym_team_split_2d(parent, xrange, &x, &y);
     Py_END_ALLOW_THREADS
     if (st != SYM_OK)
         return pysym_raise(st);

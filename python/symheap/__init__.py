@@ -232,9 +232,11 @@ def split_strided(parent, start, stride, size):
     return _wrap(_symheap._team_split_strided(parent, start, stride, size))
 
 
-def split_2d(parent, xrange):
-    """(row team, column team) of this PE in parent viewed as rows of xrange."""
-    x, y = _symheap._team_split_2d(parent, xrange)
+def split_2d(parent, xrange, ragged=False):
+    """(row team, column team) of this PE in parent viewed as rows of xrange.
+    xrange must divide parent's size (InvalidArgError otherwise) unless
+    ragged=True, which accepts a short last row."""
+    x, y = _symheap._team_split_2d(parent, xrange, bool(ragged))
     return _wrap(x), _wrap(y)
 
 

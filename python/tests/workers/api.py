@@ -164,7 +164,13 @@ with symheap.init():
         symheap.allreduce(t, np.full(3, me, np.int32), team=evens)
         check("team allreduce", (t == sum(range(0, n, 2))).all())
         evens.destroy()
-    xt, yt = symheap.split_2d(world, 2)
+    if n % 2:
+        try:
+            symheap.split_2d(world, 2)
+            check("split_2d refuses a short last row", False)
+        except symheap.InvalidArgError as e:
+            check("split_2d refuses a short last row", "ragged" in str(e))
+    xt, yt = symheap.split_2d(world, 2, ragged=True)
     check("split_2d", xt is not None and yt is not None and xt.my_pe() == me % 2 and
           yt.my_pe() == me // 2)
     rev = symheap.create(world, list(reversed(range(n))))
