@@ -4,6 +4,8 @@
  * puts and sources of gets are symmetric arrays (symheap.zeros ...); the
  * library rejects others with SYM_ERR_NOT_SYMMETRIC.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pysym.h"
@@ -29,28 +31,37 @@ static int parse_cmp(PyObject *obj, sym_cmp_t *cmp_p)
     return 0;
 }
 
-/* put(dest, src, pe): copy all of src into the symmetric dest on PE pe. */
-static PyObject *py_put(PyObject *self, PyObject *args)
+/* put(dest, src, pe) copies all of src into the symmetric dest on PE pe;
+ * get(dest, src, pe) fills all of the local dest from the symmetric src on
+ * PE pe.  One body: they differ in which side sets the length and in the
+ * call made. */
+static PyObject *transfer(PyObject *args, bool put)
 {
-    (void)self;
+    const char *const name = put ? "put" : "get";
     PyObject *dobj, *sobj;
     int pe;
-    if (!PyArg_ParseTuple(args, "OOi:put", &dobj, &sobj, &pe))
+    if (!PyArg_ParseTuple(args, put ? "OOi:put" : "OOi:get", &dobj, &sobj, &pe))
         return NULL;
+    char what[16];
     Py_buffer d, s;
-    if (pysym_buffer(dobj, &d, 1, "put: dest") < 0)
+    snprintf(what, sizeof(what), "%s: dest", name);
+    if (pysym_buffer(dobj, &d, 1, what) < 0)
         return NULL;
-    if (pysym_buffer(sobj, &s, 0, "put: src") < 0) {
+    snprintf(what, sizeof(what), "%s: src", name);
+    if (pysym_buffer(sobj, &s, 0, what) < 0) {
         PyBuffer_Release(&d);
         return NULL;
     }
+    /* the whole of the side that sets the length must fit the other */
+    const Py_buffer *whole = put ? &s : &d, *room = put ? &d : &s;
     sym_status_t st = SYM_OK;
-    if (s.len > d.len) {
-        PyErr_Format(PyExc_ValueError, "symheap: put: src has %zd bytes, dest only %zd", s.len,
-                     d.len);
+    if (whole->len > room->len) {
+        PyErr_Format(PyExc_ValueError, "symheap: %s: %s has %zd bytes, %s only %zd", name,
+                     put ? "src" : "dest", whole->len, put ? "dest" : "src", room->len);
     } else {
+        const size_t len = (size_t)whole->len;
         Py_BEGIN_ALLOW_THREADS
-        st = sym_put(d.buf, s.buf, (size_t)s.len, pe);
+        st = put ? sym_put(d.buf, s.buf, len, pe) : sym_get(d.buf, s.buf, len, pe);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&d);
@@ -62,38 +73,16 @@ static PyObject *py_put(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* get(dest, src, pe): fill all of the local dest from the symmetric src on
- * PE pe. */
+static PyObject *py_put(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return transfer(args, true);
+}
+
 static PyObject *py_get(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *dobj, *sobj;
-    int pe;
-    if (!PyArg_ParseTuple(args, "OOi:get", &dobj, &sobj, &pe))
-        return NULL;
-    Py_buffer d, s;
-    if (pysym_buffer(dobj, &d, 1, "get: dest") < 0)
-        return NULL;
-    if (pysym_buffer(sobj, &s, 0, "get: src") < 0) {
-        PyBuffer_Release(&d);
-        return NULL;
-    }
-    sym_status_t st = SYM_OK;
-    if (d.len > s.len) {
-        PyErr_Format(PyExc_ValueError, "symheap: get: dest has %zd bytes, src only %zd", d.len,
-                     s.len);
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        st = sym_get(d.buf, s.buf, (size_t)d.len, pe);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&d);
-    PyBuffer_Release(&s);
-    if (PyErr_Occurred())
-        return NULL;
-    if (st != SYM_OK)
-        return pysym_raise(st);
-    Py_RETURN_NONE;
+    return transfer(args, false);
 }
 
 /* A one-element view of a 64-bit word: element `index` of a uint64/int64

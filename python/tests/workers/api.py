@@ -193,6 +193,16 @@ with symheap.init():
         check("not symmetric raises", False)
     except symheap.Error as e:
         check("not symmetric", isinstance(e, symheap.NotSymmetricError), repr(e))
+    for name, call, text in (
+            ("put longer than dest", lambda: symheap.put(x[:1], np.zeros(2, np.int64), me),
+             "put: src has 16 bytes, dest only 8"),
+            ("get longer than src", lambda: symheap.get(np.zeros(3, np.int64), x[:2], me),
+             "get: dest has 24 bytes, src only 16")):
+        try:
+            call()
+            check(name + " raises", False)
+        except ValueError as e:
+            check(name, text in str(e), str(e))
     try:
         symheap.allreduce(np.empty(3), np.empty(4))
         check("size mismatch raises", False)
