@@ -171,8 +171,8 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
  * written into buf; the call still completes on every member (it forwards
  * the data others need from a buffer of its own), so the others return
  * SYM_OK and the team stays usable.  Algorithms as sym_broadcast (the
- * automatic choice made by the length, which every member learns first);
- * run-ahead does not apply.  The fingerprint carries no count: members
+ * automatic choice made by the length, which every member learns first),
+ * eager as they are.  The fingerprint carries no count: members
  * agree on the length by receiving it.  Errors: as every collective, a NULL
  * nbytes_p or a NULL buffer for a non-zero length or capacity being
  * SYM_ERR_INVALID_ARG on that PE only (the others cannot know and time
