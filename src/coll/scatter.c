@@ -139,7 +139,7 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
     if (total && !(range = sym_team_scratch(c->team, 1, total)))
         return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
     sym_status_t st = scatter_tree_inner(&t, range, total);
-    if (st == SYM_OK && bytes)
+    if (st == SYM_OK && range) /* range is NULL only when nothing moves */
         memcpy(dst, range, bytes);
     return st;
 }

@@ -218,8 +218,13 @@ static void send_mine(struct fdx *x, int c, int pe)
     x->acc[pe] = c;
 }
 
-/* A peer I sent to acknowledged (one byte), or closed without: then it
- * connects again. */
+/* A peer I sent to acknowledged (one byte), or ended the connection (an
+ * end of file, or an error such as a reset).  A peer ends a connection
+ * this PE sent on only after it read the message: either it took the
+ * descriptors and its acknowledgement did not arrive (then it never
+ * connects again, so waiting for one would hang this PE), or the message
+ * was unusable, which fails that peer's sym_init with its own error.
+ * Either way nothing more is owed to it. */
 static void collect_acks(struct fdx *x)
 {
     for (int pe = 0; pe < x->t->npes; pe++) {
@@ -229,7 +234,7 @@ static void collect_acks(struct fdx *x)
         ssize_t n = recv(x->acc[pe], &b, 1, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             continue;
-        x->served[pe] |= n == 1;
+        x->served[pe] = true;
         close(x->acc[pe]);
         x->acc[pe] = -1;
         x->awaiting--;
