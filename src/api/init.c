@@ -274,6 +274,10 @@ static sym_status_t init_steps(void)
     free(local);
     if (st == SYM_OK)
         st = verify_peer_heaps();
+    /* Every PE has its transports connected before any returns: a PE that
+     * returns and exits at once must not fail a peer still connecting. */
+    if (st == SYM_OK)
+        st = boot->ops->barrier(boot, "sym_init");
     if (st != SYM_OK)
         return st;
     tune_waits();
