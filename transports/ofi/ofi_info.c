@@ -95,6 +95,16 @@ static void print_atomics(FILE *out, struct fi_info *i)
         fi_close(&fabric->fid);
 }
 
+/* Whether `i` is the first entry of its provider in `list` (providers are
+ * listed once, whatever domains they offer). */
+static bool first_of_provider(const struct fi_info *list, const struct fi_info *i)
+{
+    for (const struct fi_info *j = list; j != i; j = j->next)
+        if (strcmp(j->fabric_attr->prov_name, i->fabric_attr->prov_name) == 0)
+            return false;
+    return true;
+}
+
 void ofi_providers_print(FILE *out)
 {
     char why[256];
@@ -114,10 +124,7 @@ void ofi_providers_print(FILE *out)
     struct fi_info *dflt = ofi_choose(list, NULL);
     for (struct fi_info *i = list; i; i = i->next) {
         const char *prov = i->fabric_attr->prov_name;
-        bool dup = false;
-        for (struct fi_info *j = list; j != i; j = j->next)
-            dup |= strcmp(j->fabric_attr->prov_name, prov) == 0;
-        if (dup)
+        if (!first_of_provider(list, i))
             continue;
         fprintf(out, "    %-16s %-12s mr_mode ", prov, i->domain_attr->name);
         print_mr_mode(out, i->domain_attr->mr_mode);
@@ -155,10 +162,7 @@ int ofi_provider_list(char *buf, size_t len, bool *default_p, char *why, size_t 
         buf[0] = '\0';
     for (struct fi_info *i = list; i; i = i->next) {
         const char *prov = i->fabric_attr->prov_name;
-        bool dup = false;
-        for (struct fi_info *j = list; j != i; j = j->next)
-            dup |= strcmp(j->fabric_attr->prov_name, prov) == 0;
-        if (dup)
+        if (!first_of_provider(list, i))
             continue;
         int n = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, "%s%s",
                          used ? "," : "", prov);
