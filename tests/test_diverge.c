@@ -324,12 +324,20 @@ Test(diverge, failed_finalize_exit_is_lost, .timeout = HARNESS_CR_TIMEOUT(120))
 
 /* ---- the PE that died first is named ------------------------------------- */
 
+/* The words that say how the killed PE ended: what the harness's launcher
+ * reports, or the TCP rendezvous's when a job joins through it. */
+struct killed_case {
+    const char *launcher; /* NULL: the harness's */
+    const char *words;    /* NULL: harness_killed_words() */
+    const char *const *env;
+};
+
 /* One PE is killed between allreduces; every survivor must name it, then
  * exits at once without finalizing, as a program does after an error:
  * those exits must not be taken for the cause by the slower survivors. */
 static void killed_named_body(int me, int npes, void *arg)
 {
-    (void)arg;
+    const struct killed_case *kc = arg;
     const int victim = (npes * 5 / 8 + 1) % npes;
     uint64_t src = 1, dst = 0;
     sym_status_t st = SYM_OK;
@@ -343,21 +351,25 @@ static void killed_named_body(int me, int npes, void *arg)
     }
     char want[32];
     snprintf(want, sizeof(want), "PE %d ", victim);
+    const char *words = kc->words ? kc->words : harness_killed_words();
     PE_ASSERT(st == SYM_ERR_PEER_LOST && strstr(sym_last_error(), want) &&
-                  strstr(sym_last_error(), harness_killed_words()),
-              "expected SYM_ERR_PEER_LOST naming PE %d, got %s: %s", victim, sym_status_name(st),
-              sym_last_error());
+                  strstr(sym_last_error(), words),
+              "expected SYM_ERR_PEER_LOST naming PE %d (%s), got %s: %s", victim, words,
+              sym_status_name(st), sym_last_error());
     _exit(0);
 }
 
-Test(diverge, killed_pe_is_named, .timeout = HARNESS_CR_TIMEOUT(300))
+static void killed_named_jobs(const struct killed_case *kc, int max_pes)
 {
-    harness_require_symrun("the order of deaths comes from symrun's segment");
     const bool quick = getenv("SYMHEAP_TEST_QUICK") != NULL;
-    for (int n = 3; n <= 8; n++) {
+    for (int n = 3; n <= max_pes; n++) {
         if (!harness_pes_listed(n) || (quick && n % 2 == 0 && n != 8))
             continue;
-        struct pe_job job = {.npes = n, .body = killed_named_body};
+        struct pe_job job = {.npes = n,
+                             .body = killed_named_body,
+                             .arg = (void *)kc,
+                             .launcher = kc->launcher,
+                             .env = kc->env};
         struct pe_outcome out;
         pe_job_run(&job, &out);
         const int victim = (n * 5 / 8 + 1) % n;
@@ -372,4 +384,37 @@ Test(diverge, killed_pe_is_named, .timeout = HARNESS_CR_TIMEOUT(300))
         cr_expect(out.leftover_objects == 0, "%d PEs: %d objects left in /dev/shm", n,
                   out.leftover_objects);
     }
+}
+
+Test(diverge, killed_pe_is_named, .timeout = HARNESS_CR_TIMEOUT(300))
+{
+    harness_require_symrun("the order of deaths comes from symrun's segment");
+    static const struct killed_case kc = {0};
+    killed_named_jobs(&kc, 8);
+}
+
+/* Joining through the TCP rendezvous there is no supervisor that saw the
+ * deaths in order: a PE's error names the PE it found lost, in its heap and
+ * to the root, and that is what the others follow.  Over symheap's shm
+ * transport local peers also find the victim by its process. */
+Test(diverge, killed_pe_is_named_tcp, .timeout = HARNESS_CR_TIMEOUT(300))
+{
+    harness_require_symrun("this case starts its own TCP rendezvous");
+    static const struct killed_case kc = {.launcher = "tcp", .words = "without finalizing"};
+    killed_named_jobs(&kc, 8);
+}
+
+/* Over libfabric no heap is mapped here and no process probed: only the
+ * root's relays tell, and a survivor's exit (its connection's end) may
+ * reach the root before the victim's. */
+Test(diverge, killed_pe_is_named_tcp_ofi, .timeout = HARNESS_CR_TIMEOUT(300))
+{
+    harness_require_symrun("this case starts its own TCP rendezvous");
+    if (!sym_transport_available("tcp;ofi_rxm"))
+        cr_skip_test("libfabric's tcp;ofi_rxm provider is not available here");
+    static const char *const env[] = {"SYMHEAP_TRANSPORT=ofi", "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm",
+                                      NULL};
+    static const struct killed_case kc = {
+        .launcher = "tcp", .words = "lost its bootstrap connection without finalizing", .env = env};
+    killed_named_jobs(&kc, 5);
 }

@@ -70,6 +70,12 @@ static int boot_lost_pe(void *arg, char *how, size_t len)
     return boot->ops->lost_pe(boot, how, len);
 }
 
+static void boot_tell_error(void *arg, sym_status_t status, int blamed)
+{
+    struct sym_boot *boot = arg;
+    boot->ops->tell_error(boot, (int)status, blamed);
+}
+
 /* Show the job health check (base) what init has learnt so far: the job,
  * the peers' arrays once allocated (filled in as init goes on), and where
  * this PE's heap mapping will be kept. */
@@ -85,12 +91,17 @@ static void show_health(void)
         .abort_status_off = offsetof(struct sym_heap_ctrl, abort_status),
         .state_off = offsetof(struct sym_heap_ctrl, state),
         .lib_error_off = offsetof(struct sym_heap_ctrl, lib_error),
+        .lib_blame_off = offsetof(struct sym_heap_ctrl, lib_blame),
         .peer_pid = sym_rt.peer_pid,
         .peer_local = sym_rt.peer_local,
     };
     if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
         v.lost_pe = boot_lost_pe;
         v.lost_pe_arg = sym_rt.boot;
+    }
+    if (sym_rt.boot && sym_rt.boot->ops->tell_error) {
+        v.tell_error = boot_tell_error;
+        v.tell_error_arg = sym_rt.boot;
     }
     sym_health_set(&v);
 }
@@ -102,8 +113,13 @@ static void release_all(void)
     sym_team_locks_fini();
     sym_teams_fini();
     sym_transports_close();
-    if (sym_rt.boot)
-        sym_rt.boot->ops->fini(sym_rt.boot);
+    if (sym_rt.boot) {
+        /* The health check must not call into a bootstrap being freed. */
+        struct sym_boot *boot = sym_rt.boot;
+        sym_rt.boot = NULL;
+        show_health();
+        boot->ops->fini(boot);
+    }
     sym_alloc_fini(&sym_rt.alloc);
     free(sym_rt.peer_base);
     free(sym_rt.peer_tp);

@@ -16,9 +16,30 @@
 
 static struct sym_health_view hv = {.me = -1, .npes = -1};
 
+/* Whether this PE's first job-level error, and a PE that an error named
+ * lost, were recorded and told (once each per job). */
+static int noted_error, noted_blame;
+
+/* The PE that this thread's last sym_job_check() named lost, for the
+ * sym_health_note_error() that its sym_error() makes right after. */
+static _Thread_local int naming_lost = -1;
+
+/* A loss is permanent; remembering it keeps repeated checks consistent
+ * even though the process probe is rate-limited.  Atomics: several threads
+ * of a PE may wait at once (SYM_THREAD_MULTIPLE); whichever probes first
+ * records what it found. */
+static int known_lost = -1;
+static uint64_t next_probe;
+
 void sym_health_set(const struct sym_health_view *view)
 {
     hv = *view;
+    if (view->me < 0) {
+        __atomic_store_n(&noted_error, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&noted_blame, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&known_lost, -1, __ATOMIC_RELAXED);
+        __atomic_store_n(&next_probe, 0, __ATOMIC_RELAXED);
+    }
 }
 
 static uint64_t now_ns(void)
@@ -28,8 +49,9 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* How a lost PE ended, for messages. */
-static void describe_death(int pe, char *buf, size_t len)
+/* How a lost PE ended, for messages; reporter: the PE whose error named
+ * it lost, when that is how it was found (-1: not). */
+static void describe_death(int pe, int reporter, char *buf, size_t len)
 {
     if (hv.lost_pe && hv.lost_pe(hv.lost_pe_arg, buf, len) == pe)
         return;
@@ -51,7 +73,13 @@ static void describe_death(int pe, char *buf, size_t len)
             return;
         }
     }
-    snprintf(buf, len, "is no longer running");
+    if (reporter >= 0)
+        snprintf(buf, len,
+                 "was lost without finalizing (died or unreachable; reported by PE %d, which "
+                 "found it first)",
+                 reporter);
+    else
+        snprintf(buf, len, "is no longer running (died or exited without finalizing)");
 }
 
 static bool is_job_error(sym_status_t status)
@@ -71,17 +99,34 @@ static bool is_job_error(sym_status_t status)
 
 void sym_health_note_error(sym_status_t status)
 {
+    int blamed = status == SYM_ERR_PEER_LOST ? naming_lost : -1;
+    naming_lost = -1;
     if (!is_job_error(status) || hv.me < 0)
         return;
-    int32_t none = 0;
-    if (hv.job)
-        __atomic_compare_exchange_n(&hv.job->pe[hv.me].lib_error, &none, (int32_t)status, false,
-                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    int zero = 0;
+    bool first = __atomic_compare_exchange_n(&noted_error, &zero, 1, false, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_RELAXED);
+    zero = 0;
+    bool blames = blamed >= 0 && __atomic_compare_exchange_n(&noted_blame, &zero, 1, false,
+                                                             __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    if (!first && !blames)
+        return;
     uint8_t *hc = hv.my_ctrl ? *hv.my_ctrl : NULL;
-    none = 0;
-    if (hc && hv.lib_error_off)
-        __atomic_compare_exchange_n((int32_t *)(hc + hv.lib_error_off), &none, (int32_t)status,
-                                    false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    /* The blame before the error: a peer that sees the error follows it. */
+    if (blames && hc && hv.lib_blame_off)
+        __atomic_store_n((int32_t *)(hc + hv.lib_blame_off), blamed + 1, __ATOMIC_RELEASE);
+    if (first) {
+        int32_t none = 0;
+        if (hv.job)
+            __atomic_compare_exchange_n(&hv.job->pe[hv.me].lib_error, &none, (int32_t)status, false,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        none = 0;
+        if (hc && hv.lib_error_off)
+            __atomic_compare_exchange_n((int32_t *)(hc + hv.lib_error_off), &none, (int32_t)status,
+                                        false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    }
+    if (hv.tell_error)
+        hv.tell_error(hv.tell_error_arg, status, blames ? blamed : -1);
 }
 
 /* Whether PE i's heap (mapped here) says the library returned it a
@@ -91,6 +136,35 @@ static bool heap_says_lib_error(int i)
     uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
     return hc && hv.lib_error_off &&
            __atomic_load_n((int32_t *)(hc + hv.lib_error_off), __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The PE that PE i's error named lost, from i's heap mapped here; -1 when
+ * unknown. */
+static int heap_blame(int i)
+{
+    uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
+    if (!hc || !hv.lib_blame_off)
+        return -1;
+    int b = __atomic_load_n((int32_t *)(hc + hv.lib_blame_off), __ATOMIC_ACQUIRE) - 1;
+    return b >= 0 && b < hv.npes ? b : -1;
+}
+
+/* A lost PE that had been returned a job-level error naming another PE
+ * lost died of the failure, not caused it: name the PE it blamed (and so
+ * on, as far as heaps mapped here tell).  *reporter gets the last PE whose
+ * word was followed, or stays -1. */
+static int follow_blame(int pe, int *reporter)
+{
+    for (int hops = 0; pe >= 0 && hops < hv.npes; hops++) {
+        if (!heap_says_lib_error(pe))
+            break;
+        int b = heap_blame(pe);
+        if (b < 0 || b == pe || b == hv.me)
+            break;
+        *reporter = pe;
+        pe = b;
+    }
+    return pe;
 }
 
 /* The launcher's view: the first PE reaped dead that had not been returned
@@ -114,44 +188,21 @@ static int first_dead_in_job(void)
     return best;
 }
 
-/* A peer is lost when the launcher reaped it before it finalized or, with no
- * launcher watching, when its process is gone and its heap does not say it
- * finalized.  Returns the lost PE to name (see health.h) or -1. */
-static int find_lost_pe(void)
+/* With no launcher watching: a local peer whose process is gone and whose
+ * heap does not say it finalized (kill() is a system call: looked at most
+ * every 100 ms).  The order of deaths is unknown, so a PE that died without
+ * a library error of its own is the cause, and is kept; one that died after
+ * such an error is returned only while no other is found. */
+static int probe_processes(void)
 {
-    /* The bootstrap's word first: it sees peers on every host.  A PE it
-     * reports that died after a library error of its own gives way to one
-     * the launcher saw die of another cause. */
-    if (hv.lost_pe) {
-        int pe = hv.lost_pe(hv.lost_pe_arg, NULL, 0);
-        if (pe >= 0 && hv.job && (hv.job->pe[pe].lib_error || heap_says_lib_error(pe))) {
-            int other = first_dead_in_job();
-            if (other >= 0 && !hv.job->pe[other].lib_error)
-                return other;
-        }
-        if (pe >= 0)
-            return pe;
-    }
-    if (hv.job)
-        return first_dead_in_job();
-    /* A loss is permanent; remembering it keeps repeated checks consistent
-     * even though the probe below is rate-limited.  Atomics: several
-     * threads of a PE may wait at once (SYM_THREAD_MULTIPLE); whichever
-     * probes first records what it found. */
-    static int known_lost = -1;
     int lost = __atomic_load_n(&known_lost, __ATOMIC_ACQUIRE);
     if (lost >= 0 || !hv.peer_pid)
         return lost;
-    /* kill() is a system call: look at most every 100 ms. */
-    static uint64_t next_probe;
     uint64_t t = now_ns();
     uint64_t due = __atomic_load_n(&next_probe, __ATOMIC_RELAXED);
     if (t < due || !__atomic_compare_exchange_n(&next_probe, &due, t + 100000000u, false,
                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         return -1;
-    /* Without a launcher the order of deaths is unknown: a PE that died
-     * without a library error of its own is the cause, and is kept; one
-     * that died after such an error is named only while no other is found. */
     int consequence = -1;
     for (int i = 0; i < hv.npes; i++) {
         if (i == hv.me || hv.peer_pid[i] <= 0)
@@ -159,9 +210,9 @@ static int find_lost_pe(void)
         if (hv.peer_local && !hv.peer_local[i]) /* its pid means nothing here */
             continue;
         uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
-        /* A process id means something on this host only: peers whose heap
-         * is not mapped here are watched by the bootstrap. */
-        if (!hc && hv.peer_ctrl)
+        /* Without its heap mapped here a dead process cannot say whether
+         * it failed first: the bootstrap, which tells, watches it. */
+        if (!hc && (hv.peer_ctrl || hv.lost_pe))
             continue;
         if (hc &&
             __atomic_load_n((uint32_t *)(hc + hv.state_off), __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
@@ -177,6 +228,30 @@ static int find_lost_pe(void)
         }
     }
     return consequence;
+}
+
+/* A peer is lost when the launcher reaped it before it finalized, when the
+ * bootstrap lost it or, with no launcher watching, when its process is
+ * gone and its heap does not say it finalized.  Returns the lost PE to
+ * name (see health.h) or -1; *reporter as follow_blame(). */
+static int find_lost_pe(int *reporter)
+{
+    *reporter = -1;
+    /* The bootstrap's word first: it sees peers on every host.  A PE it
+     * reports that died after a library error of its own gives way to one
+     * the launcher saw die of another cause. */
+    if (hv.lost_pe) {
+        int pe = hv.lost_pe(hv.lost_pe_arg, NULL, 0);
+        if (pe >= 0 && hv.job && (hv.job->pe[pe].lib_error || heap_says_lib_error(pe))) {
+            int other = first_dead_in_job();
+            if (other >= 0 && !hv.job->pe[other].lib_error)
+                return other;
+        }
+        if (pe >= 0)
+            return follow_blame(pe, reporter);
+    }
+    int pe = hv.job ? first_dead_in_job() : probe_processes();
+    return pe >= 0 ? follow_blame(pe, reporter) : -1;
 }
 
 /* 0, or 1 + the PE that raised the abort (npes + 1: the launcher). */
@@ -213,10 +288,12 @@ sym_status_t sym_job_check(const char *op, const char *waiting_for)
     if (by && by <= (uint32_t)hv.npes)
         return sym_error(SYM_ERR_ABORTED, "%s: PE %u aborted the job with status %d%s%s", op,
                          by - 1, (int)status, sep, waiting_for);
-    int lost = find_lost_pe();
+    int reporter;
+    int lost = find_lost_pe(&reporter);
     if (lost >= 0) {
-        char how[128];
-        describe_death(lost, how, sizeof(how));
+        char how[160];
+        describe_death(lost, reporter, how, sizeof(how));
+        naming_lost = lost; /* the blame sym_health_note_error() records */
         return sym_error(SYM_ERR_PEER_LOST, "%s: PE %d %s%s%s", op, lost, how, sep, waiting_for);
     }
     if (by)

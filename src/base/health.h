@@ -7,7 +7,10 @@
  * launcher, the earliest reaped PE that had not been returned a job-level
  * error (sym_health_note_error), else the earliest reaped; so a survivor
  * that exits after its own error is never blamed while the PE that was
- * killed is known.
+ * killed is known.  Without a launcher there is no order of deaths, so a
+ * PE records whom its error blamed (the lost PE it was told of), in its
+ * heap and through the bootstrap, and a loss that is a consequence is
+ * followed back to the PE it blamed.
  */
 #ifndef SYM_BASE_HEALTH_H
 #define SYM_BASE_HEALTH_H
@@ -36,13 +39,21 @@ struct sym_health_view {
     uint8_t *const *peer_ctrl;
     size_t abort_by_off, abort_status_off, state_off;
     size_t lib_error_off;   /* the owner's first job-level error (int32_t) */
+    size_t lib_blame_off;   /* 1 + the PE that error named lost, or 0 (int32_t) */
     const int *peer_pid;    /* [npes] process ids (0: unknown), or NULL */
     const bool *peer_local; /* [npes] runs on this host, or NULL */
-    /* The bootstrap's report of the first lost PE (-1: none), with the words
-     * that follow "PE n" in a message when `how` is not NULL; NULL when the
-     * bootstrap cannot tell.  Cheap and thread-safe. */
+    /* The bootstrap's report of a lost PE (-1: none): the first it knows
+     * that was not returned a job-level error, else the first; with the
+     * words that follow "PE n" in a message when `how` is not NULL.  NULL
+     * when the bootstrap cannot tell.  Cheap and thread-safe. */
     int (*lost_pe)(void *arg, char *how, size_t len);
     void *lost_pe_arg;
+    /* Optional: tell the bootstrap this PE's first job-level error and the
+     * PE it named lost (-1: none), so that peers on other hosts do not take
+     * this PE's later exit for the cause.  Called once, by the thread that
+     * got the error, never with a bootstrap lock held. */
+    void (*tell_error)(void *arg, sym_status_t status, int blamed);
+    void *tell_error_arg;
 };
 
 /* Replace what the check looks at (init and finalize; a zeroed view with me
@@ -52,8 +63,10 @@ void sym_health_set(const struct sym_health_view *view);
 /* Record, once, that the library returned a job-level error to this PE
  * (lost peer, abort, timeout, mismatch, transport, bootstrap): where the
  * launcher and the peers can see it, so that this PE's death after it is
- * not taken for the cause of the failure.  Other statuses are ignored.
- * Called by sym_error(); cheap and thread-safe. */
+ * not taken for the cause of the failure.  A SYM_ERR_PEER_LOST that this
+ * thread's last sym_job_check() produced also records the PE it named.
+ * Other statuses are ignored.  Called by sym_error(); cheap and
+ * thread-safe. */
 void sym_health_note_error(sym_status_t status);
 
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define SYM_HEAP_MAGIC          UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
-#define SYM_HEAP_LAYOUT_VERSION 3u
+#define SYM_HEAP_LAYOUT_VERSION 4u
 #define SYM_PAGE                4096u
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
@@ -74,7 +74,10 @@ struct sym_heap_ctrl {
     /* The first job-level error the library returned to the owner (0:
      * none): a PE that dies after one is not the cause of the failure. */
     int32_t lib_error;
-    uint8_t pad1[SYM_LINE - 8];
+    /* 1 + the PE that an error returned to the owner named lost (0: none):
+     * a peer that finds the owner dead names that PE instead. */
+    int32_t lib_blame;
+    uint8_t pad1[SYM_LINE - 12];
     uint32_t abort_by; /* 0, or 1 + the PE that raised the job abort */
     int32_t abort_status;
     uint8_t pad2[SYM_LINE - 8];

@@ -14,7 +14,11 @@
  * other hosts learn that a peer died.  A PE says goodbye (BYE) when it
  * finalizes; a connection that ends without one is a lost PE.  The root sees
  * every PE's connection and relays a loss to all others; a non-root PE that
- * loses its connection to the root has lost the root.  A helper thread per
+ * loses its connection to the root has lost the root.  A PE that the
+ * library returns a job-level error says so (FAILED, with the PE the error
+ * named lost): its own exit after that is a consequence, and the PE it
+ * named is the cause to report, even when the two reach the root in the
+ * other order.  A helper thread per
  * PE reads the connections, so losses are noticed at once whatever the
  * application thread is doing; the application thread only waits (through
  * sym_wait_for) on state the helper thread fills in.
@@ -166,10 +170,26 @@ static int tcp_lost_pe(struct sym_boot *b, char *how, size_t len)
     struct tcp_boot *tb = (struct tcp_boot *)b;
     pthread_mutex_lock(&tb->lock);
     int lost = tb->lost;
+    if (lost >= 0 && tb->lost_consequence && tcp_now() - tb->lost_at < TCP_CAUSE_GRACE_S)
+        lost = -1;
     if (lost >= 0 && how && len)
         snprintf(how, len, "%s", tb->lost_how);
     pthread_mutex_unlock(&tb->lock);
     return lost;
+}
+
+static void tcp_tell_error(struct sym_boot *b, int status, int blamed)
+{
+    struct tcp_boot *tb = (struct tcp_boot *)b;
+    uint32_t msg[2] = {htonl((uint32_t)status), htonl((uint32_t)(blamed + 1))};
+    int n = b->rank == 0 ? b->size : 1;
+    for (int r = b->rank == 0 ? 1 : 0; tb->conns && r < n; r++) {
+        pthread_mutex_lock(&tb->lock);
+        int fd = tb->conns[r].open ? tb->conns[r].fd : -1;
+        pthread_mutex_unlock(&tb->lock);
+        if (fd >= 0) /* best effort: a PE that cannot say it is no worse off */
+            tcp_send(tb, fd, MSG_FAILED, msg, sizeof(msg), NULL, 0);
+    }
 }
 
 static void tcp_fini(struct sym_boot *b)
@@ -216,6 +236,7 @@ static const struct sym_boot_ops tcp_ops = {
     .set_state = tcp_set_state,
     .fini = tcp_fini,
     .lost_pe = tcp_lost_pe,
+    .tell_error = tcp_tell_error,
 };
 
 static sym_status_t join(struct tcp_boot *tb)

@@ -47,12 +47,18 @@ struct sym_boot_ops {
     /* Publish this PE's life-cycle state (enum sym_job_pe_state). */
     void (*set_state)(struct sym_boot *b, int state);
     void (*fini)(struct sym_boot *b);
-    /* Optional (NULL: the bootstrap cannot tell).  The first PE this
-     * bootstrap knows to be lost (died or unreachable before finalizing), or
+    /* Optional (NULL: the bootstrap cannot tell).  A PE this bootstrap
+     * knows to be lost (died or unreachable before finalizing): the first
+     * that had not been returned a job-level error, else the first; or
      * -1; when one is returned, `how` gets the words that follow "PE n" in
      * a message ("lost its bootstrap connection ...").  Cheap enough to be
      * called on every health check of a wait; thread-safe. */
     int (*lost_pe)(struct sym_boot *b, char *how, size_t len);
+    /* Optional.  Tell the peers that the library returned this PE a
+     * job-level error `status`, naming `blamed` lost (-1: none), so that
+     * this PE's exit after it is not taken for the cause.  Best effort;
+     * called without any bootstrap lock held, from any thread. */
+    void (*tell_error)(struct sym_boot *b, int status, int blamed);
 };
 
 struct sym_boot {

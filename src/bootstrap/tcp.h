@@ -47,6 +47,11 @@
  * the timeout again, at most 10 s. */
 #define TCP_ROOT_MARGIN_S(t) ((t) < 10.0 ? (t) : 10.0)
 
+/* Seconds a loss known only as a consequence (the PE had been returned a
+ * job-level error) waits before it is reported: the loss that caused it
+ * happened first, but may reach the root later by another connection. */
+#define TCP_CAUSE_GRACE_S 0.5
+
 enum tcp_msg {
     MSG_HELLO = 1,      /* PE -> root: magic, version, rank, size */
     MSG_WELCOME = 2,    /* root -> PE: the job key */
@@ -57,15 +62,19 @@ enum tcp_msg {
     MSG_BYE = 7,        /* either way: the sender finalized; its EOF is no loss */
     MSG_CHALLENGE = 8,  /* root -> PE: job id, root nonce, the root's proof */
     MSG_PROOF = 9,      /* PE -> root: the PE's proof */
+    MSG_FAILED = 10,    /* either way: the sender was returned a job-level error
+                           (status, 1 + the PE it named lost or 0) */
 };
 
 struct conn {
     int fd; /* -1 until connected; kept until fini, so the number is never
                reused under a sender (open says whether it still works) */
     bool open;
-    int rank;    /* -1 until the hello (root side) */
-    bool bye;    /* a BYE arrived: EOF is an orderly exit */
-    uint8_t *in; /* partial input */
+    int rank;      /* -1 until the hello (root side) */
+    bool bye;      /* a BYE arrived: EOF is an orderly exit */
+    bool failed;   /* root: a FAILED arrived, so its EOF is a consequence */
+    bool reported; /* root: its loss was relayed to every PE */
+    uint8_t *in;   /* partial input */
     size_t in_len, in_cap;
     double since;  /* root: when it was accepted */
     char peer[64]; /* root: the address it came from, for messages */
@@ -123,8 +132,11 @@ struct tcp_boot {
     int auth_failures;             /* root: connections that claimed a PE but never proved it */
     char auth_last[160];           /* root: the last of them, for the timeout message */
 
-    bool welcomed; /* PE: the key arrived */
-    int lost;      /* first lost PE or -1 */
+    bool welcomed;         /* PE: the key arrived */
+    int lost;              /* the lost PE to name (tcp_mark_lost) or -1 */
+    bool lost_consequence; /* it was returned a job-level error first */
+    double lost_at;        /* tcp_now() when it was recorded */
+    bool root_failed;      /* PE: the root sent FAILED */
     char lost_how[160];
     sym_status_t fatal; /* SYM_OK, or the failure the job cannot survive */
     char fatal_msg[512];
@@ -165,8 +177,12 @@ void tcp_handshake_mac(const struct tcp_boot *tb, const char *label, uint32_t ra
                        uint8_t mac[SYM_MAC_LEN]);
 /* The handshake deadline of a connection, in seconds after its accept. */
 double tcp_handshake_s(const struct tcp_boot *tb);
-/* Record the first lost PE / the failure the job cannot survive (lock held). */
-void tcp_mark_lost(struct tcp_boot *tb, int pe, const char *how);
+/* Record a lost PE (lock held): the first that was not a consequence of
+ * an earlier failure (it had not been returned a job-level error), else
+ * the first. */
+void tcp_mark_lost(struct tcp_boot *tb, int pe, bool consequence, const char *how);
+/* Root: record PE pe lost and relay it to every other PE, once (lock held). */
+void tcp_root_report_lost(struct tcp_boot *tb, int pe, const char *how);
 void tcp_set_fatal(struct tcp_boot *tb, sym_status_t st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Close a connection, reporting a PE that left without BYE (lock held). */

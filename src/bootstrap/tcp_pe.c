@@ -109,12 +109,25 @@ bool tcp_pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint32_
         return true;
     }
     case MSG_LOST: {
-        uint32_t pe = len == 4 ? tcp_get32(p) : UINT32_MAX;
+        uint32_t pe = len == 8 ? tcp_get32(p) : UINT32_MAX;
         if (pe == 0 || pe >= (uint32_t)tb->base.size || pe == (uint32_t)tb->base.rank)
             return tcp_root_garbage(tb, "a loss report naming no other PE of the job");
-        tcp_mark_lost(tb, (int)pe,
+        tcp_mark_lost(tb, (int)pe, tcp_get32(p + 4) != 0,
                       "lost its bootstrap connection without finalizing (died or "
                       "unreachable; reported by the root, PE 0)");
+        return true;
+    }
+    case MSG_FAILED: {
+        if (len != 8)
+            return tcp_root_garbage(tb, "an error report of the wrong length");
+        tb->root_failed = true;
+        /* The PE the root's error named lost, seen by the root first. */
+        uint32_t blamed = tcp_get32(p + 4);
+        if (blamed > 1 && blamed <= (uint32_t)tb->base.size &&
+            blamed - 1 != (uint32_t)tb->base.rank)
+            tcp_mark_lost(tb, (int)blamed - 1, false,
+                          "was lost without finalizing (died or unreachable; reported by "
+                          "the root, PE 0)");
         return true;
     }
     case MSG_BYE:

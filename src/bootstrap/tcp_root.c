@@ -202,6 +202,23 @@ bool tcp_root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, const u
     case MSG_BYE:
         c->bye = true;
         return true;
+    case MSG_FAILED: {
+        if (len != 8)
+            return false;
+        c->failed = true;
+        /* The PE its error named lost: relayed now, so that every PE
+         * learns the cause before this PE's own exit, which may follow at
+         * once and reach other PEs first by another path. */
+        uint32_t blamed = tcp_get32(p + 4);
+        if (blamed > 1 && blamed <= (uint32_t)tb->base.size && (int)blamed - 1 != c->rank) {
+            char how[160];
+            snprintf(how, sizeof(how),
+                     "was lost without finalizing (died or unreachable; reported by PE %d)",
+                     c->rank);
+            tcp_root_report_lost(tb, (int)blamed - 1, how);
+        }
+        return true;
+    }
     default:
         return false;
     }

@@ -144,13 +144,29 @@ double tcp_handshake_s(const struct tcp_boot *tb)
     return tb->timeout < TCP_HANDSHAKE_S ? tb->timeout : TCP_HANDSHAKE_S;
 }
 
-/* Record the first lost PE (lock held). */
-void tcp_mark_lost(struct tcp_boot *tb, int pe, const char *how)
+void tcp_mark_lost(struct tcp_boot *tb, int pe, bool consequence, const char *how)
 {
-    if (tb->lost >= 0)
+    /* A PE that exits after the library returned it an error is not the
+     * cause: a PE lost of its own accord replaces it. */
+    if (tb->lost >= 0 && (consequence || !tb->lost_consequence))
         return;
     tb->lost = pe;
+    tb->lost_consequence = consequence;
+    tb->lost_at = tcp_now();
     snprintf(tb->lost_how, sizeof(tb->lost_how), "%s", how);
+}
+
+void tcp_root_report_lost(struct tcp_boot *tb, int pe, const char *how)
+{
+    struct conn *c = &tb->conns[pe];
+    if (c->reported || c->bye)
+        return;
+    c->reported = true;
+    tcp_mark_lost(tb, pe, c->failed, how);
+    uint32_t msg[2] = {htonl((uint32_t)pe), htonl(c->failed ? 1u : 0u)};
+    for (int r = 1; r < tb->base.size; r++)
+        if (r != pe && tb->conns[r].open)
+            tcp_queue(tb, tb->conns[r].fd, false, MSG_LOST, msg, sizeof(msg), NULL, 0);
 }
 
 void tcp_set_fatal(struct tcp_boot *tb, sym_status_t st, const char *fmt, ...)
@@ -193,21 +209,14 @@ void tcp_conn_closed(struct tcp_boot *tb, struct conn *c)
         return;
     }
     if (tb->base.rank != 0) {
-        tcp_mark_lost(tb, 0,
+        tcp_mark_lost(tb, 0, tb->root_failed,
                       "(the bootstrap root) closed its connection without finalizing "
                       "(died or unreachable)");
         return;
     }
-    bool first = tb->lost < 0;
-    tcp_mark_lost(tb, c->rank,
-                  "lost its bootstrap connection without finalizing (died or "
-                  "unreachable)");
-    if (!first)
-        return;
-    uint32_t pe = htonl((uint32_t)c->rank);
-    for (int r = 1; r < tb->base.size; r++)
-        if (tb->conns[r].open)
-            tcp_queue(tb, tb->conns[r].fd, false, MSG_LOST, &pe, sizeof(pe), NULL, 0);
+    tcp_root_report_lost(tb, c->rank,
+                         "lost its bootstrap connection without finalizing (died or "
+                         "unreachable)");
 }
 
 /* Handle every complete message buffered on `c`, checking each header as

@@ -108,8 +108,7 @@ void harness_require_symrun(const char *why)
 
 const char *harness_killed_words(void)
 {
-    return !strcmp(harness_launcher(), "tcp") ? "without finalizing (died or unreachable"
-                                              : "signal 9";
+    return !strcmp(harness_launcher(), "tcp") ? "without finalizing" : "signal 9";
 }
 
 void pe_fail(const char *file, int line, const char *expr, const char *fmt, ...)
