@@ -9,6 +9,7 @@ OpenSHMEM tests under symrun) is one case: passed when meson says OK.
 Skipped cases (Criterion reports those --filter leaves out as "ok ... #
 SKIP") count as neither."""
 import json
+import os
 import re
 import sys
 
@@ -19,6 +20,7 @@ sized_out = 0  # jobs of sizes SYMHEAP_TEST_PES leaves out: summed, not listed
 sized_names = set()
 ran_names = set()
 skipped_tests = []  # whole meson tests that skipped (status 77), by name
+failures = []  # "binary case" of every failed case, "binary (result)" of a dead binary
 with open(sys.argv[1]) as f:
     for line in f:
         rec = json.loads(line)
@@ -38,12 +40,15 @@ with open(sys.argv[1]) as f:
             ran_names.add((rec.get("name"), m.group(1)))
         if rec.get("result") == "SKIP":
             skipped_tests.append(str(rec.get("name")).split(" / ")[-1])
+        for m in re.finditer(r"^not ok\b\s*(?:\d+\s*)?-\s*(\S+)", out, re.M):
+            failures.append(f"{rec.get('name')} {m.group(1)}")
         ok = len(re.findall(r"^ok\b(?!.*# SKIP)", out, re.M))
         bad = len(re.findall(r"^not ok\b", out, re.M))
         passed += ok
         failed += bad
         if rec.get("result") not in ("OK", "EXPECTEDFAIL", "SKIP") and bad == 0:
             failed += 1
+            failures.append(f"{rec.get('name')} ({rec.get('result')})")
         elif ok == 0 and bad == 0 and rec.get("result") in ("OK", "EXPECTEDFAIL"):
             passed += 1
 if sized_out:
@@ -57,4 +62,12 @@ if skipped_tests:
 for binary, case in sorted(sized_names - ran_names, key=str):
     print(f"NOT RUN at any size in this stage (SYMHEAP_TEST_PES): {binary} {case}",
           file=sys.stderr)
+# Named on stderr, and kept in $CI_FAILED_FILE so that the end of the run
+# lists every failure of every stage next to the totals.
+for name in failures:
+    print("FAILED:", name, file=sys.stderr)
+if failures and os.environ.get("CI_FAILED_FILE"):
+    with open(os.environ["CI_FAILED_FILE"], "a") as f:
+        for name in failures:
+            f.write(f"{os.environ.get('CI_STAGE_NAME', sys.argv[1])}: {name}\n")
 print(passed, failed)
