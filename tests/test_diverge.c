@@ -285,6 +285,69 @@ Test(diverge, finalize_vs_team_barrier, .timeout = HARNESS_CR_TIMEOUT(120))
     }
 }
 
+/* The same against a barrier on a split team: the finalizing PE's call
+ * line on that team says what it does.  PE 0 finalizes while PEs 1..n-1,
+ * a team of their own with PE 0 in it (all PEs, stride 1) or without it
+ * (stride 1 from PE 1, where PE 0 is no member), enter its barrier. */
+static void finalize_vs_split_barrier_body(int me, int npes, void *arg)
+{
+    const bool with_pe0 = *(const bool *)arg;
+    PE_OK(sym_init());
+    sym_team_t team = SYM_TEAM_INVALID;
+    PE_OK(sym_team_split_strided(sym_team_world(), with_pe0 ? 0 : 1, 1, with_pe0 ? npes : npes - 1,
+                                 &team));
+    PE_OK(sym_barrier(sym_team_world(), NULL));
+    const double t0 = harness_now();
+    if (me == 0) {
+        sym_status_t st = sym_finalize();
+        if (with_pe0) {
+            PE_ASSERT(st == SYM_ERR_MISMATCH && strstr(sym_last_error(), "sym_finalize") &&
+                          strstr(sym_last_error(), "barrier"),
+                      "sym_finalize against a split team's barrier: %s: %s", sym_status_name(st),
+                      sym_last_error());
+        } else { /* not a member: its finalize waits for theirs */
+            PE_OK(st);
+        }
+    } else {
+        sym_status_t st = sym_barrier(team, NULL);
+        if (with_pe0)
+            PE_ASSERT((st == SYM_ERR_MISMATCH && strstr(sym_last_error(), "sym_finalize")) ||
+                          (st == SYM_ERR_PEER_LOST &&
+                           strstr(sym_last_error(), "returned it SYM_ERR_MISMATCH")),
+                      "sym_barrier on a split team against a finalize: %s: %s", sym_status_name(st),
+                      sym_last_error());
+        else /* PE 0 is no member: the team's barrier completes */
+            PE_OK(st);
+    }
+    const double took = harness_now() - t0;
+    PE_ASSERT(took < harness_seconds(10), "the call took %.1f s (timeout 60 s)", took);
+    if (me != 0 && with_pe0) /* meets PE 0's finalize, or finds it gone */
+        sym_finalize();
+    else if (me != 0)
+        PE_OK(sym_finalize());
+}
+
+Test(diverge, finalize_vs_split_team_barrier, .timeout = HARNESS_CR_TIMEOUT(120))
+{
+    harness_require_symrun("a PE's exit status and its life cycle come from symrun's segment");
+    static const char *const env[] = {"SYMHEAP_TIMEOUT=60", NULL};
+    static const bool with[] = {true, false};
+    for (int n = 2; n <= 4; n++) {
+        for (int w = 0; w < 2; w++) {
+            if (!harness_pes_listed(n) || (!with[w] && n < 3))
+                continue;
+            struct pe_job job = {.npes = n,
+                                 .body = finalize_vs_split_barrier_body,
+                                 .arg = (void *)&with[w],
+                                 .raw = true,
+                                 .env = env};
+            struct pe_outcome out;
+            pe_job_run(&job, &out);
+            assert_job_ok(&out);
+        }
+    }
+}
+
 /* A failed finalize, then an exit: PE 0's sym_finalize times out while PE 1 is busy;
  * PE 0 exits; PE 1's next call, with a long timeout of its own, must fail
  * with SYM_ERR_PEER_LOST at once instead of waiting that timeout out. */

@@ -1,47 +1,58 @@
-/* finalize_check.c - sym_finalize against a collective on the world team
- * (finalize_check.h). */
+/* finalize_check.c - sym_finalize against a collective on one of this
+ * PE's teams (finalize_check.h). */
 #include "coll/finalize_check.h"
 
 #include <string.h>
 
 #include "coll/chan_private.h"
 
-/* Whether the world team was poisoned before this finalize began: an old
- * error is not this finalize's mismatch.  Finalize runs on one thread. */
-static bool poisoned_before;
-
-void sym_finalize_publish(void)
+static void publish_on(struct sym_team *t, void *arg)
 {
-    struct sym_team *w = sym_team_world();
-    if (!w)
-        return;
-    poisoned_before = sym_flag_load(w->chan.poison_off) != 0;
-    struct sym_coll c = {.team = w, .name = "sym_finalize"};
-    c.fp.seq = w->coll_seq + 1;
+    (void)arg;
+    t->poisoned_before_finalize = sym_flag_load(t->chan.poison_off) != 0;
+    struct sym_coll c = {.team = t, .name = "sym_finalize"};
+    c.fp.seq = t->coll_seq + 1;
     c.fp.kind = SYM_COLL_BARRIER_ALL;
     c.fp.root = SYM_FP_ROOT_FINALIZE;
     sym_chan_publish_call(&c);
 }
 
+void sym_finalize_publish(void)
+{
+    sym_team_each(publish_on, NULL);
+}
+
 /* Whether the member's report names this finalize: a poison of an earlier
  * call (a run-ahead broadcast's receiver, say) is reported by
  * sym_chan_runahead_report in its own words. */
-static bool names_finalize(const struct sym_team *w)
+static bool names_finalize(const struct sym_team *t)
 {
     char text[POISON_MSG_BYTES + 1];
-    memcpy(text, sym_rt.base + w->chan.msg_off, POISON_MSG_BYTES);
+    memcpy(text, sym_rt.base + t->chan.msg_off, POISON_MSG_BYTES);
     text[POISON_MSG_BYTES] = '\0';
     /* the call line of sym_finalize, or the mark of sym_team_final_flush */
     return strstr(text, FINALIZE_TEXT) != NULL || strstr(text, FINAL_FLUSH_TEXT) != NULL;
 }
 
+struct stalled {
+    sym_status_t st;
+};
+
+static void check_team(struct sym_team *t, void *arg)
+{
+    struct stalled *s = arg;
+    if (s->st != SYM_OK || t->poisoned_before_finalize || !sym_flag_load(t->chan.poison_off) ||
+        !names_finalize(t))
+        return;
+    struct sym_coll probe = {.team = t, .name = "sym_finalize"};
+    probe.fp.seq = t->coll_seq + 1;
+    s->st = sym_chan_poisoned(&probe);
+}
+
 sym_status_t sym_finalize_stalled(void *arg)
 {
     (void)arg;
-    struct sym_team *w = sym_team_world();
-    if (!w || poisoned_before || !sym_flag_load(w->chan.poison_off) || !names_finalize(w))
-        return SYM_OK;
-    struct sym_coll probe = {.team = w, .name = "sym_finalize"};
-    probe.fp.seq = w->coll_seq + 1;
-    return sym_chan_poisoned(&probe);
+    struct stalled s = {SYM_OK};
+    sym_team_each(check_team, &s);
+    return s.st;
 }

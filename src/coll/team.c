@@ -177,6 +177,15 @@ void sym_teams_fini(void)
     world = NULL;
 }
 
+void sym_team_each(void (*fn)(struct sym_team *team, void *arg), void *arg)
+{
+    if (world)
+        fn(world, arg);
+    for (size_t i = 0; i < teams.nall; i++)
+        if (teams.all[i] != world && teams.all[i]->magic == SYM_TEAM_MAGIC)
+            fn(teams.all[i], arg);
+}
+
 sym_status_t sym_team_check(const char *op, sym_team_t team)
 {
     sym_status_t st = sym_check_init(op);

@@ -53,6 +53,9 @@ struct sym_team {
     /* A failed collective breaks the team: later calls fail at once. */
     sym_status_t broken;
     char broken_msg[512];
+    /* Poisoned before this PE's sym_finalize published itself here: an old
+     * error is not that finalize's mismatch (finalize_check.c). */
+    bool poisoned_before_finalize;
     /* Buffers kept between calls (sym_team_scratch). */
     void *scratch[2];
     size_t scratch_size[2];
@@ -61,6 +64,10 @@ struct sym_team {
 /* World team set-up at init / teardown at finalize. */
 sym_status_t sym_teams_init(void);
 void sym_teams_fini(void);
+
+/* Call fn on every live team of this PE (the world team first; not the
+ * point-to-point channel). */
+void sym_team_each(void (*fn)(struct sym_team *team, void *arg), void *arg);
 
 /* Validate a handle for `op`: a live team of which this PE is a member. */
 sym_status_t sym_team_check(const char *op, sym_team_t team);
