@@ -76,6 +76,12 @@ static void boot_tell_error(void *arg, sym_status_t status, int blamed)
     boot->ops->tell_error(boot, (int)status, blamed);
 }
 
+static uint32_t boot_aborted(void *arg, int32_t *status_p)
+{
+    struct sym_boot *boot = arg;
+    return boot->ops->aborted(boot, status_p);
+}
+
 /* Show the job health check (base) what init has learnt so far: the job,
  * the peers' arrays once allocated (filled in as init goes on), and where
  * this PE's heap mapping will be kept. */
@@ -102,6 +108,10 @@ static void show_health(void)
     if (sym_rt.boot && sym_rt.boot->ops->tell_error) {
         v.tell_error = boot_tell_error;
         v.tell_error_arg = sym_rt.boot;
+    }
+    if (sym_rt.boot && sym_rt.boot->ops->aborted) {
+        v.aborted = boot_aborted;
+        v.aborted_arg = sym_rt.boot;
     }
     sym_health_set(&v);
 }
@@ -441,6 +451,14 @@ static bool abort_raised_by_pe(int *status_p)
             return true;
         }
     }
+    if (sym_rt.boot && sym_rt.boot->ops->aborted) {
+        int32_t status = 0;
+        uint32_t by = sym_rt.boot->ops->aborted(sym_rt.boot, &status);
+        if (by && by <= npes) {
+            *status_p = status;
+            return true;
+        }
+    }
     return false;
 }
 
@@ -466,5 +484,9 @@ SYM_API void sym_global_exit(int status)
         hc->abort_status = status;
         __atomic_store_n(&hc->abort_by, by, __ATOMIC_RELEASE);
     }
+    /* PEs whose heaps are not mapped here, without a launcher's segment
+     * (the TCP rendezvous, other hosts): the bootstrap tells them. */
+    if (sym_rt.boot && sym_rt.boot->ops->raise_abort)
+        sym_rt.boot->ops->raise_abort(sym_rt.boot, status);
     exit(status);
 }

@@ -272,6 +272,14 @@ static uint32_t abort_raised_by(int32_t *status_p)
             return by;
         }
     }
+    if (hv.aborted) {
+        int32_t status = 0;
+        uint32_t by = hv.aborted(hv.aborted_arg, &status);
+        if (by && by <= (uint32_t)hv.npes) {
+            *status_p = status;
+            return by;
+        }
+    }
     return 0;
 }
 

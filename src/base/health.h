@@ -54,6 +54,11 @@ struct sym_health_view {
      * got the error, never with a bootstrap lock held. */
     void (*tell_error)(void *arg, sym_status_t status, int blamed);
     void *tell_error_arg;
+    /* Optional: the bootstrap's word of a job abort (0, or 1 + the PE that
+     * raised it, with its status), for PEs whose heaps are not mapped here
+     * and no launcher's segment.  Cheap and thread-safe. */
+    uint32_t (*aborted)(void *arg, int32_t *status_p);
+    void *aborted_arg;
 };
 
 /* Replace what the check looks at (init and finalize; a zeroed view with me

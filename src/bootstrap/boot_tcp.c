@@ -18,7 +18,8 @@
  * library returns a job-level error says so (FAILED, with the PE the error
  * named lost): its own exit after that is a consequence, and the PE it
  * named is the cause to report, even when the two reach the root in the
- * other order.  A helper thread per
+ * other order.  sym_global_exit() on any PE reaches every other (ABORT,
+ * relayed by the root) before that PE's exit does.  A helper thread per
  * PE reads the connections, so losses are noticed at once whatever the
  * application thread is doing; the application thread only waits (through
  * sym_wait_for) on state the helper thread fills in.
@@ -192,6 +193,39 @@ static void tcp_tell_error(struct sym_boot *b, int status, int blamed)
     }
 }
 
+/* Sent at once by the calling thread (it exits right after): to the root,
+ * which relays it, or by the root to every PE. */
+static void tcp_raise_abort(struct sym_boot *b, int status)
+{
+    struct tcp_boot *tb = (struct tcp_boot *)b;
+    uint32_t msg[2] = {htonl((uint32_t)b->rank + 1), htonl((uint32_t)status)};
+    pthread_mutex_lock(&tb->lock);
+    if (!tb->abort_by) {
+        tb->abort_by = (uint32_t)b->rank + 1;
+        tb->abort_status = status;
+    }
+    pthread_mutex_unlock(&tb->lock);
+    int n = b->rank == 0 ? b->size : 1;
+    for (int r = b->rank == 0 ? 1 : 0; tb->conns && r < n; r++) {
+        pthread_mutex_lock(&tb->lock);
+        int fd = tb->conns[r].open ? tb->conns[r].fd : -1;
+        pthread_mutex_unlock(&tb->lock);
+        if (fd >= 0)
+            tcp_send(tb, fd, MSG_ABORT, msg, sizeof(msg), NULL, 0);
+    }
+}
+
+static uint32_t tcp_aborted(struct sym_boot *b, int32_t *status_p)
+{
+    struct tcp_boot *tb = (struct tcp_boot *)b;
+    pthread_mutex_lock(&tb->lock);
+    uint32_t by = tb->abort_by;
+    if (by)
+        *status_p = tb->abort_status;
+    pthread_mutex_unlock(&tb->lock);
+    return by;
+}
+
 static void tcp_fini(struct sym_boot *b)
 {
     struct tcp_boot *tb = (struct tcp_boot *)b;
@@ -237,6 +271,8 @@ static const struct sym_boot_ops tcp_ops = {
     .fini = tcp_fini,
     .lost_pe = tcp_lost_pe,
     .tell_error = tcp_tell_error,
+    .raise_abort = tcp_raise_abort,
+    .aborted = tcp_aborted,
 };
 
 static sym_status_t join(struct tcp_boot *tb)

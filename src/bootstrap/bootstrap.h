@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/secret.h"
 #include "launch/job.h"
@@ -59,6 +60,12 @@ struct sym_boot_ops {
      * this PE's exit after it is not taken for the cause.  Best effort;
      * called without any bootstrap lock held, from any thread. */
     void (*tell_error)(struct sym_boot *b, int status, int blamed);
+    /* Optional.  This PE ends the job with `status` (sym_global_exit):
+     * tell every PE, before this one exits.  Any thread, no lock held. */
+    void (*raise_abort)(struct sym_boot *b, int status);
+    /* Optional.  0, or 1 + the PE that ended the job (through this
+     * bootstrap), with its status in *status_p.  Cheap, thread-safe. */
+    uint32_t (*aborted)(struct sym_boot *b, int32_t *status_p);
 };
 
 struct sym_boot {

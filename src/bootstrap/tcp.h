@@ -64,6 +64,8 @@ enum tcp_msg {
     MSG_PROOF = 9,      /* PE -> root: the PE's proof */
     MSG_FAILED = 10,    /* either way: the sender was returned a job-level error
                            (status, 1 + the PE it named lost or 0) */
+    MSG_ABORT = 11,     /* either way: 1 + the PE that ended the job
+                           (sym_global_exit), its status */
 };
 
 struct conn {
@@ -137,6 +139,8 @@ struct tcp_boot {
     bool lost_consequence; /* it was returned a job-level error first */
     double lost_at;        /* tcp_now() when it was recorded */
     bool root_failed;      /* PE: the root sent FAILED */
+    uint32_t abort_by;     /* 0, or 1 + the PE that ended the job */
+    int32_t abort_status;
     char lost_how[160];
     sym_status_t fatal; /* SYM_OK, or the failure the job cannot survive */
     char fatal_msg[512];

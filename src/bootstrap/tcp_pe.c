@@ -117,6 +117,16 @@ bool tcp_pe_handle(struct tcp_boot *tb, uint32_t type, const uint8_t *p, uint32_
                       "unreachable; reported by the root, PE 0)");
         return true;
     }
+    case MSG_ABORT: {
+        uint32_t by = len == 8 ? tcp_get32(p) : 0;
+        if (by == 0 || by > (uint32_t)tb->base.size)
+            return tcp_root_garbage(tb, "a job abort naming no PE of the job");
+        if (!tb->abort_by) {
+            tb->abort_by = by;
+            tb->abort_status = (int32_t)tcp_get32(p + 4);
+        }
+        return true;
+    }
     case MSG_FAILED: {
         if (len != 8)
             return tcp_root_garbage(tb, "an error report of the wrong length");

@@ -202,6 +202,20 @@ bool tcp_root_handle(struct tcp_boot *tb, struct conn *c, uint32_t type, const u
     case MSG_BYE:
         c->bye = true;
         return true;
+    case MSG_ABORT: {
+        /* The first abort stands (every PE then exits with its status);
+         * relayed to the others before this PE's exit is. */
+        if (len != 8 || tcp_get32(p) != (uint32_t)c->rank + 1)
+            return false;
+        if (!tb->abort_by) {
+            tb->abort_by = (uint32_t)c->rank + 1;
+            tb->abort_status = (int32_t)tcp_get32(p + 4);
+            for (int r = 1; r < tb->base.size; r++)
+                if (r != c->rank && tb->conns[r].open)
+                    tcp_queue(tb, tb->conns[r].fd, false, MSG_ABORT, p, 8, NULL, 0);
+        }
+        return true;
+    }
     case MSG_FAILED: {
         if (len != 8)
             return false;
