@@ -95,8 +95,8 @@ SYM_API int sym_n_pes(void);
  * SYM_ERR_ABORTED; `symrun` ends the job) and exit this process with
  * `status`.  The word reaches every PE: through symrun's segment, the
  * heaps mapped on this host, and, for PEs that joined through the TCP
- * rendezvous, PE 0's relay (sent before this PE exits).  When a PE of the job already raised it, exit with that PE's
- * status instead and leave the word alone: a PE that ends the job because
+ * rendezvous, PE 0's relay (sent before this PE exits).  When a PE of the job already raised it,
+ * exit with that PE's status instead and leave the word alone: a PE that ends the job because
  * another PE ended it (its wait failed with SYM_ERR_ABORTED) reports the
  * status asked for, so every PE and the launcher agree.  Never returns.
  * Thread-safe. */
