@@ -22,16 +22,20 @@ void sym_finalize_publish(void)
     sym_team_each(publish_on, NULL);
 }
 
-/* Whether the member's report names this finalize: a poison of an earlier
- * call (a run-ahead broadcast's receiver, say) is reported by
- * sym_chan_runahead_report in its own words. */
-static bool names_finalize(const struct sym_team *t)
+/* Whether the member's report names this PE's finalize: "PE <me> called
+ * sym_finalize ..." or "PE <me> has moved on to sym_finalize ...".  A
+ * report of another PE's finalize concerns an earlier call of this PE (one
+ * that already failed here, say, by its timeout, before the reporter found
+ * the mismatch), and a poison of an earlier call in other words (a
+ * run-ahead broadcast's receiver) is reported by sym_chan_runahead_report. */
+static bool names_my_finalize(const struct sym_team *t)
 {
-    char text[POISON_MSG_BYTES + 1];
+    char text[POISON_MSG_BYTES + 1], called[48], moved[64];
     memcpy(text, sym_rt.base + t->chan.msg_off, POISON_MSG_BYTES);
     text[POISON_MSG_BYTES] = '\0';
-    /* the call line of sym_finalize, or the mark of sym_team_final_flush */
-    return strstr(text, FINALIZE_TEXT) != NULL || strstr(text, FINAL_FLUSH_TEXT) != NULL;
+    snprintf(called, sizeof(called), "PE %d called sym_finalize", sym_rt.me);
+    snprintf(moved, sizeof(moved), "PE %d has moved on to sym_finalize", sym_rt.me);
+    return strstr(text, called) != NULL || strstr(text, moved) != NULL;
 }
 
 struct stalled {
@@ -42,7 +46,7 @@ static void check_team(struct sym_team *t, void *arg)
 {
     struct stalled *s = arg;
     if (s->st != SYM_OK || t->poisoned_before_finalize || !sym_flag_load(t->chan.poison_off) ||
-        !names_finalize(t))
+        !names_my_finalize(t))
         return;
     struct sym_coll probe = {.team = t, .name = "sym_finalize"};
     probe.fp.seq = t->coll_seq + 1;

@@ -10,8 +10,8 @@
 
 #include "symheap.h"
 
-/* The root of the fingerprint a finalizing PE publishes on the world
- * team's call line (kind barrier_all): no collective has it. */
+/* The root of the fingerprint a finalizing PE publishes on its teams'
+ * call lines (kind barrier_all): no collective has it. */
 #define SYM_FP_ROOT_FINALIZE (-2)
 /* How a fingerprint text names it (wire.c), then " (as call #n ...)". */
 #define FINALIZE_TEXT "sym_finalize (as call #"

@@ -15,7 +15,7 @@ void sym_fp_text(const struct sym_fp *fp, char *buf, size_t len)
     }
     char layout[32] = "";
     if (fp->kind == SYM_COLL_BARRIER_ALL && fp->root == SYM_FP_ROOT_FINALIZE) {
-        snprintf(buf, len, FINALIZE_TEXT "%" PRIu64 " on the world team)", fp->seq);
+        snprintf(buf, len, FINALIZE_TEXT "%" PRIu64 " on this team)", fp->seq);
         return;
     }
     if (fp->kind == SYM_COLL_TEAM_SPLIT) {
