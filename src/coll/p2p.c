@@ -622,7 +622,7 @@ SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag)
 
 SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_t *received_p)
 {
-    sym_msg_status_t status;
+    sym_msg_status_t status = {0};
     sym_status_t st = sym_recv_opts(buf, capacity, pe, tag, NULL, &status);
     if (received_p && (st == SYM_OK || st == SYM_ERR_TRUNCATED))
         *received_p = status.nbytes;
@@ -633,7 +633,7 @@ SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int des
                                   void *recvbuf, size_t capacity, int source, int recvtag,
                                   size_t *received_p)
 {
-    sym_msg_status_t status;
+    sym_msg_status_t status = {0};
     sym_status_t st = sym_sendrecv_opts(sendbuf, sendbytes, dest, sendtag, recvbuf, capacity,
                                         source, recvtag, NULL, &status);
     if (received_p && (st == SYM_OK || st == SYM_ERR_TRUNCATED))
