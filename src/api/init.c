@@ -431,37 +431,6 @@ SYM_API int sym_n_pes(void)
     return sym_rt.initialized ? sym_rt.npes : -1;
 }
 
-/* The status of an abort a PE of this job already raised (not the
- * launcher's), if there is one. */
-static bool abort_raised_by_pe(int *status_p)
-{
-    const uint32_t npes = (uint32_t)(sym_rt.npes > 0 ? sym_rt.npes : 0);
-    if (sym_rt.job) {
-        uint32_t by = __atomic_load_n(&sym_rt.job->abort_by, __ATOMIC_ACQUIRE);
-        if (by && by <= npes) {
-            *status_p = sym_rt.job->abort_status;
-            return true;
-        }
-    }
-    const struct sym_heap_ctrl *mine = (const void *)sym_rt.base;
-    if (mine) {
-        uint32_t by = __atomic_load_n(&mine->abort_by, __ATOMIC_ACQUIRE);
-        if (by && by <= npes) {
-            *status_p = mine->abort_status;
-            return true;
-        }
-    }
-    if (sym_rt.boot && sym_rt.boot->ops->aborted) {
-        int32_t status = 0;
-        uint32_t by = sym_rt.boot->ops->aborted(sym_rt.boot, &status);
-        if (by && by <= npes) {
-            *status_p = status;
-            return true;
-        }
-    }
-    return false;
-}
-
 SYM_API void sym_global_exit(int status)
 {
     /* The job ends with the status of the first PE that ended it: a PE
@@ -469,9 +438,10 @@ SYM_API void sym_global_exit(int status)
      * SYM_ERR_ABORTED) exits with that status and leaves the abort word as
      * it is, so every PE, and the launcher, report the one status asked
      * for, whichever PE noticed first. */
-    int raised = 0;
-    if (abort_raised_by_pe(&raised))
-        exit(raised);
+    int32_t raised = 0;
+    uint32_t raised_by = sym_health_abort_by(&raised);
+    if (raised_by && raised_by <= (uint32_t)(sym_rt.npes > 0 ? sym_rt.npes : 0))
+        exit(raised); /* a PE's, not the launcher's */
     uint32_t by = (uint32_t)(sym_rt.me >= 0 ? sym_rt.me : 0) + 1;
     if (sym_rt.job) {
         sym_rt.job->abort_status = status;

@@ -254,8 +254,9 @@ static int find_lost_pe(int *reporter)
     return pe >= 0 ? follow_blame(pe, reporter) : -1;
 }
 
-/* 0, or 1 + the PE that raised the abort (npes + 1: the launcher). */
-static uint32_t abort_raised_by(int32_t *status_p)
+/* A PE's abort wherever it is found first; the launcher's (npes + 1, in
+ * its segment) only when no PE's is. */
+uint32_t sym_health_abort_by(int32_t *status_p)
 {
     const uint8_t *hc = hv.my_ctrl ? *hv.my_ctrl : NULL;
     if (hc) {
@@ -265,12 +266,10 @@ static uint32_t abort_raised_by(int32_t *status_p)
             return by;
         }
     }
-    if (hv.job) {
-        uint32_t by = __atomic_load_n(&hv.job->abort_by, __ATOMIC_ACQUIRE);
-        if (by) {
-            *status_p = hv.job->abort_status;
-            return by;
-        }
+    uint32_t job_by = hv.job ? __atomic_load_n(&hv.job->abort_by, __ATOMIC_ACQUIRE) : 0;
+    if (job_by && job_by <= (uint32_t)hv.npes) {
+        *status_p = hv.job->abort_status;
+        return job_by;
     }
     if (hv.aborted) {
         int32_t status = 0;
@@ -280,7 +279,9 @@ static uint32_t abort_raised_by(int32_t *status_p)
             return by;
         }
     }
-    return 0;
+    if (job_by)
+        *status_p = hv.job->abort_status;
+    return job_by;
 }
 
 /* Order matters: a PE that called sym_global_exit() dies right after raising
@@ -292,7 +293,7 @@ sym_status_t sym_job_check(const char *op, const char *waiting_for)
     if (!waiting_for)
         waiting_for = "";
     int32_t status = 0;
-    uint32_t by = abort_raised_by(&status);
+    uint32_t by = sym_health_abort_by(&status);
     if (by && by <= (uint32_t)hv.npes)
         return sym_error(SYM_ERR_ABORTED, "%s: PE %u aborted the job with status %d%s%s", op,
                          by - 1, (int)status, sep, waiting_for);

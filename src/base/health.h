@@ -74,6 +74,11 @@ void sym_health_set(const struct sym_health_view *view);
  * thread-safe. */
 void sym_health_note_error(sym_status_t status);
 
+/* The job abort, if raised: 0, or 1 + the PE that raised it (npes + 1:
+ * the launcher), with its status in *status_p; read from this PE's heap,
+ * the launcher's segment and the bootstrap.  Cheap and thread-safe. */
+uint32_t sym_health_abort_by(int32_t *status_p);
+
 /* Check the job's health once: SYM_OK, or the error (recorded) that a wait
  * would report now (a dead peer, an abort).  The message starts with `op`
  * and, when waiting_for is not NULL, ends "while waiting for <waiting_for>". */

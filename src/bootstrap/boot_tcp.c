@@ -148,22 +148,26 @@ static sym_status_t tcp_barrier(struct sym_boot *b, const char *step)
     return tcp_allgather(b, &none, 0, &none);
 }
 
-static void tcp_set_state(struct sym_boot *b, int state)
+/* Send one message from the calling thread, at once: a PE to the root, the
+ * root to every PE whose connection is open.  Best effort (a connection
+ * that fails is a loss the others learn of anyway); no lock held. */
+static void send_to_peers(struct tcp_boot *tb, uint32_t type, const void *msg, size_t len)
 {
-    struct tcp_boot *tb = (struct tcp_boot *)b;
-    if (state != SYM_PE_FINALIZED)
-        return;
-    if (b->rank != 0) {
-        tcp_send(tb, tb->conns[0].fd, MSG_BYE, NULL, 0, NULL, 0);
-        return;
-    }
-    for (int r = 1; r < b->size; r++) {
+    const struct sym_boot *b = &tb->base;
+    int n = b->rank == 0 ? b->size : 1;
+    for (int r = b->rank == 0 ? 1 : 0; tb->conns && r < n; r++) {
         pthread_mutex_lock(&tb->lock);
         int fd = tb->conns[r].open ? tb->conns[r].fd : -1;
         pthread_mutex_unlock(&tb->lock);
         if (fd >= 0)
-            tcp_send(tb, fd, MSG_BYE, NULL, 0, NULL, 0);
+            tcp_send(tb, fd, type, msg, len, NULL, 0);
     }
+}
+
+static void tcp_set_state(struct sym_boot *b, int state)
+{
+    if (state == SYM_PE_FINALIZED)
+        send_to_peers((struct tcp_boot *)b, MSG_BYE, NULL, 0);
 }
 
 static int tcp_lost_pe(struct sym_boot *b, char *how, size_t len)
@@ -181,16 +185,8 @@ static int tcp_lost_pe(struct sym_boot *b, char *how, size_t len)
 
 static void tcp_tell_error(struct sym_boot *b, int status, int blamed)
 {
-    struct tcp_boot *tb = (struct tcp_boot *)b;
     uint32_t msg[2] = {htonl((uint32_t)status), htonl((uint32_t)(blamed + 1))};
-    int n = b->rank == 0 ? b->size : 1;
-    for (int r = b->rank == 0 ? 1 : 0; tb->conns && r < n; r++) {
-        pthread_mutex_lock(&tb->lock);
-        int fd = tb->conns[r].open ? tb->conns[r].fd : -1;
-        pthread_mutex_unlock(&tb->lock);
-        if (fd >= 0) /* best effort: a PE that cannot say it is no worse off */
-            tcp_send(tb, fd, MSG_FAILED, msg, sizeof(msg), NULL, 0);
-    }
+    send_to_peers((struct tcp_boot *)b, MSG_FAILED, msg, sizeof(msg));
 }
 
 /* Sent at once by the calling thread (it exits right after): to the root,
@@ -205,14 +201,7 @@ static void tcp_raise_abort(struct sym_boot *b, int status)
         tb->abort_status = status;
     }
     pthread_mutex_unlock(&tb->lock);
-    int n = b->rank == 0 ? b->size : 1;
-    for (int r = b->rank == 0 ? 1 : 0; tb->conns && r < n; r++) {
-        pthread_mutex_lock(&tb->lock);
-        int fd = tb->conns[r].open ? tb->conns[r].fd : -1;
-        pthread_mutex_unlock(&tb->lock);
-        if (fd >= 0)
-            tcp_send(tb, fd, MSG_ABORT, msg, sizeof(msg), NULL, 0);
-    }
+    send_to_peers(tb, MSG_ABORT, msg, sizeof(msg));
 }
 
 static uint32_t tcp_aborted(struct sym_boot *b, int32_t *status_p)
