@@ -391,9 +391,15 @@ SYM_API sym_status_t sym_finalize(void)
     if (st == SYM_OK)
         st = sym_team_final_flush(sym_team_world(), "sym_finalize");
     sym_finalize_publish();
-    sym_status_t st2 = sym_barrier_agree_checked("sym_finalize", &mine, sym_finalize_stalled);
-    if (st2 == SYM_OK) /* told while the barrier never stalled long enough to look */
-        st2 = sym_finalize_stalled(NULL);
+    /* A member that met this finalize in a collective reports the mismatch
+     * there and goes on to its own finalize (or exits): the barrier waits
+     * for that, so that no PE leaves its peers a lost PE in their finalize,
+     * and then the mismatch, the cause, is what this PE returns, whatever
+     * the barrier ended with. */
+    sym_status_t st2 = sym_barrier_agree("sym_finalize", &mine);
+    sym_status_t mismatch = sym_finalize_stalled(NULL);
+    if (mismatch != SYM_OK)
+        st2 = mismatch;
     if (st == SYM_OK)
         st = st2;
     if (st == SYM_OK)

@@ -25,9 +25,9 @@
  * team. */
 void sym_finalize_publish(void);
 
-/* For sym_finalize's world barrier (a sym_waiter stall check): the error a
- * member poisoned one of this PE's teams with since sym_finalize_publish(),
- * naming this finalize; else SYM_OK. */
+/* After sym_finalize's world barrier: the error a member poisoned one of
+ * this PE's teams with since sym_finalize_publish(), naming this finalize;
+ * else SYM_OK. */
 sym_status_t sym_finalize_stalled(void *arg);
 
 #endif /* SYM_COLL_FINALIZE_CHECK_H */

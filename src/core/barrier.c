@@ -51,11 +51,6 @@ static bool barrier_ready(void *arg)
     return flag_ready(&((struct barrier_wait *)arg)->flag);
 }
 
-/* A check of the caller's for a stuck wait (sym_barrier_agree_checked),
- * NULL for none: set only while a world barrier runs, which one thread of
- * the PE does at a time, like the epoch. */
-static sym_status_t (*extra_stall)(void *arg);
-
 /* Names the PE this round waits for and every PE that has not entered the
  * barrier at all: with dissemination most PEs wait on a PE that is itself
  * stuck, and the culprit is the one that never arrived. */
@@ -138,7 +133,7 @@ sym_status_t sym_barrier_all_rd(struct sym_deadline *dl, struct sym_sync_agg *ag
             return st;
         if (sym_flag_load(off) < epoch) {
             struct barrier_wait w = {{off, epoch, from, "barrier"}, epoch, round};
-            struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, extra_stall};
+            struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, NULL};
             if ((st = sym_wait_for(dl, &waiter)) != SYM_OK)
                 return st;
         }
@@ -195,7 +190,7 @@ sym_status_t sym_barrier_all_naive(struct sym_deadline *dl, struct sym_sync_agg 
     }
     if (sym_flag_load(release) < epoch) {
         struct barrier_wait w = {{release, epoch, 0, "barrier"}, epoch, 0};
-        struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, extra_stall};
+        struct sym_waiter waiter = {barrier_ready, barrier_describe, &w, NULL};
         if ((st = sym_wait_for(dl, &waiter)) != SYM_OK)
             return st;
     }
@@ -249,20 +244,11 @@ static sym_status_t barrier(struct sym_deadline *dl, const struct sym_sync_print
 
 sym_status_t sym_barrier_agree(const char *op, const struct sym_sync_print *mine)
 {
-    return sym_barrier_agree_checked(op, mine, NULL);
-}
-
-sym_status_t sym_barrier_agree_checked(const char *op, const struct sym_sync_print *mine,
-                                       sym_status_t (*stalled)(void *arg))
-{
     struct sym_deadline dl = sym_deadline_default(op);
     sym_status_t st = sym_quiet_dl(&dl);
     if (st != SYM_OK)
         return st;
-    extra_stall = stalled;
-    st = barrier(&dl, mine);
-    extra_stall = NULL;
-    return st;
+    return barrier(&dl, mine);
 }
 
 SYM_API sym_status_t sym_barrier_all(void)

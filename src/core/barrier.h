@@ -84,12 +84,6 @@ void sym_barrier_all_use(sym_barrier_all_fn algo);
  * peer, abort), after which every later world barrier fails at once. */
 sym_status_t sym_barrier_agree(const char *op, const struct sym_sync_print *mine);
 
-/* Same, and while a wait of the barrier is stuck, `stalled` (NULL: none)
- * may end it with its error: sym_finalize asks the world team whether a
- * peer waits in a collective on it instead (coll/finalize_check.c). */
-sym_status_t sym_barrier_agree_checked(const char *op, const struct sym_sync_print *mine,
-                                       sym_status_t (*stalled)(void *arg));
-
 /* The mismatch of a completed barrier of epoch `epoch` whose PEs' calls
  * differ (agg->lo != agg->hi), recorded: names a PE of each side, from the
  * fingerprints every PE published for that epoch (sync_print.c). */
