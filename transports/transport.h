@@ -117,7 +117,9 @@ struct sym_transport_ops {
     sym_status_t (*fence)(struct sym_transport *tp, struct sym_deadline *dl);
     /* SYM_TP_CAP_DIRECT only (else NULL): direct pointer to (pe, off), or
      * NULL if the peer is not mapped.  For off < direct_end it is
-     * ptr(pe, 0) + off, which the runtime's inline path relies on. */
+     * ptr(pe, 0) + off, which the runtime's inline path relies on.  A
+     * transport may map a peer here, on its first use: then it never
+     * returns NULL for a peer it reaches. */
     void *(*ptr)(struct sym_transport *tp, int pe, uint64_t off);
     /* Drive progress for providers that need the target to make calls. */
     sym_status_t (*progress)(struct sym_transport *tp);
@@ -152,6 +154,7 @@ struct sym_transport_config {
     /* shm */
     bool heap_prealloc;
     const char *globals_mode; /* SYMHEAP_GLOBALS */
+    const char *shm_map;      /* SYMHEAP_SHM_MAP: auto, lazy, eager */
     /* ofi */
     const char *ofi_provider;
     const char *ofi_mr_force;

@@ -1,18 +1,35 @@
-/* heap_size.h - the heap size every PE of the job uses (heap_size.c). */
+/* heap_size.h - what every PE tells the others at init, and the heap
+ * size every PE of the job uses (heap_size.c). */
 #ifndef SYM_API_HEAP_SIZE_H
 #define SYM_API_HEAP_SIZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/config.h"
 #include "bootstrap/bootstrap.h"
 
-/* The user heap size for this job, alike on every PE: SYMHEAP_HEAP_SIZE
- * if set, else the default rule of include/symheap/init.h, which is
- * collective over the job (one bootstrap allgather).  Errors:
- * SYM_ERR_NO_MEMORY naming the PEs per host and the sizes, the
- * bootstrap's errors. */
-sym_status_t sym_heap_size_choose(struct sym_boot *boot, const struct sym_config *cfg,
-                                  size_t *heap_size_p);
+/* A PE's card: one allgather at init tells every PE every card. */
+struct sym_pe_card {
+    int32_t pid;
+    uint32_t heap_size_set;            /* SYMHEAP_HEAP_SIZE is set */
+    uint8_t host[SYM_HOST_DIGEST_LEN]; /* sym_host_digest(): equal means shm can reach the PE */
+    uint64_t shm_free;                 /* free bytes of /dev/shm there; UINT64_MAX: unknown */
+    /* The settings the heap's layout follows (SYMHEAP_HEAP_SIZE,
+     * SYMHEAP_MAILBOX_SIZE, SYMHEAP_TEAM_REGION_SIZE): equal on every PE. */
+    uint64_t heap_size, mailbox_size, team_region_size;
+};
+
+/* This PE's card. */
+void sym_pe_card_make(const struct sym_config *cfg, struct sym_pe_card *mine);
+
+/* From every PE's card (`cards`, npes of them, this PE's `me`): check that
+ * every PE lays its heap out alike, then choose the user heap size,
+ * SYMHEAP_HEAP_SIZE if set, else the default rule of
+ * include/symheap/init.h; the same on every PE.  Errors: SYM_ERR_BOOTSTRAP
+ * naming a PE whose settings differ, SYM_ERR_NO_MEMORY naming the PEs per
+ * host and the sizes. */
+sym_status_t sym_heap_size_choose(int me, int npes, const struct sym_pe_card *cards,
+                                  const struct sym_config *cfg, size_t *heap_size_p);
 
 #endif /* SYM_API_HEAP_SIZE_H */

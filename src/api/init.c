@@ -17,12 +17,6 @@
 #include "coll/request.h"
 #include "coll/team.h"
 
-/* What every PE tells the others at init. */
-struct pe_card {
-    int32_t pid;
-    char host[192]; /* sym_host_identity(): equal means shm can reach the PE */
-};
-
 static int cores_available(void)
 {
     cpu_set_t set;
@@ -64,10 +58,13 @@ static void tune_waits(void)
     sym_wait_set_tuning(&t);
 }
 
+/* A lost PE as the bootstrap knows it, else a PE on this host that runs
+ * but could not be mapped on its first use (the shm transport's word). */
 static int boot_lost_pe(void *arg, char *how, size_t len)
 {
     struct sym_boot *boot = arg;
-    return boot->ops->lost_pe(boot, how, len);
+    int pe = boot->ops->lost_pe ? boot->ops->lost_pe(boot, how, len) : -1;
+    return pe >= 0 ? pe : sym_transports_unreachable(how, len);
 }
 
 static void boot_tell_error(void *arg, sym_status_t status, int blamed)
@@ -101,7 +98,7 @@ static void show_health(void)
         .peer_pid = sym_rt.peer_pid,
         .peer_local = sym_rt.peer_local,
     };
-    if (sym_rt.boot && sym_rt.boot->ops->lost_pe) {
+    if (sym_rt.boot) {
         v.lost_pe = boot_lost_pe;
         v.lost_pe_arg = sym_rt.boot;
     }
@@ -154,27 +151,6 @@ static void set_state(int state)
         sym_rt.boot->ops->set_state(sym_rt.boot, state);
 }
 
-static sym_status_t verify_peer_heaps(void)
-{
-    for (int pe = 0; pe < sym_rt.npes; pe++) {
-        const struct sym_heap_ctrl *hc = (const void *)sym_rt.peer_base[pe];
-        if (!hc)
-            continue;
-        if (hc->magic != SYM_HEAP_MAGIC || hc->layout_version != SYM_HEAP_LAYOUT_VERSION ||
-            hc->pe != pe || hc->npes != sym_rt.npes || hc->heap_total != sym_rt.heap_total ||
-            hc->user_off != sym_rt.layout.user_off)
-            return sym_error(SYM_ERR_BOOTSTRAP,
-                             "sym_init: PE %d's heap does not match this PE's layout "
-                             "(heap %llu vs %zu bytes, user offset %llu vs %llu): every PE "
-                             "must run the same symheap with the same SYMHEAP_HEAP_SIZE and "
-                             "SYMHEAP_MAILBOX_SIZE",
-                             pe, (unsigned long long)hc->heap_total, sym_rt.heap_total,
-                             (unsigned long long)hc->user_off,
-                             (unsigned long long)sym_rt.layout.user_off);
-    }
-    return SYM_OK;
-}
-
 /* Meeting the peers and loading libfabric can take seconds on a loaded
  * host: a short operation timeout must not fail them, so init waits up to
  * SYMHEAP_INIT_TIMEOUT (0: SYMHEAP_TIMEOUT). */
@@ -207,12 +183,68 @@ static void boot_settings(struct sym_boot_settings *b)
     snprintf(b->job_secret_file, sizeof(b->job_secret_file), "%s", c->job_secret_file.s);
 }
 
+/* Lay out and create this PE's heap (its owner: the first transport) and
+ * write its control block. */
+static sym_status_t make_heap(const struct sym_boot *boot, size_t heap_size)
+{
+    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.team_region_size,
+                                &sym_rt.layout) != 0)
+        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large", heap_size);
+    sym_rt.heap_total = sym_rt.layout.total;
+    sym_status_t st = sym_transports_heap_open();
+    if (st != SYM_OK)
+        return st;
+    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+    hc->magic = SYM_HEAP_MAGIC;
+    hc->layout_version = SYM_HEAP_LAYOUT_VERSION;
+    hc->pe = sym_rt.me;
+    hc->npes = sym_rt.npes;
+    hc->pid = (int32_t)getpid();
+    hc->heap_total = sym_rt.heap_total;
+    hc->user_off = sym_rt.layout.user_off;
+    hc->user_size = sym_rt.layout.user_size;
+    memcpy(hc->job_key, boot->key, sizeof(boot->key));
+    set_state(SYM_PE_STARTING);
+    return SYM_OK;
+}
+
+/* When each of sym_init's steps ended, for the SYMHEAP_DEBUG account of
+ * where init time goes (one line per PE). */
+struct init_clock {
+    uint64_t start;
+    int n;
+    const char *step[8];
+    uint64_t end[8];
+};
+
+static void step_done(struct init_clock *c, const char *step)
+{
+    if (c->n < 8) {
+        c->step[c->n] = step;
+        c->end[c->n++] = sym_now_ns();
+    }
+}
+
+static void steps_log(const struct init_clock *c)
+{
+    char buf[320];
+    size_t used = 0;
+    uint64_t from = c->start;
+    for (int i = 0; i < c->n && used < sizeof(buf); i++) {
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %.4f", i ? ", " : "",
+                                 c->step[i], (double)(c->end[i] - from) * 1e-9);
+        from = c->end[i];
+    }
+    sym_debug("sym_init steps (s): %s; total %.4f", buf, (double)(from - c->start) * 1e-9);
+}
+
 /* The level sym_init_thread asks for, in force while init_steps runs: the
  * transports choose their locking from it. */
 static int requested_level = SYM_THREAD_SINGLE;
 
 static sym_status_t init_steps(void)
 {
+    struct init_clock clock = {.start = sym_now_ns()};
     sym_status_t st = sym_config_load(&sym_rt.cfg);
     sym_log_set_debug(sym_rt.cfg.debug);
     if (st != SYM_OK)
@@ -246,73 +278,68 @@ static sym_status_t init_steps(void)
         SYM_OK)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
+    step_done(&clock, "bootstrap");
 
-    size_t heap_size;
-    if ((st = sym_heap_size_choose(boot, &sym_rt.cfg, &heap_size)) != SYM_OK)
-        return st;
-    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.team_region_size,
-                                &sym_rt.layout) != 0)
-        return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large", heap_size);
-    sym_rt.heap_total = sym_rt.layout.total;
-
+    /* One allgather of cards: pids, hosts and the settings the heaps'
+     * layout follows, checked and turned into a heap size alike on every
+     * PE. */
     sym_rt.peer_base = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_base));
     sym_rt.peer_tp = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_tp));
     sym_rt.peer_pid = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_pid));
-    struct pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
-    bool *local = calloc((size_t)sym_rt.npes, sizeof(*local));
     sym_rt.peer_local = calloc((size_t)sym_rt.npes, sizeof(*sym_rt.peer_local));
-    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !local ||
-        !sym_rt.peer_local) {
+    struct sym_pe_card *cards = calloc((size_t)sym_rt.npes, sizeof(*cards));
+    if (!sym_rt.peer_base || !sym_rt.peer_tp || !sym_rt.peer_pid || !cards || !sym_rt.peer_local) {
         free(cards);
-        free(local);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", sym_rt.npes);
     }
     show_health();
-
-    st = sym_transports_heap_open();
-    if (st == SYM_OK) {
-        struct sym_heap_ctrl *hc = (void *)sym_rt.base;
-        hc->magic = SYM_HEAP_MAGIC;
-        hc->layout_version = SYM_HEAP_LAYOUT_VERSION;
-        hc->pe = sym_rt.me;
-        hc->npes = sym_rt.npes;
-        hc->pid = (int32_t)getpid();
-        hc->heap_total = sym_rt.heap_total;
-        hc->user_off = sym_rt.layout.user_off;
-        hc->user_size = sym_rt.layout.user_size;
-        memcpy(hc->job_key, boot->key, sizeof(boot->key));
-        set_state(SYM_PE_STARTING);
-
-        struct pe_card mine = {.pid = (int32_t)getpid()};
-        sym_host_identity(mine.host, sizeof(mine.host));
+    /* Under a launcher of this host every PE is local: then the first
+     * exchange already knows whether PEs outnumber cores. */
+    sym_rt.oversubscribed = sym_rt.job && sym_rt.npes > cores_available();
+    tune_waits();
+    struct sym_pe_card mine;
+    sym_pe_card_make(&sym_rt.cfg, &mine);
+    /* A size that is set needs no agreement: the heap is made before the
+     * cards meet, without waiting for the slowest PE to start. */
+    if (sym_rt.cfg.set.heap_size)
+        st = make_heap(boot, sym_rt.cfg.heap_size);
+    if (st == SYM_OK)
         st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
-    }
+    size_t heap_size = 0;
+    if (st == SYM_OK)
+        st = sym_heap_size_choose(sym_rt.me, sym_rt.npes, cards, &sym_rt.cfg, &heap_size);
     int nlocal = 0;
     for (int pe = 0; st == SYM_OK && pe < sym_rt.npes; pe++) {
         sym_rt.peer_pid[pe] = cards[pe].pid;
-        local[pe] = strncmp(cards[pe].host, cards[sym_rt.me].host, sizeof(cards[pe].host)) == 0;
-        nlocal += local[pe];
-        sym_rt.peer_local[pe] = local[pe];
+        sym_rt.peer_local[pe] = !memcmp(cards[pe].host, mine.host, sizeof(mine.host));
+        nlocal += sym_rt.peer_local[pe];
     }
-    if (st == SYM_OK)
-        st = sym_transports_open(boot, local, &init);
     free(cards);
-    free(local);
-    if (st == SYM_OK)
-        st = verify_peer_heaps();
+    if (st != SYM_OK)
+        return st;
+    step_done(&clock, "cards");
+    /* From here on init's own waits know whether PEs outnumber cores. */
+    sym_rt.oversubscribed = nlocal > cores_available();
+    tune_waits();
+    if (!sym_rt.base && (st = make_heap(boot, heap_size)) != SYM_OK)
+        return st;
+    step_done(&clock, "heap");
+    st = sym_transports_open(boot, sym_rt.peer_local, &init);
+    step_done(&clock, "transports");
     /* Every PE has its transports connected before any returns: a PE that
      * returns and exits at once must not fail a peer still connecting. */
     if (st == SYM_OK)
         st = boot->ops->barrier(boot, "sym_init");
     if (st != SYM_OK)
         return st;
+    step_done(&clock, "barrier");
     tune_waits();
     if (sym_alloc_init(&sym_rt.alloc, sym_rt.layout.user_off, sym_rt.layout.user_size) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for the allocator");
     if ((st = sym_teams_init()) != SYM_OK)
         return st;
-    sym_rt.oversubscribed = nlocal > cores_available();
-    tune_waits();
+    step_done(&clock, "teams");
+    steps_log(&clock);
     /* Decided from what every PE of the job sees alike (the job size and
      * the host's online CPUs, not this process's affinity): all PEs must
      * run the same barrier algorithm. */
@@ -453,8 +480,9 @@ SYM_API void sym_global_exit(int status)
         sym_rt.job->abort_status = status;
         __atomic_store_n(&sym_rt.job->abort_by, by, __ATOMIC_RELEASE);
     }
-    for (int pe = 0; sym_rt.peer_base && pe < sym_rt.npes; pe++) {
-        struct sym_heap_ctrl *hc = (void *)sym_rt.peer_base[pe];
+    /* Every PE whose heap is reached here, mapped now if it was not yet. */
+    for (int pe = 0; sym_rt.peer_base && sym_rt.peer_tp && pe < sym_rt.npes; pe++) {
+        struct sym_heap_ctrl *hc = sym_rt.peer_tp[pe] ? sym_direct(pe, 0) : NULL;
         if (!hc)
             continue;
         hc->abort_status = status;

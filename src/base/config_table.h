@@ -32,6 +32,10 @@
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
       "Reserve the heap's memory at init (posix_fallocate) so exhaustion of shared memory "        \
       "is an init error instead of a SIGBUS later")                                                \
+    X(shm_map, "SYMHEAP_SHM_MAP", CHOICE, "auto",                                                  \
+      "When a PE maps the heaps of the PEs on its host {auto|lazy|eager}: lazy = on first use "    \
+      "(reopened through /proc), eager = all at init (descriptors passed over sockets); auto "     \
+      "= lazy where every PE of the host allows it")                                               \
     X(transport, "SYMHEAP_TRANSPORT", CHOICE, "auto",                                              \
       "Transport for peers {auto|shm|ofi}: auto = shm on this host")                               \
     X(wait_spin, "SYMHEAP_WAIT_SPIN", UINT, "2000",                                                \

@@ -129,11 +129,18 @@ void sym_health_note_error(sym_status_t status)
         hv.tell_error(hv.tell_error_arg, status, blames ? blamed : -1);
 }
 
+/* PE i's control block where its heap is mapped here (another thread may
+ * map it meanwhile: the entry is read atomically), or NULL. */
+static uint8_t *peer_ctrl(int i)
+{
+    return hv.peer_ctrl ? __atomic_load_n(&hv.peer_ctrl[i], __ATOMIC_ACQUIRE) : NULL;
+}
+
 /* Whether PE i's heap (mapped here) says the library returned it a
  * job-level error. */
 static bool heap_says_lib_error(int i)
 {
-    uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
+    uint8_t *hc = peer_ctrl(i);
     return hc && hv.lib_error_off &&
            __atomic_load_n((int32_t *)(hc + hv.lib_error_off), __ATOMIC_ACQUIRE) != 0;
 }
@@ -142,7 +149,7 @@ static bool heap_says_lib_error(int i)
  * unknown. */
 static int heap_blame(int i)
 {
-    uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
+    uint8_t *hc = peer_ctrl(i);
     if (!hc || !hv.lib_blame_off)
         return -1;
     int b = __atomic_load_n((int32_t *)(hc + hv.lib_blame_off), __ATOMIC_ACQUIRE) - 1;
@@ -209,7 +216,7 @@ static int probe_processes(void)
             continue;
         if (hv.peer_local && !hv.peer_local[i]) /* its pid means nothing here */
             continue;
-        uint8_t *hc = hv.peer_ctrl ? hv.peer_ctrl[i] : NULL;
+        uint8_t *hc = peer_ctrl(i);
         /* Without its heap mapped here a dead process cannot say whether
          * it failed first: the bootstrap, which tells, watches it. */
         if (!hc && (hv.peer_ctrl || hv.lost_pe))

@@ -96,6 +96,11 @@ sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_
  * NUL-terminated; at most len - 1 bytes. */
 void sym_host_identity(char *buf, size_t len);
 
+/* A digest of sym_host_identity(): equal digests, equal identities (a
+ * fixed size to exchange, however long the identity). */
+#define SYM_HOST_DIGEST_LEN 16
+void sym_host_digest(uint8_t out[SYM_HOST_DIGEST_LEN]);
+
 /* Fill `key` with SYM_JOB_KEY_LEN random hex characters and a NUL. */
 int sym_boot_random_key(char *key);
 

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/secret.h"
 #include "bootstrap.h"
 
 static void read_line(const char *path, char *buf, size_t len)
@@ -53,4 +54,13 @@ void sym_host_identity(char *buf, size_t len)
     if (stat("/dev/shm", &st) == 0)
         shm_dev = (unsigned long long)st.st_dev;
     snprintf(buf, len, "%s/%s/%s/shm:%llx", host, boot_id, netns, shm_dev);
+}
+
+void sym_host_digest(uint8_t out[SYM_HOST_DIGEST_LEN])
+{
+    char id[512];
+    sym_host_identity(id, sizeof(id));
+    uint8_t d[SYM_MAC_LEN];
+    sym_digest(id, strlen(id), d);
+    memcpy(out, d, SYM_HOST_DIGEST_LEN);
 }

@@ -28,7 +28,7 @@ SYM_API sym_status_t sym_team_split_shared(sym_team_t parent, sym_team_t *new_te
     const int n = parent->size, me = parent->rank;
     int32_t leader = me;
     for (int r = 0; r < n; r++)
-        if (r == me || sym_rt.peer_base[parent->pe_of[r]]) {
+        if (r == me || sym_pe_direct(parent->pe_of[r])) {
             leader = r;
             break;
         }

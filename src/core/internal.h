@@ -37,7 +37,10 @@ struct sym_runtime {
     size_t heap_total; /* bytes of every heap mapping */
     struct sym_heap_layout layout;
 
-    uint8_t **peer_base;            /* [npes] direct mapping of each heap or NULL */
+    /* [npes] direct mapping of each heap, or NULL: not reached that way, or
+     * not mapped yet (sym_direct maps it on first use); read and set
+     * atomically */
+    uint8_t **peer_base;
     struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
     /* The transports in use (transports.c), in the order of their classes;
      * the first owns my heap mapping and the global variables. */
@@ -118,13 +121,24 @@ static inline sym_status_t sym_sym_offset(const char *op, const char *argname, c
     return SYM_OK;
 }
 
-/* Direct pointer into PE `pe`'s heap or globals at `off`, or NULL if not
- * mapped. */
+void *sym_direct_slow(int pe, uint64_t off);
+
+/* Direct pointer into PE `pe`'s heap or globals at `off`, or NULL when
+ * its transport gives none (a peer on another host, an offset past
+ * direct_end).  A peer on this host that the shm transport reaches always
+ * gets a valid pointer: its heap is mapped here on its first use
+ * (sym_direct_slow). */
 static inline void *sym_direct(int pe, uint64_t off)
 {
-    uint8_t *b = sym_rt.peer_base[pe];
-    return b && off < sym_rt.direct_end ? b + off : NULL;
+    uint8_t *b = __atomic_load_n(&sym_rt.peer_base[pe], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!b, 0))
+        return sym_direct_slow(pe, off);
+    return off < sym_rt.direct_end ? b + off : NULL;
 }
+
+/* Whether PE pe's memory is reached by loads and stores (mapped, or to be
+ * mapped on first use), without mapping it. */
+bool sym_pe_direct(int pe);
 
 /* ---- the transports in use (transports.c) ------------------------------- */
 
@@ -145,6 +159,9 @@ sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
 void sym_transports_close(void);
 /* The transport in use named `name`, or NULL (tests, tools). */
 struct sym_transport *sym_transport_named(const char *name);
+/* A PE on this host that is running but whose heap could not be mapped
+ * on its first use, or -1, with the words that follow "PE n" in `how`. */
+int sym_transports_unreachable(char *how, size_t len);
 
 /* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
  * go through sym_amo_tp(pe): once a transport without CPU-coherent atomics

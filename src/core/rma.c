@@ -252,7 +252,7 @@ sym_status_t sym_put_signal_off_dl(int pe, uint64_t off, const void *src, size_t
                                    uint64_t sig_off, uint64_t signal, sym_signal_op_t op,
                                    struct sym_deadline *dl)
 {
-    uint8_t *b = sym_rt.peer_base[pe];
+    uint8_t *b = sym_direct(pe, 0);
     if (b && off < sym_rt.direct_end && sig_off < sym_rt.direct_end &&
         (op == SYM_SIGNAL_SET || !sym_rt.amo_tp)) {
         if (nbytes) /* src may be NULL for a bare signal */

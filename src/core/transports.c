@@ -145,6 +145,7 @@ sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
         .thread_level = sym_rt.thread_level,
         .heap_prealloc = sym_rt.cfg.heap_prealloc,
         .globals_mode = sym_rt.cfg.globals.s,
+        .shm_map = sym_rt.cfg.shm_map.s,
         .ofi_provider = sym_rt.cfg.ofi_provider.s,
         .ofi_mr_force = sym_rt.cfg.ofi_mr_force.s,
         .ofi_ignore_order = sym_rt.cfg.ofi_ignore_order,
@@ -176,8 +177,8 @@ sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
             if (reach[pe])
                 sym_rt.peer_tp[pe] = tp;
         if (owns_heap) { /* the direct path and the second region */
-            for (int pe = 0; pe < npes; pe++)
-                sym_rt.peer_base[pe] = tp->ops->ptr(tp, pe, 0);
+            /* Peers' mappings are taken on their first use (sym_direct). */
+            sym_rt.peer_base[sym_rt.me] = tp->ops->ptr(tp, sym_rt.me, 0);
             sym_rt.direct_end = tp->direct_end;
             shm_globals_region(&sym_rt.globals);
             cfg.data = sym_rt.globals;
@@ -221,6 +222,29 @@ void sym_transports_close(void)
     if (heap_tp)
         heap_tp->ops->fini(heap_tp);
     heap_tp = NULL;
+}
+
+void *sym_direct_slow(int pe, uint64_t off)
+{
+    struct sym_transport *tp = sym_rt.peer_tp[pe];
+    if (!tp || !(tp->caps & SYM_TP_CAP_DIRECT))
+        return NULL;
+    uint8_t *b = tp->ops->ptr(tp, pe, 0);
+    if (!b)
+        return NULL;
+    __atomic_store_n(&sym_rt.peer_base[pe], b, __ATOMIC_RELEASE);
+    return off < sym_rt.direct_end ? b + off : NULL;
+}
+
+bool sym_pe_direct(int pe)
+{
+    const struct sym_transport *tp = sym_rt.peer_tp[pe];
+    return tp && (tp->caps & SYM_TP_CAP_DIRECT);
+}
+
+int sym_transports_unreachable(char *how, size_t len)
+{
+    return heap_tp ? shm_transport_unreachable(heap_tp, how, len) : -1;
 }
 
 struct sym_transport *sym_transport_named(const char *name)

@@ -2,13 +2,16 @@
  * shm.h - the shared-memory transport.
  *
  * Each PE's heap is a memfd (no name anywhere: nothing in /dev/shm to
- * open, squat or leak), its size sealed.  The PEs on one host hand each
- * other the descriptors over unix sockets whose peers the kernel vouches
- * for (SO_PEERCRED; shm_fdx.c says how and why that is safe), every PE maps
- * every local peer's heap, checks its seals, owner, size and header, and
- * closes the descriptors: the memory lives exactly as long as some process
- * of the job maps it.  A put is a memcpy into the peer's mapping; atomics
- * are CPU atomics on it.
+ * open, squat or leak), its size sealed.  A PE maps a local peer's heap
+ * when it first uses it, reopening the peer's memfd through /proc
+ * (shm_lazy.c says how and why that is safe); where the kernel does not
+ * allow that, the PEs on one host hand each other the descriptors at init
+ * over unix sockets whose peers the kernel vouches for (SO_PEERCRED;
+ * shm_fdx.c), and every PE maps every local peer's heap then.  Either way
+ * a mapping is checked (seals, owner, size and header) before use, and the
+ * memory lives exactly as long as some process of the job maps it or holds
+ * its descriptor.  A put is a memcpy into the peer's mapping; atomics are
+ * CPU atomics on it.
  *
  * The transport also owns this PE's heap mapping (made before the peers
  * meet, so every other transport can register it) and the main
@@ -42,6 +45,11 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
  * or whose header does not name PE `pe` of this job size and job `key`.
  * Errors: SYM_ERR_BOOTSTRAP (naming what was wrong), SYM_ERR_NO_MEMORY. */
 sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd);
+
+/* A peer on this host whose process runs but whose heap could not be
+ * mapped on first use (shm_lazy.c), or -1; `how` gets the words that follow
+ * "PE n" in a message.  Cheap when there is none; thread-safe. */
+int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len);
 
 /* First in the ordered list: peers on this host (same host identity). */
 extern const struct sym_transport_class shm_transport_class;

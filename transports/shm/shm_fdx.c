@@ -52,20 +52,12 @@
 
 #include "base/error.h"
 #include "base/wait.h"
-#include "bootstrap/bootstrap.h"
 #include "shm_private.h"
 
 #define FDX_MAGIC UINT64_C(0x53594d4644583031) /* "SYMFDX01" */
 /* Connections to peers' sockets open at once: with many PEs on a host, a
  * PE never holds more than a few dozen descriptors for the exchange. */
 #define FDX_OUTGOING_MAX 16
-
-/* What every PE publishes over the bootstrap. */
-struct fdx_card {
-    char name[SHM_FDX_NAME_LEN]; /* abstract socket name, without the NUL byte */
-    int32_t pid;
-    int32_t listening; /* 0: it has no local peers to serve (no socket) */
-};
 
 /* The one message a listener sends, with its descriptors attached. */
 struct fdx_msg {
@@ -128,7 +120,7 @@ void shm_fdx_close(struct shm_transport *t)
 struct fdx {
     struct shm_transport *t;
     const bool *local;
-    const struct fdx_card *cards;
+    const struct shm_card *cards;
     const int *mine;
     int nmine;
     shm_fdx_take_fn take_fn;
@@ -316,7 +308,7 @@ static void fetch(struct fdx *x, int pe)
             return; /* later, when one of the open ones is done */
         int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         struct sockaddr_un a;
-        socklen_t alen = fdx_addr(&a, x->cards[pe].name);
+        socklen_t alen = fdx_addr(&a, x->cards[pe].sock_name);
         if (c < 0) {
             if (errno == EMFILE || errno == ENFILE)
                 no_fds(x, "socket");
@@ -384,23 +376,20 @@ static void fdx_describe(void *arg, char *buf, size_t len)
 }
 
 sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transport_config *cfg,
-                              const int *mine, int nmine, shm_fdx_take_fn take, void *arg)
+                              const struct shm_card *cards, const int *mine, int nmine,
+                              shm_fdx_take_fn take, void *arg)
 {
     const int npes = t->npes;
-    struct fdx_card card = {.pid = (int32_t)getpid(), .listening = t->listen_fd >= 0};
-    memcpy(card.name, t->sock_name, sizeof(card.name));
-    struct fdx_card *cards = calloc((size_t)npes, sizeof(*cards));
     int *conn = malloc((size_t)npes * 2 * sizeof(*conn));
     bool *flags = calloc((size_t)npes * 2, sizeof(*flags));
-    if (!cards || !conn || !flags) {
-        free(cards);
+    if (!conn || !flags) {
         free(conn);
         free(flags);
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     }
     for (int i = 0; i < npes * 2; i++)
         conn[i] = -1;
-    sym_status_t st = cfg->boot->ops->allgather(cfg->boot, &card, sizeof(card), cards);
+    sym_status_t st = SYM_OK;
     struct fdx x = {.t = t,
                     .local = cfg->reach,
                     .cards = cards,
@@ -414,7 +403,6 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
                     .have = flags + npes};
     bool any = false;
     for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
-        cards[pe].name[SHM_FDX_NAME_LEN - 1] = '\0';
         if (!is_peer(&x, pe))
             continue;
         any = true;
@@ -434,7 +422,6 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
         if (conn[i] >= 0)
             close(conn[i]);
     shm_fdx_close(t);
-    free(cards);
     free(conn);
     free(flags);
     return st;

@@ -89,7 +89,6 @@ struct shm_globals {
     uint64_t link_addr;  /* link-time address, for the same-executable check */
     uint64_t off;        /* == the heap's length once connected */
     uint64_t *peer_addr; /* [npes] each PE's segment address */
-    bool *peer_mapped;   /* [npes] mapped after that PE's heap mapping */
     bool *peer_remapped; /* [npes] that PE's segment is a memfd (it said so) */
     const int *peer_pid; /* [npes] the runtime's, for cross-memory attach */
     bool remapped;       /* mine lives in a memfd */
@@ -101,15 +100,6 @@ struct shm_globals {
 };
 
 static struct shm_globals globals;
-
-/* What every PE tells the others about its segment. */
-struct globals_card {
-    uint64_t len;
-    uint64_t link_addr; /* link-time address: equal in equal executables */
-    uint64_t addr;      /* load address in that PE */
-    int32_t remapped;   /* its memfd exists and may be mapped */
-    int32_t pad;
-};
 
 struct probe {
     uintptr_t lo, hi, bias;
@@ -452,56 +442,62 @@ sym_status_t shm_globals_share(const struct sym_transport_config *cfg, int *fd_p
 }
 
 /* Map PE `pe`'s segment from its memfd `fd` at `at` (inside the room
- * reserved after its heap). */
-static sym_status_t map_peer(int pe, int fd, uint8_t *at)
+ * reserved after its heap): NULL, or what was wrong (errno set for a
+ * failed mmap). */
+static const char *map_peer(int fd, uint8_t *at)
 {
     struct shm_globals *g = &globals;
     const char *bad = fd < 0 ? "no descriptor" : shm_segment_check(fd, g->len);
     if (bad)
-        return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: PE %d's global variables are not a segment of this job (%s; "
-                         "expected a sealed memfd of uid %u, %zu bytes): refusing to map them",
-                         pe, bad, (unsigned)getuid(), g->len);
+        return bad;
     void *p = raw_mmap(at, g->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd);
-    if (p == MAP_FAILED)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
-                         strerror(errno));
-    return SYM_OK;
+    return p == MAP_FAILED ? "mmap" : NULL;
 }
 
-sym_status_t shm_globals_cards(const struct sym_transport_config *cfg)
+int shm_globals_map_peer(int pe, int fd, uint8_t *heap)
 {
     struct shm_globals *g = &globals;
-    struct sym_boot *boot = cfg->boot;
+    if (!g->len || !g->peer_remapped[pe])
+        return 0;
+    const char *bad = map_peer(fd, heap + g->off);
+    if (bad && strcmp(bad, "mmap") != 0)
+        errno = EBADF;
+    return bad ? -1 : 0;
+}
+
+void shm_globals_card(struct shm_globals_card *mine)
+{
+    const struct shm_globals *g = &globals;
+    *mine = (struct shm_globals_card){g->len, g->link_addr, (uint64_t)(uintptr_t)g->addr,
+                                      g->remapped, g->remapped ? g->fd : -1};
+}
+
+sym_status_t shm_globals_cards(const struct sym_transport_config *cfg, const struct shm_card *cards)
+{
+    struct shm_globals *g = &globals;
     int npes = cfg->npes;
     g->me = cfg->me;
     g->peer_pid = cfg->peer_pid;
     g->off = cfg->heap_len;
     g->peer_addr = calloc((size_t)npes, sizeof(*g->peer_addr));
-    g->peer_mapped = calloc((size_t)npes * 2, sizeof(*g->peer_mapped));
-    g->peer_remapped = g->peer_mapped ? g->peer_mapped + npes : NULL;
-    struct globals_card *cards = calloc((size_t)npes, sizeof(*cards));
-    if (!g->peer_addr || !g->peer_mapped || !cards) {
-        free(cards);
+    g->peer_remapped = calloc((size_t)npes, sizeof(*g->peer_remapped));
+    if (!g->peer_addr || !g->peer_remapped)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
-    }
     if (g->len && !g->remapped) /* CMA needs ptrace rights under Yama */
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    struct globals_card mine = {g->len, g->link_addr, (uint64_t)(uintptr_t)g->addr, g->remapped, 0};
-    sym_status_t st = boot->ops->allgather(boot, &mine, sizeof(mine), cards);
+    sym_status_t st = SYM_OK;
     for (int pe = 0; st == SYM_OK && pe < npes; pe++) {
-        if (cards[pe].len != g->len || cards[pe].link_addr != g->link_addr)
+        const struct shm_globals_card *c = &cards[pe].globals;
+        if (c->len != g->len || c->link_addr != g->link_addr)
             st = sym_error(SYM_ERR_BOOTSTRAP,
                            "sym_init: PE %d's global and static variables (%llu bytes linked at "
                            "0x%llx) differ from PE %d's (%zu bytes at 0x%llx): every PE must run "
                            "the same executable with the same SYMHEAP_GLOBALS",
-                           pe, (unsigned long long)cards[pe].len,
-                           (unsigned long long)cards[pe].link_addr, g->me, g->len,
-                           (unsigned long long)g->link_addr);
-        g->peer_addr[pe] = cards[pe].addr;
-        g->peer_remapped[pe] = cards[pe].remapped != 0;
+                           pe, (unsigned long long)c->len, (unsigned long long)c->link_addr, g->me,
+                           g->len, (unsigned long long)g->link_addr);
+        g->peer_addr[pe] = c->addr;
+        g->peer_remapped[pe] = c->remapped != 0;
     }
-    free(cards);
     return st;
 }
 
@@ -510,26 +506,36 @@ sym_status_t shm_globals_attach(int pe, int fd, uint8_t *heap)
     struct shm_globals *g = &globals;
     if (!g->len || !g->peer_remapped[pe])
         return SYM_OK; /* reached by cross-memory attach */
-    sym_status_t st = map_peer(pe, fd, heap + g->off);
-    g->peer_mapped[pe] = st == SYM_OK;
-    return st;
+    const char *bad = map_peer(fd, heap + g->off);
+    if (bad && strcmp(bad, "mmap") == 0)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's global variables: %s", pe,
+                         strerror(errno));
+    if (bad)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's global variables are not a segment of this job (%s; "
+                         "expected a sealed memfd of uid %u, %zu bytes): refusing to map them",
+                         pe, bad, (unsigned)getuid(), g->len);
+    return SYM_OK;
 }
 
 sym_status_t shm_globals_finish(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
-                                uint64_t *direct_end_p)
+                                bool keep_fd, uint64_t *direct_end_p)
 {
     struct shm_globals *g = &globals;
     sym_status_t st = SYM_OK;
     if (g->remapped) /* my own alias after my heap, so peer_base[me] + off works too */
         st = shm_globals_attach(g->me, g->fd, peer_base[g->me]);
-    /* Mapped (or failed): the mappings keep the memory from here on. */
-    if (g->fd_open) {
+    /* Mapped (or failed): the mappings keep the memory from here on, unless
+     * the peers are still to reopen it. */
+    if (g->fd_open && !keep_fd) {
         close(g->fd);
         g->fd_open = false;
     }
+    /* Every peer's shared segment is mapped (eagerly: a failure failed
+     * init) or will be, on first use. */
     bool all_mapped = true;
     for (int pe = 0; g->len && pe < cfg->npes; pe++)
-        if (cfg->reach[pe] && !g->peer_mapped[pe])
+        if (cfg->reach[pe] && !g->peer_remapped[pe])
             all_mapped = false;
     *direct_end_p = cfg->heap_len + (all_mapped ? g->len : 0);
     if (st != SYM_OK)
@@ -554,7 +560,7 @@ void shm_globals_fini(void)
      * into a new memfd; a fork makes the child's private (atfork_child). */
     g->remapped = false;
     free(g->peer_addr);
-    free(g->peer_mapped);
+    free(g->peer_remapped);
     memset(g, 0, sizeof(*g));
 }
 
@@ -565,9 +571,9 @@ void shm_globals_region(struct sym_region *r)
     r->off = globals.off;
 }
 
-bool shm_globals_mapped(int pe)
+bool shm_globals_shared(int pe)
 {
-    return globals.peer_mapped[pe];
+    return globals.peer_remapped[pe];
 }
 
 /* Cross-memory attach: copy between buf and PE `pe`'s segment at `off`. */

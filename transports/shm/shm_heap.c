@@ -114,6 +114,7 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
     t->data_len = data_len;
     t->peer_base = pb;
     t->listen_fd = -1;
+    pthread_mutex_init(&t->map_lock, NULL);
 
     sym_status_t st;
     int err = 0;
@@ -146,47 +147,76 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
 fail_close:
     close(t->fd);
 fail_free:
+    pthread_mutex_destroy(&t->map_lock);
     free(pb);
     free(t);
     return st;
 }
 
-sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd)
+/* What is wrong with the header of a heap mapped for PE pe, or NULL. */
+static const char *header_wrong(const struct shm_transport *t, const char *key, int pe,
+                                const struct sym_heap_ctrl *hc)
 {
-    struct shm_transport *t = (struct shm_transport *)tp;
-    const char *bad = fd < 0 ? "no descriptor" : shm_segment_check(fd, t->heap_len);
-    if (bad)
+    if (hc->magic != SYM_HEAP_MAGIC)
+        return "no symheap heap header";
+    if (hc->layout_version != SYM_HEAP_LAYOUT_VERSION)
+        return "another heap layout version";
+    if (hc->pe != pe || hc->npes != t->npes)
+        return "the header names another PE or job size";
+    if (hc->heap_total != t->heap_len)
+        return "the header gives another heap size";
+    if (strncmp(hc->job_key, key, sizeof(hc->job_key)) != 0)
+        return "the header names another job";
+    return NULL;
+}
+
+uint8_t *shm_heap_map(struct shm_transport *t, const char *key, int pe, int fd,
+                      struct shm_refusal *why_p)
+{
+    *why_p = (struct shm_refusal){0};
+    why_p->segment = fd < 0 ? "no descriptor" : shm_segment_check(fd, t->heap_len);
+    if (why_p->segment)
+        return NULL;
+    void *p = map_aligned(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
+    if (p == MAP_FAILED) {
+        why_p->map_errno = errno;
+        return NULL;
+    }
+    /* Its owner wrote the control block before anyone could get the
+     * descriptor: anything else is not a heap of this job. */
+    const struct sym_heap_ctrl *hc = p;
+    why_p->header = header_wrong(t, key, pe, hc);
+    if (why_p->header) {
+        why_p->version = hc->layout_version;
+        munmap(p, t->heap_len + t->data_len);
+        return NULL;
+    }
+    return p;
+}
+
+sym_status_t shm_refusal_error(const struct shm_transport *t, int pe, const struct shm_refusal *why)
+{
+    if (why->segment)
         return sym_error(SYM_ERR_BOOTSTRAP,
                          "sym_init: PE %d's heap is not a segment of this job (%s; expected a "
                          "sealed memfd of uid %u, %zu bytes): refusing to map it",
-                         pe, bad, (unsigned)getuid(), t->heap_len);
-    void *p = map_aligned(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
-    if (p == MAP_FAILED)
-        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
-                         strerror(errno));
-    /* Its owner wrote the control block before it handed the descriptor
-     * over: anything else is not a heap of this job. */
-    const struct sym_heap_ctrl *hc = p;
-    const char *why = NULL;
-    if (hc->magic != SYM_HEAP_MAGIC)
-        why = "no symheap heap header";
-    else if (hc->layout_version != SYM_HEAP_LAYOUT_VERSION)
-        why = "another heap layout version";
-    else if (hc->pe != pe || hc->npes != t->npes)
-        why = "the header names another PE or job size";
-    else if (hc->heap_total != t->heap_len)
-        why = "the header gives another heap size";
-    else if (strncmp(hc->job_key, key, sizeof(hc->job_key)) != 0)
-        why = "the header names another job";
-    if (why) {
-        sym_status_t st2 =
-            sym_error(SYM_ERR_BOOTSTRAP,
-                      "sym_init: PE %d's heap is not a heap of this job (%s, "
-                      "layout version %u, expected %u): refusing to use it",
-                      pe, why, (unsigned)hc->layout_version, SYM_HEAP_LAYOUT_VERSION);
-        munmap(p, t->heap_len + t->data_len);
-        return st2;
-    }
+                         pe, why->segment, (unsigned)getuid(), t->heap_len);
+    if (why->header)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's heap is not a heap of this job (%s, "
+                         "layout version %u, expected %u): refusing to use it",
+                         pe, why->header, (unsigned)why->version, SYM_HEAP_LAYOUT_VERSION);
+    return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
+                     strerror(why->map_errno));
+}
+
+sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd)
+{
+    struct shm_transport *t = (struct shm_transport *)tp;
+    struct shm_refusal why;
+    uint8_t *p = shm_heap_map(t, key, pe, fd, &why);
+    if (!p)
+        return shm_refusal_error(t, pe, &why);
     t->peer_base[pe] = p;
     return SYM_OK;
 }
@@ -197,8 +227,9 @@ void shm_transport_release(struct shm_transport *t)
         close(t->fd);
     shm_fdx_close(t);
     for (int pe = 0; pe < t->npes; pe++)
-        if (t->peer_base[pe])
+        if (t->peer_base[pe] && t->peer_base[pe] != t->stand_in)
             munmap(t->peer_base[pe], t->heap_len + t->data_len);
+    shm_lazy_release(t);
     free(t->peer_base);
     free(t);
 }
@@ -223,10 +254,37 @@ static sym_status_t take_peer(void *arg, int pe, const int *fds, int nfd)
     return st;
 }
 
-/* Connects the instance made with the heap (*tp_p): my segments go to the
- * local peers in cfg->reach and theirs are mapped as they come (heap, then
- * global variables); no descriptor outlives this, the mappings keep the
- * memory, which goes when its last mapping does. */
+/* Lazy, when SYMHEAP_SHM_MAP allows it and every PE of this host said it
+ * can be reached that way; alike on every PE of the host (the same cards).
+ * Forced lazy where a PE cannot: an error naming it. */
+static sym_status_t choose_lazy(const struct sym_transport_config *cfg,
+                                const struct shm_card *cards, bool *lazy_p)
+{
+    *lazy_p = false;
+    if (strcmp(cfg->shm_map, "eager") == 0)
+        return SYM_OK;
+    for (int pe = 0; pe < cfg->npes; pe++) {
+        if (!cfg->reach[pe] || cards[pe].lazy_ok)
+            continue;
+        if (strcmp(cfg->shm_map, "lazy") == 0)
+            return sym_error(SYM_ERR_UNAVAILABLE,
+                             "sym_init: SYMHEAP_SHM_MAP=lazy, but PE %d on this host cannot "
+                             "let its peers reopen its heap through /proc (not dumpable, /proc "
+                             "missing, or SYMHEAP_SHM_MAP=eager there)",
+                             pe);
+        return SYM_OK;
+    }
+    *lazy_p = true;
+    return SYM_OK;
+}
+
+/* Connects the instance made with the heap (*tp_p).  One allgather tells
+ * every PE the others' cards.  Lazy (shm_lazy.c): nothing more now; a
+ * peer's heap and globals are mapped when first used.  Eager: my segments
+ * go to the local peers in cfg->reach and theirs are mapped as they come
+ * (heap, then global variables); no descriptor outlives this, the mappings
+ * keep the memory, which goes when its last mapping does.  My own heap's
+ * descriptor stays open either way (peers reopen it; shm_heap_reserve). */
 static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
                                      struct sym_transport **tp_p)
 {
@@ -235,17 +293,42 @@ static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
         return sym_error(SYM_ERR_INVALID_ARG, "sym_init: the shm transport has no heap");
     int gfd = -1;
     sym_status_t st = shm_globals_share(cfg, &gfd);
-    if (st == SYM_OK)
-        st = shm_globals_cards(cfg);
+    struct shm_card *cards = calloc((size_t)cfg->npes, sizeof(*cards));
+    if (st == SYM_OK && !cards)
+        st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", cfg->npes);
     if (st == SYM_OK) {
+        struct shm_card mine = {.pid = (int32_t)getpid(),
+                                .listening = t->listen_fd >= 0,
+                                .heap_fd = t->fd,
+                                .lazy_ok =
+                                    strcmp(cfg->shm_map, "eager") != 0 && shm_lazy_possible(t)};
+        memcpy(mine.sock_name, t->sock_name, sizeof(mine.sock_name));
+        shm_globals_card(&mine.globals);
+        st = cfg->boot->ops->allgather(cfg->boot, &mine, sizeof(mine), cards);
+    }
+    for (int pe = 0; st == SYM_OK && pe < cfg->npes; pe++)
+        cards[pe].sock_name[SHM_FDX_NAME_LEN - 1] = '\0';
+    if (st == SYM_OK)
+        st = shm_globals_cards(cfg, cards);
+    bool lazy = false;
+    if (st == SYM_OK)
+        st = choose_lazy(cfg, cards, &lazy);
+    if (st == SYM_OK && lazy) {
+        st = shm_lazy_setup(t, cfg, cards);
+        shm_fdx_close(t);
+        if (st == SYM_OK)
+            st = shm_lazy_probe(t, cfg->reach);
+    } else if (st == SYM_OK) {
         const int mine[SHM_FDX_MAX] = {t->fd, gfd};
         struct take_ctx ctx = {t, cfg->boot->key};
-        st = shm_fdx_exchange(t, cfg, mine, gfd >= 0 ? 2 : 1, take_peer, &ctx);
+        st = shm_fdx_exchange(t, cfg, cards, mine, gfd >= 0 ? 2 : 1, take_peer, &ctx);
     }
-    close(t->fd);
-    t->fd = -1;
+    free(cards);
     if (st == SYM_OK)
-        st = shm_globals_finish(cfg, t->peer_base, &t->base.direct_end);
+        st = shm_globals_finish(cfg, t->peer_base, lazy, &t->base.direct_end);
+    if (st == SYM_OK)
+        sym_debug("shm transport: peers' heaps mapped %s",
+                  lazy ? "on first use (reopened through /proc)" : "at init (descriptors passed)");
     return st;
 }
 

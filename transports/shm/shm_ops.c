@@ -5,16 +5,17 @@
 #include "shm_atomic.h"
 #include "shm_private.h"
 
+/* The peer's mapping, made now if this is its first use (shm_lazy.c). */
 static inline uint8_t *at(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return ((struct shm_transport *)tp)->peer_base[pe] + off;
+    return shm_peer((struct shm_transport *)tp, pe) + off;
 }
 
 /* Offsets from heap_len on are the owner's global variables (shm_globals.c);
- * those of a PE whose segment is not mapped go through cross-memory attach. */
+ * those of a PE whose segment is not shared go through cross-memory attach. */
 static inline bool by_cma(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return off >= ((struct shm_transport *)tp)->heap_len && !shm_globals_mapped(pe);
+    return off >= ((struct shm_transport *)tp)->heap_len && !shm_globals_shared(pe);
 }
 
 static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
@@ -97,8 +98,8 @@ static sym_status_t shm_fence(struct sym_transport *tp, struct sym_deadline *dl)
 
 static void *shm_ptr(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return ((struct shm_transport *)tp)->peer_base[pe] && !by_cma(tp, pe, off) ? at(tp, pe, off)
-                                                                               : NULL;
+    uint8_t *b = shm_peer((struct shm_transport *)tp, pe);
+    return b && !by_cma(tp, pe, off) ? b + off : NULL;
 }
 
 static sym_status_t shm_progress(struct sym_transport *tp)

@@ -1,0 +1,274 @@
+/*
+ * test_shm_lazy.c - peers' heaps mapped on first use (SYMHEAP_SHM_MAP=lazy,
+ * transports/shm/shm_lazy.c), and what happens when the peer is gone by
+ * then: every survivor fails cleanly, with SYM_ERR_PEER_LOST naming it,
+ * never a crash or a hang.
+ *
+ * - maps_what_it_touches: after sym_init a PE maps its own heap and the
+ *   next PE's (mapped at init to check that the host allows it); a put to
+ *   its left neighbour maps that one too, and the data arrives.
+ * - killed_before_mapped: the last PE is SIGKILLed right after sym_init,
+ *   before any peer touched it; once it is gone, every survivor puts to it,
+ *   gets from it and takes its sym_ptr (valid, not NULL: the collectives
+ *   rely on that), then its barrier reports the loss naming it.
+ * - links_made_while_a_pe_dies: 8 PEs each put to every other PE, in an
+ *   order starting at its right neighbour; PE 5 is killed at its first put
+ *   (SYMHEAP_FAULT).  PE 4 maps PE 5 while it dies, the others once it is
+ *   gone; every survivor gets SYM_ERR_PEER_LOST naming it from the barrier
+ *   that follows, within seconds.
+ * - running_peer_not_mappable: PE 1 closes its own heap's descriptor, so
+ *   PE 0 cannot reopen it although PE 1 runs; PE 0's put goes to a
+ *   stand-in and its next wait reports PE 1 lost, saying why.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", NULL};
+
+/* A page the PEs share with the test (forked after it is made). */
+struct shared {
+    int pid[HARNESS_MAX_PES];
+    int flag;
+};
+
+static struct shared *shared_page(void)
+{
+    struct shared *s =
+        mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert(s != MAP_FAILED, "mmap: %s", strerror(errno));
+    memset(s, 0, sizeof(*s));
+    return s;
+}
+
+/* How many heaps (this PE's and its peers') are mapped in this process. */
+static int heaps_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    PE_ASSERT(f, "/proc/self/maps: %s", strerror(errno));
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof(line), f))
+        n += strstr(line, "/memfd:symheap-heap") != NULL;
+    fclose(f);
+    return n;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Wait until process pid is gone (reaped, or a zombie: its descriptors
+ * closed either way). */
+static void await_gone(int pid)
+{
+    double t0 = harness_now();
+    for (;;) {
+        char path[64], buf[256] = "";
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *paren = strrchr(buf, ')');
+        if (paren && (paren[2] == 'Z' || paren[2] == 'X'))
+            return;
+        PE_ASSERT(harness_now() - t0 < harness_seconds(20), "PE (pid %d) never died", pid);
+        sleep_ms(2);
+    }
+}
+
+static void expect_lost(sym_status_t st, int victim, const char *words)
+{
+    PE_ASSERT(st == SYM_ERR_PEER_LOST, "returned %s: %s", sym_status_name(st), sym_last_error());
+    char want[32];
+    snprintf(want, sizeof(want), "PE %d", victim);
+    PE_ASSERT(strstr(sym_last_error(), want), "'%s' does not name %s", sym_last_error(), want);
+    PE_ASSERT(!words || strstr(sym_last_error(), words), "'%s' does not say '%s'", sym_last_error(),
+              words);
+}
+
+/* Symmetric without an allocation, whose world barrier could map peers. */
+static int64_t g_box;
+static uint64_t g_word;
+
+/* ---- maps_what_it_touches ---------------------------------------------- */
+
+static void touches_body(int me, int n, void *arg)
+{
+    (void)arg;
+    const int left = (me + n - 1) % n;
+    /* before anything else touches a peer: mine and the next PE's */
+    PE_ASSERT(heaps_mapped() == 2, "%d heaps mapped after sym_init", heaps_mapped());
+    int64_t v = 1000 + me;
+    PE_OK(sym_put(&g_box, &v, sizeof(v), left));
+    PE_ASSERT(heaps_mapped() == 3, "%d heaps mapped after a put to PE %d", heaps_mapped(), left);
+    PE_OK(sym_barrier_all());
+    int64_t want = 1000 + (me + 1) % n;
+    PE_ASSERT(g_box == want, "box %lld, expected %lld", (long long)g_box, (long long)want);
+}
+
+Test(shm_lazy, maps_what_it_touches)
+{
+    struct pe_job job = {.npes = 4, .body = touches_body, .env = lazy_env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    assert_job_ok(&out);
+}
+
+/* ---- killed_before_mapped ---------------------------------------------- */
+
+static void killed_before_mapped_body(int me, int n, void *arg)
+{
+    struct shared *s = arg;
+    const int victim = n - 1;
+    s->pid[me] = getpid();
+    PE_OK(sym_init());
+    if (me == victim)
+        raise(SIGKILL);
+    await_gone(__atomic_load_n(&s->pid[victim], __ATOMIC_ACQUIRE));
+    /* PE n - 2 mapped the victim at init (its next PE); the others first
+     * touch it now */
+    int64_t v = me, got = -1;
+    PE_OK(sym_put(&g_box, &v, sizeof(v), victim));
+    PE_OK(sym_get(&got, &g_box, sizeof(got), victim));
+    PE_ASSERT(sym_ptr(&g_box, victim) != NULL, "sym_ptr to the dead PE %d is NULL", victim);
+    double t0 = harness_now();
+    expect_lost(sym_barrier_all(), victim, harness_killed_words());
+    PE_ASSERT(harness_now() - t0 < harness_seconds(5), "the loss took %.2f s", harness_now() - t0);
+    PE_FAILS_WITH(sym_finalize(), SYM_ERR_PEER_LOST);
+}
+
+Test(shm_lazy, killed_before_mapped)
+{
+    harness_skip_if_launcher_ends_job_on_kill();
+    struct shared *s = shared_page();
+    struct pe_job job = {
+        .npes = 4, .body = killed_before_mapped_body, .arg = s, .raw = true, .env = lazy_env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[3], SIGKILL, "the victim ended with code %d", out.exit_code[3]);
+    for (int pe = 0; pe < 3; pe++)
+        cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
+                     out.exit_code[pe]);
+    cr_assert_eq(out.leftover_objects, 0);
+    munmap(s, sizeof(*s));
+}
+
+/* ---- links_made_while_a_pe_dies ---------------------------------------- */
+
+enum { DYING = 5 };
+
+static void dies_body(int me, int n, void *arg)
+{
+    struct shared *s = arg;
+    s->pid[me] = getpid();
+    PE_OK(sym_init());
+    int64_t *slots = sym_calloc((size_t)n, sizeof(*slots));
+    PE_ASSERT(slots, "sym_calloc: %s", sym_last_error());
+    /* PE 4 races PE 5's death (its first put goes to PE 5); the others
+     * start once PE 5 is gone, so they map it after its death */
+    if (me != DYING - 1 && me != DYING)
+        await_gone(__atomic_load_n(&s->pid[DYING], __ATOMIC_ACQUIRE));
+    for (int k = 1; k < n; k++) {
+        int64_t v = 100 * me + k;
+        sym_status_t st = sym_put(&slots[me], &v, sizeof(v), (me + k) % n);
+        PE_ASSERT(st == SYM_OK, "put to PE %d: %s", (me + k) % n, sym_last_error());
+    }
+    double t0 = harness_now();
+    expect_lost(sym_barrier_all(), DYING, NULL);
+    PE_ASSERT(harness_now() - t0 < harness_seconds(5), "the loss took %.2f s", harness_now() - t0);
+    PE_FAILS_WITH(sym_finalize(), SYM_ERR_PEER_LOST);
+}
+
+Test(shm_lazy, links_made_while_a_pe_dies)
+{
+    harness_skip_if_launcher_ends_job_on_kill();
+    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy",
+                                      "SYMHEAP_FAULT=kill:pe=5:op=put:count=1", NULL};
+    struct shared *s = shared_page();
+    struct pe_job job = {.npes = 8, .body = dies_body, .arg = s, .raw = true, .env = env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[DYING], SIGKILL, "PE %d ended with code %d", DYING,
+                 out.exit_code[DYING]);
+    for (int pe = 0; pe < 8; pe++)
+        if (pe != DYING)
+            cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
+                         out.exit_code[pe]);
+    cr_assert_eq(out.leftover_objects, 0);
+    munmap(s, sizeof(*s));
+}
+
+/* ---- running_peer_not_mappable ----------------------------------------- */
+
+/* Close this process's descriptor of its own heap (its peers reopen it). */
+static void close_own_heap_fd(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    PE_ASSERT(d, "/proc/self/fd: %s", strerror(errno));
+    int closed = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], target[256];
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(path, target, sizeof(target) - 1);
+        if (k > 0 && (target[k] = '\0', strstr(target, "memfd:symheap-heap"))) {
+            close(atoi(e->d_name));
+            closed++;
+        }
+    }
+    closedir(d);
+    PE_ASSERT(closed == 1, "closed %d heap descriptors", closed);
+}
+
+static void not_mappable_body(int me, int n, void *arg)
+{
+    (void)n;
+    struct shared *s = arg;
+    PE_OK(sym_init());
+    if (me == 1) {
+        close_own_heap_fd();
+        __atomic_store_n(&s->flag, 1, __ATOMIC_RELEASE);
+    }
+    if (me == 2) { /* its next PE is PE 0: it has not mapped PE 1 */
+        while (!__atomic_load_n(&s->flag, __ATOMIC_ACQUIRE))
+            sleep_ms(1);
+        uint64_t v = 7;
+        PE_OK(sym_put(&g_word, &v, sizeof(v), 1));
+        /* the TCP root relays the loss this PE tells it, in its own words */
+        const bool own_words = strcmp(harness_launcher(), "symrun") == 0;
+        expect_lost(sym_wait_until_uint64(&g_word, SYM_CMP_NE, 0), 1,
+                    own_words ? "cannot be mapped" : NULL);
+        _exit(0);
+    }
+    /* PEs 0 and 1 learn of PE 2's exit after its error: a loss, never a hang */
+    PE_FAILS_WITH(sym_wait_until_uint64(&g_word, SYM_CMP_NE, 0), SYM_ERR_PEER_LOST);
+    _exit(0);
+}
+
+Test(shm_lazy, running_peer_not_mappable)
+{
+    harness_skip_if_launcher_ends_job_on_kill();
+    struct shared *s = shared_page();
+    struct pe_job job = {
+        .npes = 3, .body = not_mappable_body, .arg = s, .raw = true, .env = lazy_env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    for (int pe = 0; pe < 3; pe++)
+        cr_assert_eq(out.exit_code[pe], 0, "PE %d failed (code %d)", pe, out.exit_code[pe]);
+    munmap(s, sizeof(*s));
+}
