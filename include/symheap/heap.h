@@ -42,9 +42,16 @@ extern "C" {
  * every later allocation call, sym_barrier_all and sym_finalize fail at
  * once with the first error.
  *
+ * With SYMHEAP_HEAP_PREALLOC on (the default) the shared memory behind the
+ * object is reserved when the object is first handed out, so a job holds
+ * only the memory it allocated, and a /dev/shm that cannot back it is
+ * SYM_ERR_NO_MEMORY from this call, on every PE, rather than a SIGBUS at
+ * a later touch.
+ *
  * Returns NULL for size 0 (not an error, no synchronisation) and on failure,
  * with the reason in sym_last_error(): SYM_ERR_NO_MEMORY names the requested
- * and free bytes; a failed call changes nothing.  Thread safety: serialised. */
+ * and free bytes (or the shared memory that could not be reserved); a
+ * failed call changes nothing.  Thread safety: serialised. */
 SYM_API void *sym_malloc(size_t size);
 
 /* Like sym_malloc(count * size) with the memory zeroed on every PE.  An

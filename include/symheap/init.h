@@ -42,8 +42,10 @@ extern "C" {
  * least 1 MiB), the other half staying for split teams' mailboxes and the
  * rest of the host.  A job that cannot fit fails here, on every PE alike,
  * with SYM_ERR_NO_MEMORY naming the PEs per host and the sizes.  A set
- * SYMHEAP_HEAP_SIZE is used as it is (with SYMHEAP_HEAP_PREALLOC on, a PE
- * that cannot back it fails here with SYM_ERR_NO_MEMORY naming the size).
+ * SYMHEAP_HEAP_SIZE is used as it is.  With SYMHEAP_HEAP_PREALLOC on, a PE
+ * that cannot back its control block and mailboxes fails here with
+ * SYM_ERR_NO_MEMORY naming the size; the heap itself is backed as
+ * sym_malloc hands it out.
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);
 

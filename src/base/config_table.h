@@ -30,8 +30,9 @@
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
-      "Reserve the heap's memory at init (posix_fallocate) so exhaustion of shared memory "        \
-      "is an init error instead of a SIGBUS later")                                                \
+      "Reserve shared memory (posix_fallocate) for the mailboxes at init and for each part of "    \
+      "the heap when sym_malloc first hands it out, so exhaustion is an error of that call "       \
+      "instead of a SIGBUS later")                                                                 \
     X(shm_map, "SYMHEAP_SHM_MAP", CHOICE, "auto",                                                  \
       "When a PE maps the heaps of the PEs on its host {auto|lazy|eager}: lazy = on first use "    \
       "(reopened through /proc), eager = all at init (descriptors passed over sockets); auto "     \

@@ -30,6 +30,33 @@ static sym_status_t no_memory(const char *op, size_t size)
                      (size_t)sym_rt.layout.user_size);
 }
 
+/* With SYMHEAP_HEAP_PREALLOC, the memory of a range is reserved when it is
+ * first handed out, so a full /dev/shm fails that allocation (on every PE,
+ * through the agreement below) instead of bringing a SIGBUS at its first
+ * touch, and a job pays only for the heap it uses.  Everything below
+ * heap_reserved is reserved already (first fit hands out the low end
+ * first).  0, or -1 with the error recorded. */
+static int reserve(const char *op, uint64_t off, uint64_t size)
+{
+    if (!sym_rt.cfg.heap_prealloc)
+        return 0;
+    uint64_t lo = sym_rt.heap_reserved > sym_rt.layout.user_off ? sym_rt.heap_reserved
+                                                                : sym_rt.layout.user_off;
+    uint64_t hi = sym_round_up(off + size, SYM_PAGE);
+    if (hi <= lo)
+        return 0;
+    sym_status_t st = sym_transports_heap_reserve(lo, hi - lo);
+    if (st != SYM_OK) {
+        char why[256];
+        snprintf(why, sizeof(why), "%s", sym_last_error());
+        sym_error(st, "%s: %zu bytes: %s (SYMHEAP_HEAP_SIZE=%zu)", op, (size_t)size, why,
+                  (size_t)sym_rt.layout.user_size);
+        return -1;
+    }
+    sym_rt.heap_reserved = hi;
+    return 0;
+}
+
 /* Allocate, optionally zero, then synchronise with the call's
  * fingerprint: the object exists (and is zeroed) on every PE before any PE
  * can write into it, and PEs whose calls differ (sizes, kinds) or failed
@@ -61,6 +88,10 @@ static void *collective_alloc(const char *op, enum sym_sync_kind kind, size_t si
         sym_error(SYM_ERR_NO_MEMORY, "%s: out of private memory for allocator bookkeeping", op);
     else if (rc == -1)
         no_memory(op, size);
+    if (rc == 0 && reserve(op, off, size) != 0) {
+        sym_alloc_free(&sym_rt.alloc, off);
+        rc = -4;
+    }
     if (rc != 0)
         off = 0;
     if (off && kind == SYM_SYNC_CALLOC)
@@ -196,6 +227,11 @@ SYM_API void *sym_realloc(void *ptr, size_t size)
         sym_alloc_alloc(&sym_rt.alloc, size, SYM_ALLOC_MIN_ALIGN, &new_off) != 0) {
         no_memory("sym_realloc", size);
         /* the old object stays, on every PE alike */
+        sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_NO_MEMORY);
+        return NULL;
+    }
+    if (reserve("sym_realloc", new_off, size) != 0) {
+        realloc_undo(off, old_size, new_off);
         sync_failed("sym_realloc", SYM_SYNC_REALLOC, size, SYM_ERR_NO_MEMORY);
         return NULL;
     }

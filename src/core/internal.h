@@ -68,7 +68,8 @@ struct sym_runtime {
      * data) sent through a transport, for tests that count its ops. */
     uint64_t barrier_lines_sent;
     struct sym_alloc alloc;
-    uint64_t alloc_seq; /* collective allocation calls so far */
+    uint64_t alloc_seq;     /* collective allocation calls so far */
+    uint64_t heap_reserved; /* SYMHEAP_HEAP_PREALLOC: user heap reserved below this offset */
     /* .data/.bss, the second symmetric region (offsets from heap_total
      * on), as the transport owning it describes it */
     struct sym_region globals;
@@ -146,8 +147,13 @@ bool sym_pe_direct(int pe);
  * move them into shared memory (the shm transport's second region). */
 void sym_transports_prepare(void);
 /* Create this PE's heap mapping (sym_rt.base, heap_total bytes), owned by
- * the first transport. */
+ * the first transport; with SYMHEAP_HEAP_PREALLOC the memory of what
+ * precedes the user heap (control block, sync area, mailboxes) is
+ * reserved now, the user heap's as it is handed out (heap.c). */
 sym_status_t sym_transports_heap_open(void);
+/* Reserve the memory of [off, off + len) of this PE's heap (its owner's
+ * shm_heap_reserve).  Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
+sym_status_t sym_transports_heap_reserve(uint64_t off, uint64_t len);
 /* Collective: choose per peer the first class in order that can reach it
  * (SYMHEAP_TRANSPORT restricts the list), create the transports, fill
  * peer_base, peer_tp and what derives from the transports' capabilities.

@@ -47,7 +47,7 @@ sym_status_t sym_transports_heap_open(void)
     struct sym_region g;
     shm_globals_region(&g);
     sym_status_t st = shm_transport_create(sym_rt.me, sym_rt.npes, sym_rt.heap_total, g.len,
-                                           sym_rt.cfg.heap_prealloc ? sym_rt.layout.teams_off : 0,
+                                           sym_rt.cfg.heap_prealloc ? sym_rt.layout.user_off : 0,
                                            &heap_tp, &sym_rt.base);
     if (st == SYM_OK && !sym_transport_ops_fit(heap_tp->ops)) {
         heap_tp->ops->fini(heap_tp);
@@ -240,6 +240,11 @@ bool sym_pe_direct(int pe)
 {
     const struct sym_transport *tp = sym_rt.peer_tp[pe];
     return tp && (tp->caps & SYM_TP_CAP_DIRECT);
+}
+
+sym_status_t sym_transports_heap_reserve(uint64_t off, uint64_t len)
+{
+    return shm_heap_reserve(heap_tp, off, len);
 }
 
 int sym_transports_unreachable(char *how, size_t len)

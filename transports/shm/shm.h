@@ -30,7 +30,8 @@ struct sym_boot;
 
 /* Create and map this PE's heap, a memfd of `heap_len` bytes (zero-filled;
  * the memory of its first `prealloc_len` bytes is reserved now, so
- * exhaustion is reported here; 0: none), and listen for the local peers
+ * exhaustion is reported here; 0: none; the rest as it is handed out,
+ * shm_heap_reserve), and listen for the local peers
  * that will ask for it.  Every heap mapping (mine and peers') is followed by
  * `data_len` reserved bytes where the owner's global variables get mapped
  * (shm_globals.c).  The instance is connected by shm_transport_class's
@@ -39,6 +40,12 @@ struct sym_boot;
 sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len,
                                   size_t prealloc_len, struct sym_transport **tp_p,
                                   uint8_t **base_p);
+
+/* Reserve the memory of bytes [off, off + len) of this PE's heap now, so
+ * that exhaustion of shared memory is this error, not a SIGBUS when the
+ * bytes are first touched.  Errors: SYM_ERR_NO_MEMORY (not that much room
+ * in /dev/shm), SYM_ERR_SYSTEM. */
+sym_status_t shm_heap_reserve(struct sym_transport *tp, uint64_t off, uint64_t len);
 
 /* Map PE `pe`'s heap from its descriptor `fd` (not taken over), refusing
  * one that is not a sealed memfd of this uid and of this job's heap size,

@@ -94,6 +94,22 @@ static void *map_aligned(int fd, size_t len, size_t extra, size_t align)
     return p;
 }
 
+sym_status_t shm_heap_reserve(struct sym_transport *tp, uint64_t off, uint64_t len)
+{
+    struct shm_transport *t = (struct shm_transport *)tp;
+    int rc = t->fd < 0                 ? EBADF
+             : off + len > t->heap_len ? EINVAL
+             : !room_for((size_t)len)  ? ENOSPC
+                                       : posix_fallocate(t->fd, (off_t)off, (off_t)len);
+    if (rc == 0)
+        return SYM_OK;
+    return sym_error(rc == ENOSPC || rc == ENOMEM || rc == EFBIG ? SYM_ERR_NO_MEMORY
+                                                                 : SYM_ERR_SYSTEM,
+                     "cannot reserve %llu bytes of PE %d's heap (offset %llu) in shared memory: "
+                     "%s",
+                     (unsigned long long)len, t->me, (unsigned long long)off, strerror(rc));
+}
+
 sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len,
                                   size_t prealloc_len, struct sym_transport **tp_p,
                                   uint8_t **base_p)
