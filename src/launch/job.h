@@ -20,7 +20,7 @@
 #include "owner.h"
 
 #define SYM_JOB_MAGIC      UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
-#define SYM_JOB_VERSION    3u
+#define SYM_JOB_VERSION    4u
 #define SYM_JOB_KEY_LEN    32 /* hex characters */
 #define SYM_JOB_BLOB_MAX   1024
 #define SYM_JOB_SECRET_LEN 32 /* bytes */
@@ -57,9 +57,11 @@ struct sym_job_pe {
      * with the state when it reaps the PE: survivors name the first. */
     uint32_t death_order;
     uint8_t pad1[32];
-    uint32_t blob_len;
-    uint8_t pad2[60];
-    uint8_t blob[SYM_JOB_BLOB_MAX];
+    /* Bootstrap allgathers alternate between two blobs, so a PE may write
+     * the next one while its peers still read the last. */
+    uint32_t blob_len[2];
+    uint8_t pad2[56];
+    uint8_t blob[2][SYM_JOB_BLOB_MAX];
 };
 
 struct sym_job_ctrl {
@@ -77,6 +79,10 @@ struct sym_job_ctrl {
     uint32_t abort_by;
     int32_t abort_status;
     uint8_t pad1[56];
+    /* Bootstrap barriers entered by all PEs together: barrier k is complete
+     * when it reaches k * npes (each PE enters them in the same order). */
+    uint64_t boot_entered;
+    uint8_t pad2[56];
     struct sym_job_pe pe[];
 };
 
