@@ -2,7 +2,7 @@
  * bench_scale.c - what a job costs as it grows: start-up time and memory per
  * PE after sym_init, and per member of a team running a ring allreduce.
  *
- *   symrun -n N bench_scale [--t0 UNIX_SECONDS] [--team] [--count C]
+ *   symrun -n N bench_scale [--t0 UNIX_SECONDS] [--team] [--count C] [--touch]
  *
  * Every PE measures itself; PE 0 prints one line of key=value figures, the
  * median and the largest over the PEs (bench/scale_report.py runs it over
@@ -25,7 +25,14 @@
  *   team_reserved        KiB added to the member's heap reservation
  *   team_shmem, team_anon  KiB added to RssShmem and RssAnon
  * The team is made after the first figures are taken, so they are the
- * team's alone.  Exits 0, or 1 naming what failed.
+ * team's alone.  With --touch, every PE then puts 8 bytes to every other
+ * PE, twice, in an order that starts at its right neighbour:
+ *   touch_first_us       microseconds of a put to a peer not used before
+ *                        (its heap mapped now, where the shm transport maps
+ *                        on first use), averaged over the peers
+ *   touch_again_us       the same for the second round
+ *   touch_pte            KiB of page tables (VmPTE) the first round added
+ * Exits 0, or 1 naming what failed.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -51,6 +58,9 @@ enum fig {
     F_TEAM_RESERVED,
     F_TEAM_SHMEM,
     F_TEAM_ANON,
+    F_TOUCH_FIRST,
+    F_TOUCH_AGAIN,
+    F_TOUCH_PTE,
     F_COUNT
 };
 
@@ -180,9 +190,41 @@ static void team_run(double *mine, size_t count)
     free(dst);
 }
 
+/* Every peer touched twice with a put (the first may map it). */
+static void touch_all(double *mine)
+{
+    const int n = sym_n_pes(), me = sym_my_pe();
+    int64_t *slots = sym_calloc((size_t)n, sizeof(*slots));
+    if (!slots)
+        die("sym_calloc");
+    const double pte = status_kib("VmPTE");
+    for (int round = 0; round < 2; round++) {
+        double t = wall_s();
+        for (int k = 1; k < n; k++) {
+            int64_t v = me;
+            if (sym_put(&slots[me], &v, sizeof(v), (me + k) % n) != SYM_OK)
+                die("sym_put");
+        }
+        double us = n > 1 ? (wall_s() - t) * 1e6 / (n - 1) : 0;
+        mine[round ? F_TOUCH_AGAIN : F_TOUCH_FIRST] = us;
+        if (!round)
+            mine[F_TOUCH_PTE] = status_kib("VmPTE") - pte;
+    }
+    if (sym_barrier_all() != SYM_OK)
+        die("sym_barrier_all after the puts");
+    for (int pe = 0; pe < n; pe++)
+        if (pe != me && slots[pe] != pe) {
+            fprintf(stderr, "bench_scale: PE %d: slot %d holds %lld\n", me, pe,
+                    (long long)slots[pe]);
+            exit(1);
+        }
+    sym_free(slots);
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: symrun -n N bench_scale [--t0 UNIX_SECONDS] [--team] [--count C]\n");
+    fprintf(stderr, "usage: symrun -n N bench_scale [--t0 UNIX_SECONDS] [--team] [--count C] "
+                    "[--touch]\n");
     exit(2);
 }
 
@@ -191,13 +233,15 @@ int main(int argc, char **argv)
     double mine[F_COUNT] = {0};
     mine[F_MAIN] = wall_s();
     double t0 = 0;
-    bool team = false;
+    bool team = false, touch = false;
     size_t count = 65536;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--t0") && i + 1 < argc)
             t0 = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--team"))
             team = true;
+        else if (!strcmp(argv[i], "--touch"))
+            touch = true;
         else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = strtoul(argv[++i], NULL, 10);
         else
@@ -217,6 +261,8 @@ int main(int argc, char **argv)
     mine[F_RESERVED] = heap_reserved_kib();
     if (team && count)
         team_run(mine, count);
+    if (touch)
+        touch_all(mine);
     const int n = sym_n_pes();
     double *all = malloc((size_t)n * F_COUNT * sizeof(double));
     if (!all)
@@ -254,6 +300,14 @@ int main(int argc, char **argv)
                 continue;
             spread(all, n, kib[k].f, &med, &max);
             printf(" %s_med=%.0f %s_max=%.0f", kib[k].name, med, kib[k].name, max);
+        }
+        if (touch) {
+            spread(all, n, F_TOUCH_FIRST, &med, &max);
+            printf(" touch_first_us_med=%.1f touch_first_us_max=%.1f", med, max);
+            spread(all, n, F_TOUCH_AGAIN, &med, &max);
+            printf(" touch_again_us_med=%.2f", med);
+            spread(all, n, F_TOUCH_PTE, &med, &max);
+            printf(" touch_pte_med=%.0f touch_pte_max=%.0f", med, max);
         }
         printf(" mailbox_cfg=%.0f", (double)mailbox / 1024.0);
         if (team)

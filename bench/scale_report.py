@@ -9,7 +9,7 @@ see bench/bench_scale.c), run interleaved with the builds given by --also
 (this build, NAME, this build, NAME, ...) so that a before/after comparison
 sees the same load.  --boot tcp starts the PEs itself through the TCP
 rendezvous (SYMHEAP_ROOT_ADDR on 127.0.0.1, a fresh secret) instead of
-symrun.  --steps runs with SYMHEAP_DEBUG=1 and reads each PE's account of
+symrun; --boot mpirun through Open MPI's mpirun (PMIx).  --steps runs with SYMHEAP_DEBUG=1 and reads each PE's account of
 sym_init's steps.  Prints markdown tables: per figure the median over the
 runs, with min..max; the host's load average before and after.  `wall` is
 the launcher's whole run (start, init, barrier, finalize, exit).
@@ -40,10 +40,16 @@ def run_job(build, npes, boot, args, debug, timeout):
         env["SYMHEAP_DEBUG"] = "1"
     t0 = time.time()
     argv = [prog, "--t0", "%.6f" % t0] + args
-    if boot == "symrun":
-        p = subprocess.run([os.path.join(build, "symrun"), "-n", str(npes)] + argv, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=timeout)
+    if boot in ("symrun", "mpirun"):
+        launcher = [os.path.join(build, "symrun"), "-n", str(npes)]
+        if boot == "mpirun":
+            launcher = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca",
+                        "oob_tcp_if_include", "lo", "--mca", "btl_tcp_if_include", "lo",
+                        "-np", str(npes)]
+            if os.geteuid() == 0:
+                launcher.insert(1, "--allow-run-as-root")
+        p = subprocess.run(launcher + argv, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=timeout)
         out, err, rc = p.stdout, p.stderr, p.returncode
     else:
         env.update(SYMHEAP_SIZE=str(npes), SYMHEAP_ROOT_ADDR="127.0.0.1:%d" % free_port(),
@@ -91,6 +97,9 @@ TIME_COLS = [("init_med", "init median s"), ("init_max", "init max s"),
 MEM_COLS = [("rss_med", "VmRSS KiB"), ("anon_med", "RssAnon KiB"), ("shmem_med", "RssShmem KiB"),
             ("shmem_max", "RssShmem max KiB"), ("heap_reserved_med", "heap reserved KiB"),
             ("mailbox_cfg", "mailbox cfg KiB")]
+TOUCH_COLS = [("touch_first_us_med", "first put us"), ("touch_first_us_max", "(max)"),
+              ("touch_again_us_med", "again us"), ("touch_pte_med", "VmPTE added KiB"),
+              ("touch_pte_max", "(max)")]
 TEAM_COLS = [("team_reserved_med", "team reserved KiB/member"),
              ("team_shmem_med", "team RssShmem KiB/member"),
              ("team_shmem_max", "(max)"), ("team_anon_med", "team RssAnon KiB/member")]
@@ -110,15 +119,17 @@ def main():
     ap.add_argument("-b", "--build", default="build")
     ap.add_argument("--pes", default="8,16,32,64,128,256")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--boot", choices=["symrun", "tcp"], default="symrun")
+    ap.add_argument("--boot", choices=["symrun", "tcp", "mpirun"], default="symrun")
     ap.add_argument("--team", action="store_true", help="also a team of every PE (ring allreduce)")
     ap.add_argument("--count", type=int, default=65536, help="elements of the team's allreduce")
     ap.add_argument("--steps", action="store_true", help="SYMHEAP_DEBUG=1: sym_init's steps")
+    ap.add_argument("--touch", action="store_true", help="also every PE's first put to every PE")
     ap.add_argument("--also", action="append", default=[], metavar="NAME=BUILDDIR")
     ap.add_argument("--timeout", type=float, default=600)
     a = ap.parse_args()
     builds = [("this", a.build)] + [tuple(x.split("=", 1)) for x in a.also]
     args = ["--team", "--count", str(a.count)] if a.team else []
+    args += ["--touch"] if a.touch else []
     pes = [int(x) for x in a.pes.split(",")]
     before = loadavg()
     print("# bench_scale: %s bootstrap, %d runs per point, %d cores; load average %s (start)" %
@@ -137,6 +148,9 @@ def main():
     if a.team:
         table("A team of every PE, %d-element float ring allreduce: added per member (KiB)" %
               a.count, TEAM_COLS, rows, "%.0f")
+    if a.touch:
+        table("Every PE puts to every other PE: microseconds per put (median over PEs), "
+              "page tables added (KiB)", TOUCH_COLS, rows, "%.1f")
     if a.steps:
         names = []
         for runs in results.values():

@@ -220,9 +220,11 @@ static sym_status_t pmix_allgather(struct sym_boot *b, const void *mine, size_t 
     v.type = PMIX_BYTE_OBJECT;
     v.data.bo.bytes = (char *)mine;
     v.data.bo.size = len;
+    const uint64_t t0 = sym_now_ns();
     sym_status_t st = put_commit(pb, step, key, &v);
     if (st == SYM_OK)
         st = fence(pb, step, true);
+    const uint64_t t1 = sym_now_ns();
     for (int r = 0; st == SYM_OK && r < b->size; r++) {
         pmix_value_t *got = NULL;
         if ((st = get_value(pb, step, r, key, &got)) != SYM_OK)
@@ -238,6 +240,10 @@ static sym_status_t pmix_allgather(struct sym_boot *b, const void *mine, size_t 
             memcpy((char *)all + (size_t)r * len, got->data.bo.bytes, len);
         PMIX_VALUE_RELEASE(got);
     }
+    /* What an exchange costs as the job grows: the fence, and a get per PE. */
+    if (st == SYM_OK && pb->debug)
+        sym_debug("pmix allgather %u: %zu bytes per PE, fence %.4f s, %d gets %.4f s", pb->step,
+                  len, (double)(t1 - t0) * 1e-9, b->size, (double)(sym_now_ns() - t1) * 1e-9);
     return st;
 }
 
