@@ -24,6 +24,7 @@
  * float ring allreduces, checked against the exact sum; per member:
  *   team_reserved        KiB added to the member's heap reservation
  *   team_shmem, team_anon  KiB added to RssShmem and RssAnon
+ *   team_split_shmem     KiB added to RssShmem by the split alone
  * The team is made after the first figures are taken, so they are the
  * team's alone.  With --touch, every PE then puts 8 bytes to every other
  * PE, twice, in an order that starts at its right neighbour:
@@ -58,6 +59,7 @@ enum fig {
     F_TEAM_RESERVED,
     F_TEAM_SHMEM,
     F_TEAM_ANON,
+    F_TEAM_SPLIT_SHMEM,
     F_TOUCH_FIRST,
     F_TOUCH_AGAIN,
     F_TOUCH_PTE,
@@ -164,6 +166,7 @@ static void team_run(double *mine, size_t count)
     sym_team_t team;
     if (sym_team_split_strided(sym_team_world(), 0, 1, n, &team) != SYM_OK)
         die("sym_team_split_strided");
+    mine[F_TEAM_SPLIT_SHMEM] = status_kib("RssShmem") - shmem;
     const sym_coll_opts_t ring = {.algorithm = SYM_ALGO_RING};
     for (int rep = 0; rep < 3; rep++) {
         for (size_t i = 0; i < count; i++)
@@ -294,7 +297,8 @@ int main(int argc, char **argv)
                    {F_RESERVED, "heap_reserved"},
                    {F_TEAM_RESERVED, "team_reserved"},
                    {F_TEAM_SHMEM, "team_shmem"},
-                   {F_TEAM_ANON, "team_anon"}};
+                   {F_TEAM_ANON, "team_anon"},
+                   {F_TEAM_SPLIT_SHMEM, "team_split_shmem"}};
         for (size_t k = 0; k < sizeof(kib) / sizeof(kib[0]); k++) {
             if (!team && kib[k].f >= F_TEAM_RESERVED)
                 continue;

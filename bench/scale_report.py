@@ -102,7 +102,8 @@ TOUCH_COLS = [("touch_first_us_med", "first put us"), ("touch_first_us_max", "(m
               ("touch_pte_max", "(max)")]
 TEAM_COLS = [("team_reserved_med", "team reserved KiB/member"),
              ("team_shmem_med", "team RssShmem KiB/member"),
-             ("team_shmem_max", "(max)"), ("team_anon_med", "team RssAnon KiB/member")]
+             ("team_shmem_max", "(max)"), ("team_split_shmem_med", "of which the split"),
+             ("team_anon_med", "team RssAnon KiB/member")]
 
 
 def table(title, cols, rows, fmt):
