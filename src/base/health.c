@@ -30,6 +30,10 @@ static _Thread_local int naming_lost = -1;
  * records what it found. */
 static int known_lost = -1;
 static uint64_t next_probe;
+/* The first PE the probe found gone after a library error of its own (a
+ * consequence): returned while no cause is found, so that a check between
+ * two probes says what the last one said. */
+static int known_consequence = -1;
 
 void sym_health_set(const struct sym_health_view *view)
 {
@@ -38,6 +42,7 @@ void sym_health_set(const struct sym_health_view *view)
         __atomic_store_n(&noted_error, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&noted_blame, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&known_lost, -1, __ATOMIC_RELAXED);
+        __atomic_store_n(&known_consequence, -1, __ATOMIC_RELAXED);
         __atomic_store_n(&next_probe, 0, __ATOMIC_RELAXED);
     }
 }
@@ -195,11 +200,43 @@ static int first_dead_in_job(void)
     return best;
 }
 
+/* A process that has exited but was not reaped yet (a zombie answers
+ * kill(pid, 0) as if it ran); read from /proc, so only on the rare path. */
+static bool zombie(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true; /* gone meanwhile */
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Whether local peer i counts for the probe: its pid means something here
+ * and, if its heap is mapped here, it did not finalize. */
+static bool probed(int i)
+{
+    if (i == hv.me || hv.peer_pid[i] <= 0 || (hv.peer_local && !hv.peer_local[i]))
+        return false;
+    uint8_t *hc = peer_ctrl(i);
+    /* Without its heap mapped here a dead process cannot say whether
+     * it failed first: the bootstrap, which tells, watches it. */
+    if (!hc && (hv.peer_ctrl || hv.lost_pe))
+        return false;
+    return !hc ||
+           __atomic_load_n((uint32_t *)(hc + hv.state_off), __ATOMIC_ACQUIRE) < SYM_PE_FINALIZED;
+}
+
 /* With no launcher watching: a local peer whose process is gone and whose
  * heap does not say it finalized (kill() is a system call: looked at most
  * every 100 ms).  The order of deaths is unknown, so a PE that died without
  * a library error of its own is the cause, and is kept; one that died after
- * such an error is returned only while no other is found. */
+ * such an error is returned only while no other is found (a process that
+ * exited but was not reaped yet is looked for then), and between probes. */
 static int probe_processes(void)
 {
     int lost = __atomic_load_n(&known_lost, __ATOMIC_ACQUIRE);
@@ -209,20 +246,10 @@ static int probe_processes(void)
     uint64_t due = __atomic_load_n(&next_probe, __ATOMIC_RELAXED);
     if (t < due || !__atomic_compare_exchange_n(&next_probe, &due, t + 100000000u, false,
                                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        return -1;
+        return __atomic_load_n(&known_consequence, __ATOMIC_ACQUIRE);
     int consequence = -1;
     for (int i = 0; i < hv.npes; i++) {
-        if (i == hv.me || hv.peer_pid[i] <= 0)
-            continue;
-        if (hv.peer_local && !hv.peer_local[i]) /* its pid means nothing here */
-            continue;
-        uint8_t *hc = peer_ctrl(i);
-        /* Without its heap mapped here a dead process cannot say whether
-         * it failed first: the bootstrap, which tells, watches it. */
-        if (!hc && (hv.peer_ctrl || hv.lost_pe))
-            continue;
-        if (hc &&
-            __atomic_load_n((uint32_t *)(hc + hv.state_off), __ATOMIC_ACQUIRE) >= SYM_PE_FINALIZED)
+        if (!probed(i))
             continue;
         if (kill(hv.peer_pid[i], 0) != 0 && errno == ESRCH) {
             if (heap_says_lib_error(i)) {
@@ -234,7 +261,18 @@ static int probe_processes(void)
             return i;
         }
     }
-    return consequence;
+    if (consequence < 0)
+        return __atomic_load_n(&known_consequence, __ATOMIC_ACQUIRE);
+    /* Only consequences: the cause may be a process not reaped yet. */
+    for (int i = 0; i < hv.npes; i++)
+        if (probed(i) && !heap_says_lib_error(i) && zombie(hv.peer_pid[i])) {
+            __atomic_store_n(&known_lost, i, __ATOMIC_RELEASE);
+            return i;
+        }
+    int none = -1;
+    __atomic_compare_exchange_n(&known_consequence, &none, consequence, false, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&known_consequence, __ATOMIC_ACQUIRE);
 }
 
 /* A peer is lost when the launcher reaped it before it finalized, when the
