@@ -142,12 +142,19 @@ sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
         uint64_t t = now_ns();
         if (t >= next_check) {
             next_check = t + 1000000u; /* a dead peer is reported within ~1 ms */
-            if (sym_job_check(op, NULL) != SYM_OK) {
+            sym_status_t bad = sym_job_check(op, NULL);
+            if (bad != SYM_OK) {
                 if (w->ready(w->arg)) /* it finished before it died: not lost */
                     return SYM_OK;
-                char what[512];
+                char what[512], first[512];
+                snprintf(first, sizeof(first), "%s", sym_last_error());
                 w->describe(w->arg, what, sizeof(what));
-                return sym_job_check(op, what);
+                /* The same check again, to name what was awaited; a loss or
+                 * an abort seen once stays the answer even if the second
+                 * look misses it. */
+                sym_status_t again = sym_job_check(op, what);
+                return again != SYM_OK ? again
+                                       : sym_error(bad, "%s while waiting for %s", first, what);
             }
         }
         if (w->stalled && t >= next_stall_check) {
