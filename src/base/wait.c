@@ -30,6 +30,11 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Longest sleep of a waiter's own (sym_wait_for_sleeping): whoever ends
+ * the wait wakes it, so this bounds only how late a deadline or a death
+ * nobody signalled is noticed. */
+#define OWN_SLEEP_NS 50000000L
+
 static inline uint64_t now_ns(void)
 {
     return sym_now_ns();
@@ -108,6 +113,12 @@ double sym_wait_timeout(void)
 
 sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
 {
+    return sym_wait_for_sleeping(dl, w, NULL);
+}
+
+sym_status_t sym_wait_for_sleeping(struct sym_deadline *dl, const struct sym_waiter *w,
+                                   void (*sleep)(void *arg, long ns))
+{
     const char *op = dl->op;
     if (w->ready(w->arg))
         return SYM_OK;
@@ -118,7 +129,8 @@ sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
     const bool coroutine = !nested && request_hooks.yield();
     if (coroutine && w->ready(w->arg))
         return SYM_OK;
-    unsigned long spins = tuning.oversubscribed || coroutine ? 0 : tuning.spin;
+    const bool own_sleep = sleep && !coroutine && !nested;
+    unsigned long spins = tuning.oversubscribed || coroutine || own_sleep ? 0 : tuning.spin;
     for (unsigned long i = 0; i < spins; i++) {
         cpu_relax();
         if (i % 16 == 0 && progress_hooks.need_progress())
@@ -129,7 +141,7 @@ sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
     const uint64_t deadline = sym_deadline_anchor(dl);
     const uint64_t start = now_ns();
     const uint64_t yield_until =
-        tuning.sleep_at_once ? start : start + (uint64_t)tuning.yield_us * 1000u;
+        tuning.sleep_at_once || own_sleep ? start : start + (uint64_t)tuning.yield_us * 1000u;
     uint64_t next_check = start;
     uint64_t next_stall_check = start + 1000000u;
     long sleep_ns = 0;
@@ -176,6 +188,11 @@ sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w)
         }
         if (t < yield_until) {
             sched_yield();
+            continue;
+        }
+        if (own_sleep) { /* woken by the event: long sleeps cost no latency */
+            uint64_t left = deadline - t;
+            sleep(w->arg, left < OWN_SLEEP_NS ? (long)left : OWN_SLEEP_NS);
             continue;
         }
         sleep_ns = sleep_ns ? sleep_ns * 2 : 10000;

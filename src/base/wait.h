@@ -33,6 +33,15 @@ struct sym_waiter {
  * SYM_ERR_ABORTED, each message starting with dl->op. */
 sym_status_t sym_wait_for(struct sym_deadline *dl, const struct sym_waiter *w);
 
+/* The same for a waiter that can sleep until it is woken: `sleep` blocks
+ * for up to `ns` nanoseconds, or until whoever makes `ready` true (or ends
+ * the job) wakes it, such as a futex on a shared word.  The loop then
+ * neither spins nor yields: it sleeps at once and checks health and the
+ * deadline between sleeps, so a wait among many more processes than cores
+ * costs no CPU. */
+sym_status_t sym_wait_for_sleeping(struct sym_deadline *dl, const struct sym_waiter *w,
+                                   void (*sleep)(void *arg, long ns));
+
 /* How many transport operations this thread is inside (the ofi ops table
  * counts them under its lock).  A wait inside one (a drain for delivery, a
  * full context ring) must neither run non-blocking collectives nor yield

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -42,6 +43,18 @@ static bool boot_all_arrived(void *arg)
     return __atomic_load_n(&w->job->boot_entered, __ATOMIC_ACQUIRE) >= w->target * w->job->npes;
 }
 
+/* Asleep until a PE completes a barrier or the launcher reaps one. */
+static void boot_sleep(void *arg, long ns)
+{
+    struct boot_wait *w = arg;
+    uint32_t *word = sym_job_boot_word(w->job);
+    uint32_t seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    if (boot_all_arrived(arg))
+        return;
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    syscall(SYS_futex, word, FUTEX_WAIT, seen, &ts, NULL, 0);
+}
+
 static void boot_describe(void *arg, char *buf, size_t len)
 {
     struct boot_wait *w = arg;
@@ -57,10 +70,12 @@ static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
     struct symrun_boot *sb = (struct symrun_boot *)b;
     struct boot_wait w = {.job = b->job, .target = ++sb->barriers};
     __atomic_store_n(&b->job->pe[b->rank].boot_arrivals, w.target, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&b->job->boot_entered, 1, __ATOMIC_ACQ_REL);
+    const uint64_t before = __atomic_fetch_add(&b->job->boot_entered, 1, __ATOMIC_ACQ_REL);
+    if (before + 1 == w.target * b->job->npes)
+        sym_job_boot_wake(b->job);
     struct sym_waiter waiter = {boot_all_arrived, boot_describe, &w, NULL};
     struct sym_deadline dl = sym_deadline_in(step, sb->timeout);
-    return sym_wait_for(&dl, &waiter);
+    return sym_wait_for_sleeping(&dl, &waiter, boot_sleep);
 }
 
 /* Write, one barrier, read.  The blob used is the parity of that barrier:

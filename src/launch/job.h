@@ -14,8 +14,12 @@
 #ifndef SYM_LAUNCH_JOB_H
 #define SYM_LAUNCH_JOB_H
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "owner.h"
 
@@ -80,11 +84,27 @@ struct sym_job_ctrl {
     int32_t abort_status;
     uint8_t pad1[56];
     /* Bootstrap barriers entered by all PEs together: barrier k is complete
-     * when it reaches k * npes (each PE enters them in the same order). */
+     * when it reaches k * npes (each PE enters them in the same order).  Its
+     * low 32 bits are a futex word (sym_job_boot_word): a PE waiting for a
+     * barrier sleeps on it, and the PE that completes a barrier, and the
+     * launcher when it reaps a PE, wake every sleeper. */
     uint64_t boot_entered;
     uint8_t pad2[56];
     struct sym_job_pe pe[];
 };
+
+/* The futex word of the bootstrap barriers: boot_entered's low half. */
+static inline uint32_t *sym_job_boot_word(struct sym_job_ctrl *job)
+{
+    uint32_t *w = (uint32_t *)&job->boot_entered;
+    return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? w : w + 1;
+}
+
+/* Wake every PE sleeping in a bootstrap barrier (they re-check). */
+static inline void sym_job_boot_wake(struct sym_job_ctrl *job)
+{
+    syscall(SYS_futex, sym_job_boot_word(job), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 static inline size_t sym_job_ctrl_size(uint32_t npes)
 {

@@ -67,6 +67,8 @@ static void publish_death(struct job *job, int i, int status)
     __atomic_store_n(&slot->wait_status, status, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->death_order, order, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->state, final, __ATOMIC_RELEASE);
+    /* PEs asleep in a bootstrap barrier learn of it at once. */
+    sym_job_boot_wake(job->ctrl);
 }
 
 static void record_exit(struct job *job, int i, int status)
