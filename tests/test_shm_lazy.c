@@ -16,6 +16,11 @@
  *   (SYMHEAP_FAULT).  PE 4 maps PE 5 while it dies, the others once it is
  *   gone; every survivor gets SYM_ERR_PEER_LOST naming it from the barrier
  *   that follows, within seconds.
+ * - arrived_then_died: in a central barrier (SYMHEAP_BARRIER_ALGORITHM=
+ *   naive), PE 2 arrives and is killed; PE 0, which has not mapped it, is
+ *   the last to arrive, so it gathers the fingerprints and finds PE 2's
+ *   heap gone: every survivor gets SYM_ERR_PEER_LOST naming PE 2, not a
+ *   mismatch with an "unknown call" read from the stand-in.
  * - running_peer_not_mappable: PE 1 closes its own heap's descriptor, so
  *   PE 0 cannot reopen it although PE 1 runs; PE 0's put goes to a
  *   stand-in and its next wait reports PE 1 lost, saying why.
@@ -23,6 +28,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <stdint.h>
@@ -32,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "harness.h"
 
 static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", NULL};
@@ -211,6 +218,69 @@ Test(shm_lazy, links_made_while_a_pe_dies)
             cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
                          out.exit_code[pe]);
     cr_assert_eq(out.leftover_objects, 0);
+    munmap(s, sizeof(*s));
+}
+
+/* ---- arrived_then_died -------------------------------------------------- */
+
+/* The central barrier's arrival count, on PE 0 (core/barrier.c). */
+static uint64_t arrivals_on_pe0(void)
+{
+    const uint64_t *c = sym_direct(0, SYM_SYNC_LINE_OFF(SYM_SYNC_ARRIVALS_LINE));
+    PE_ASSERT(c, "PE 0's arrival counter is not mapped");
+    return __atomic_load_n(c, __ATOMIC_ACQUIRE);
+}
+
+static void *enter_barrier(void *arg)
+{
+    (void)arg;
+    sym_barrier_all(); /* the process is killed while it waits */
+    return NULL;
+}
+
+static void arrived_then_died_body(int me, int n, void *arg)
+{
+    struct shared *s = arg;
+    s->pid[me] = getpid();
+    int level = 0;
+    PE_OK(sym_init_thread(SYM_THREAD_MULTIPLE, &level));
+    /* PE 0 maps PE 1 at init (its next PE), PE 1 maps PE 2, PE 2 maps PE 0 */
+    if (me == 2) {
+        pthread_t t;
+        PE_ASSERT(pthread_create(&t, NULL, enter_barrier, NULL) == 0, "pthread_create");
+        double t0 = harness_now();
+        while (arrivals_on_pe0() < 2) { /* PE 1 and this PE arrived */
+            PE_ASSERT(harness_now() - t0 < harness_seconds(20), "never arrived");
+            sleep_ms(1);
+        }
+        raise(SIGKILL);
+    }
+    if (me == 0) { /* the last to arrive, once PE 2 is gone */
+        double t0 = harness_now();
+        while (arrivals_on_pe0() < (uint64_t)n - 1) {
+            PE_ASSERT(harness_now() - t0 < harness_seconds(20), "the others never arrived");
+            sleep_ms(1);
+        }
+        await_gone(__atomic_load_n(&s->pid[2], __ATOMIC_ACQUIRE));
+    }
+    expect_lost(sym_barrier_all(), 2, NULL);
+    PE_FAILS_WITH(sym_finalize(), SYM_ERR_PEER_LOST);
+}
+
+Test(shm_lazy, arrived_then_died)
+{
+    harness_skip_if_launcher_ends_job_on_kill();
+    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_BARRIER_ALGORITHM=naive",
+                                      NULL};
+    struct shared *s = shared_page();
+    struct pe_job job = {
+        .npes = 3, .body = arrived_then_died_body, .arg = s, .raw = true, .env = env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[2], SIGKILL, "PE 2 ended with code %d", out.exit_code[2]);
+    for (int pe = 0; pe < 2; pe++)
+        cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
+                     out.exit_code[pe]);
     munmap(s, sizeof(*s));
 }
 

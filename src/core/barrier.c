@@ -152,6 +152,16 @@ static sym_status_t gather_prints(uint64_t epoch, struct sym_sync_agg *agg, stru
         sym_status_t st = sym_get_off_dl(pe, &in.lo, off, sizeof(in.lo), dl);
         if (st != SYM_OK)
             return st;
+        /* A PE that arrived and ended before this PE first reached its heap
+         * left no readable fingerprint: it is lost, not in another call. */
+        if (sym_pe_stand_in(pe)) {
+            st = sym_job_check(dl->op, "the fingerprints of the barrier's PEs");
+            return st != SYM_OK ? st
+                                : sym_error(SYM_ERR_PEER_LOST,
+                                            "%s: PE %d ended before this PE first reached its "
+                                            "heap, in barrier #%" PRIu64,
+                                            dl->op, pe, epoch);
+        }
         in.hi = in.lo;
         sym_sync_agg_merge(agg, &in);
     }

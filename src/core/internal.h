@@ -141,6 +141,12 @@ static inline void *sym_direct(int pe, uint64_t off)
  * mapped on first use), without mapping it. */
 bool sym_pe_direct(int pe);
 
+/* Whether sym_direct(pe, ..) points into a private stand-in: PE pe ended
+ * before this PE first used it, so its memory reads as zeros instead of
+ * what it wrote.  A reader that needs what the peer wrote (not a flag that
+ * only grows, whose zero means "not yet") takes the peer as lost. */
+bool sym_pe_stand_in(int pe);
+
 /* ---- the transports in use (transports.c) ------------------------------- */
 
 /* Before the bootstrap starts any thread: find the global variables and

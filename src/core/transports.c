@@ -247,6 +247,11 @@ sym_status_t sym_transports_heap_reserve(uint64_t off, uint64_t len)
     return shm_heap_reserve(heap_tp, off, len);
 }
 
+bool sym_pe_stand_in(int pe)
+{
+    return heap_tp && sym_rt.peer_tp[pe] == heap_tp && shm_transport_stand_in(heap_tp, pe);
+}
+
 int sym_transports_unreachable(char *how, size_t len)
 {
     return heap_tp ? shm_transport_unreachable(heap_tp, how, len) : -1;

@@ -58,6 +58,11 @@ sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int
  * "PE n" in a message.  Cheap when there is none; thread-safe. */
 int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len);
 
+/* Whether what this PE reaches of PE pe is the private stand-in of a peer
+ * that could not be mapped (it ended before this PE first used it): its
+ * memory reads as zeros, not as what the peer last wrote.  Thread-safe. */
+bool shm_transport_stand_in(struct sym_transport *tp, int pe);
+
 /* First in the ordered list: peers on this host (same host identity). */
 extern const struct sym_transport_class shm_transport_class;
 

@@ -221,6 +221,13 @@ int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len)
     return -1;
 }
 
+bool shm_transport_stand_in(struct sym_transport *tp, int pe)
+{
+    struct shm_transport *t = (struct shm_transport *)tp;
+    return t && t->lazy && t->stand_in &&
+           __atomic_load_n(&t->peer_base[pe], __ATOMIC_ACQUIRE) == t->stand_in;
+}
+
 void shm_lazy_release(struct shm_transport *t)
 {
     if (t->stand_in)
