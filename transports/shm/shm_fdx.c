@@ -6,7 +6,10 @@
  * name in /dev/shm or anywhere else, so another user can neither open,
  * replace nor pre-create it, nor even watch it appear, and its memory goes
  * away with the last process that maps it (a killed job leaks nothing).
- * The peers on this host get the descriptors like this:
+ * Where the host lets peers reopen each other's descriptors on first use
+ * (shm_lazy.c) nothing below runs; otherwise (SYMHEAP_SHM_MAP=eager, or a
+ * PE that cannot be reopened) the peers on this host get the descriptors
+ * at init like this:
  *
  *   1. Each PE listens on a SOCK_SEQPACKET unix socket in the abstract
  *      namespace, "@symheap-fdx-<128 random bits>", bound before anyone is

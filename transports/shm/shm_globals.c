@@ -18,8 +18,8 @@
  * and globals alike; this PE maps its own memfd there too, an alias of the
  * segment.  The memfd follows the heaps' rules: no name anywhere (nothing
  * another user could squat to push a PE onto the fallback below), its size
- * sealed, handed to the local peers as a descriptor with the heap's
- * (shm_fdx.c).
+ * sealed, reached by the local peers as the heap is: reopened on first use
+ * (shm_lazy.c) or handed over with the heap's descriptor (shm_fdx.c).
  *
  * The copy happens before the bootstrap starts any thread (the tcp
  * bootstrap's helper thread, PMIx's progress thread), since a store made by
