@@ -188,13 +188,6 @@ void sym_secret_mac(const struct sym_secret *s, size_t n, const void *const *par
     sym_secret_wipe(buf, at);
 }
 
-void sym_digest(const void *p, size_t len, uint8_t out[SYM_MAC_LEN])
-{
-    unsigned int n = 0;
-    if (!EVP_Digest(p, len, out, &n, EVP_sha256(), NULL) || n != SYM_MAC_LEN)
-        memset(out, 0, SYM_MAC_LEN);
-}
-
 bool sym_mac_equal(const uint8_t a[SYM_MAC_LEN], const uint8_t b[SYM_MAC_LEN])
 {
     return CRYPTO_memcmp(a, b, SYM_MAC_LEN) == 0;

@@ -64,10 +64,6 @@ sym_status_t sym_secret_load(const char *value, const char *file, bool warn, str
 void sym_secret_mac(const struct sym_secret *s, size_t n, const void *const *parts,
                     const size_t *lens, uint8_t mac[SYM_MAC_LEN]);
 
-/* SHA-256 of len bytes at p, for identities compared across PEs (not a
- * secret).  Thread-safe. */
-void sym_digest(const void *p, size_t len, uint8_t out[SYM_MAC_LEN]);
-
 /* Whether two MACs are equal, in a time that does not depend on where they
  * differ (CRYPTO_memcmp).  Thread-safe. */
 bool sym_mac_equal(const uint8_t a[SYM_MAC_LEN], const uint8_t b[SYM_MAC_LEN]);

@@ -20,12 +20,12 @@
  * never a false "remote", only possibly a false "local" on exotic systems,
  * where SYMHEAP_TRANSPORT=ofi forces the network path.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/secret.h"
 #include "bootstrap.h"
 
 static void read_line(const char *path, char *buf, size_t len)
@@ -56,11 +56,26 @@ void sym_host_identity(char *buf, size_t len)
     snprintf(buf, len, "%s/%s/%s/shm:%llx", host, boot_id, netns, shm_dev);
 }
 
+/* Not a secret, only locality: two 64-bit FNV-1a hashes (different offsets
+ * and multipliers), each finished by a 64-bit mix.  Equal identities give
+ * equal digests; different ones collide only by a 2^-128 accident.  (A
+ * cryptographic digest would load OpenSSL's providers into every PE: a
+ * millisecond and a few hundred KiB each.) */
 void sym_host_digest(uint8_t out[SYM_HOST_DIGEST_LEN])
 {
     char id[512];
     sym_host_identity(id, sizeof(id));
-    uint8_t d[SYM_MAC_LEN];
-    sym_digest(id, strlen(id), d);
-    memcpy(out, d, SYM_HOST_DIGEST_LEN);
+    static const uint64_t mul[2] = {UINT64_C(0x100000001b3), UINT64_C(0x9e3779b97f4a7c15)};
+    uint64_t h[2] = {UINT64_C(0xcbf29ce484222325), UINT64_C(0x84222325cbf29ce4)};
+    for (size_t i = 0; id[i]; i++)
+        for (int k = 0; k < 2; k++)
+            h[k] = (h[k] ^ (uint8_t)id[i]) * mul[k];
+    for (int k = 0; k < 2; k++) {
+        h[k] ^= h[k] >> 33;
+        h[k] *= UINT64_C(0xff51afd7ed558ccd);
+        h[k] ^= h[k] >> 33;
+        h[k] *= UINT64_C(0xc4ceb9fe1a85ec53);
+        h[k] ^= h[k] >> 33;
+    }
+    memcpy(out, h, SYM_HOST_DIGEST_LEN);
 }
