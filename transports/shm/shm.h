@@ -54,7 +54,8 @@ sym_status_t shm_heap_reserve(struct sym_transport *tp, uint64_t off, uint64_t l
 sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd);
 
 /* A peer on this host whose process runs but whose heap could not be
- * mapped on first use (shm_lazy.c), or -1; `how` gets the words that follow
+ * mapped on first use (shm_lazy.c) for another reason than its descriptor
+ * being closed (sym_finalize closes it), or -1; `how` gets the words that follow
  * "PE n" in a message.  Cheap when there is none; thread-safe. */
 int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len);
 

@@ -29,8 +29,10 @@
  * died (its descriptors closed with it), gets a private stand-in mapping:
  * the direct pointer stays valid (writes go nowhere, reads see zeros), and
  * the death is reported by the job health check, as any lost PE is (the
- * launcher's or the bootstrap's word).  A peer that is alive and still
- * cannot be mapped is reported by shm_transport_unreachable, as lost.
+ * launcher's or the bootstrap's word).  So does a peer that finalized (its
+ * descriptors closed) before this PE first used it.  A peer that runs and
+ * is refused to this PE (a permission) is reported by
+ * shm_transport_unreachable, as lost.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -208,7 +210,9 @@ int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len)
         return -1;
     for (int pe = 0; pe < t->npes; pe++) {
         int err = __atomic_load_n(&t->peer_fail[pe], __ATOMIC_ACQUIRE);
-        if (!err || !running(t->peer_pid[pe]))
+        /* ENOENT: it closed its descriptor, as sym_finalize does; a PE
+         * that finalized is no loss */
+        if (!err || err == ENOENT || !running(t->peer_pid[pe]))
             continue;
         if (how && len)
             snprintf(
