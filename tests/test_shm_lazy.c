@@ -46,7 +46,8 @@
 #include "core/internal.h"
 #include "harness.h"
 
-static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", NULL};
+/* The shm transport's lazy mapping, whatever the environment of the run. */
+static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto", NULL};
 
 /* A page the PEs share with the test (forked after it is made). */
 struct shared {
@@ -210,7 +211,7 @@ static void dies_body(int me, int n, void *arg)
 Test(shm_lazy, links_made_while_a_pe_dies)
 {
     harness_skip_if_launcher_ends_job_on_kill();
-    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy",
+    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto",
                                       "SYMHEAP_FAULT=kill:pe=5:op=put:count=1", NULL};
     struct shared *s = shared_page();
     struct pe_job job = {.npes = 8, .body = dies_body, .arg = s, .raw = true, .env = env};
@@ -278,8 +279,8 @@ static void arrived_then_died_body(int me, int n, void *arg)
 Test(shm_lazy, arrived_then_died)
 {
     harness_skip_if_launcher_ends_job_on_kill();
-    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_BARRIER_ALGORITHM=naive",
-                                      NULL};
+    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto",
+                                      "SYMHEAP_BARRIER_ALGORITHM=naive", NULL};
     struct shared *s = shared_page();
     struct pe_job job = {
         .npes = 3, .body = arrived_then_died_body, .arg = s, .raw = true, .env = env};
