@@ -336,8 +336,8 @@ static void not_symmetric_body(int me, int npes, void *arg)
 {
     (void)arg;
     int right = (me + 1) % npes;
-    uint8_t *lo = sym_rt.base + sym_rt.layout.user_off;
-    uint8_t *hi = lo + sym_rt.layout.user_size;
+    uint8_t *lo = sym_core_base() + sym_core_layout()->user_off;
+    uint8_t *hi = lo + sym_core_layout()->user_size;
 
     /* the last object ends exactly at the end of the heap */
     size_t largest;
@@ -437,8 +437,8 @@ static void not_symmetric_body(int me, int npes, void *arg)
 static void ptr_outside_body(int me, int npes, void *arg)
 {
     (void)arg;
-    uint8_t *lo = sym_rt.base + sym_rt.layout.user_off;
-    uint8_t *hi = lo + sym_rt.layout.user_size;
+    uint8_t *lo = sym_core_base() + sym_core_layout()->user_off;
+    uint8_t *hi = lo + sym_core_layout()->user_size;
     for (int pe = 0; pe < npes; pe++) {
         PE_ASSERT(sym_ptr(lo, pe) != NULL && sym_addr_accessible(lo, pe),
                   "the heap start is not accessible on PE %d", pe);

@@ -1,5 +1,6 @@
 /*
- * transport.h - the one ops table every transport implements.
+ * transport.h - the one ops table every transport implements, and the
+ * ordered list of transport classes.
  *
  * Everything above this line speaks (PE, heap offset); a transport turns that
  * into stores into a mapped heap (shm) or RDMA operations (ofi).  The runtime
@@ -7,26 +8,29 @@
  * know which transport they use.  Arguments are validated once at the API;
  * transports trust them.
  *
- * Transports are plug-ins tried per peer in a fixed order (shm, then ofi:
- * sym_transport_classes in src/core/transports.c); the first class that can
- * reach a peer wins.  A transport never reads the runtime's state: what it
- * needs arrives at creation (struct sym_transport_config), and what the
- * layer above must know about it is declared in its capability flags.
+ * Transports are plug-ins tried per peer in the order of
+ * sym_transport_classes (transports/classes.c: shm, then ofi); the first
+ * class that can reach a peer wins.  The runtime names none of them: it
+ * reads this list, and what it must know about an instance is declared in
+ * its capability flags.  A transport never reads the runtime's state: what
+ * it needs arrives at creation (struct sym_transport_config: the job, this
+ * PE's memory, its own settings), and docs/transports.md shows how to add
+ * one.
  *
+ * The runtime owns this PE's memory (struct sym_memory): the heap mapping
+ * and the global variables, its second region.  A transport maps it for
+ * its peers (shm hands the memfds to the local ones) or registers it (ofi).
  * Peers that a SYM_TP_CAP_DIRECT transport maps into this process get a
  * direct base pointer from its `ptr` op, kept by the runtime, which the API
  * uses for an inline load/store path without an indirect call.
- *
- * Offsets from the heap's length on address the owner's global variables
- * (the shm transport's second region, struct sym_region): a transport
- * reaching remote PEs registers that segment as a second region.
  *
  * Threads: every op but fini may be called by several threads of the PE at
  * once (SYM_THREAD_MULTIPLE).  shm keeps no mutable state in its ops; a
  * transport that does (ofi: endpoint, counters, completion queues, pending
  * counts for quiet) needs a domain opened with FI_THREAD_SAFE or its own
  * lock around them, and quiet must cover the operations issued by the
- * calling thread at least.
+ * calling thread at least.  Classes' functions are called by sym_init (and
+ * symheap-info) only.
  */
 #ifndef SYM_TRANSPORT_H
 #define SYM_TRANSPORT_H
@@ -34,10 +38,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "symheap.h"
 
 struct sym_boot;
+struct sym_cfg_table;
 struct sym_deadline;
 struct sym_transport;
 
@@ -136,8 +142,29 @@ struct sym_transport {
     uint64_t direct_end; /* SYM_TP_CAP_DIRECT: see the ptr op */
 };
 
+/* This PE's symmetric memory, made and owned by the runtime before any
+ * transport exists, the same on every PE but for the addresses: the heap,
+ * then the global variables from offset heap_len on.  Every heap mapping
+ * (this PE's, and a peer's that a transport maps) is followed by room for
+ * data.len bytes, where that PE's global variables get mapped. */
+struct sym_memory {
+    uint8_t *heap; /* my heap mapping */
+    size_t heap_len;
+    /* The sealed memfd behind the heap (base/segment.h), for a transport
+     * that hands it to the peers on this host; open during creation only. */
+    int heap_fd;
+    struct sym_region data; /* my global variables (off == heap_len); len 0: none */
+    /* The memfd the variables live in, or -1: they stay private memory
+     * (SYMHEAP_GLOBALS=cma, or it could not be made), reachable only by
+     * cross-memory attach on this host.  Open during creation only. */
+    int data_fd;
+    /* My own variables are also mapped at heap + heap_len (from data_fd),
+     * so heap + off reaches heap and variables alike. */
+    bool data_aliased;
+};
+
 /* Everything a transport gets from above, at creation: the job, the
- * memory to expose and the settings it needs (from struct sym_config). */
+ * memory to expose and its own settings. */
 struct sym_transport_config {
     int me;
     int npes;
@@ -145,21 +172,14 @@ struct sym_transport_config {
     const bool *same_host; /* [npes] on this PE's host (host identities) */
     const int *peer_pid;   /* [npes] */
     const bool *reach;     /* [npes] the peers this instance is to reach */
-    uint8_t *heap;         /* my heap mapping */
-    size_t heap_len;
-    struct sym_region data; /* my global variables (second region) */
-    int thread_level;       /* sym_thread_level_t: the locking needed */
-    /* shm */
-    bool heap_prealloc;
-    const char *globals_mode; /* SYMHEAP_GLOBALS */
-    /* ofi */
-    const char *ofi_provider;
-    const char *ofi_mr_force;
-    bool ofi_ignore_order;
-    bool ofi_eager_connect;
-    unsigned long ofi_eagain_every;
+    const struct sym_memory *memory;
+    int thread_level; /* sym_thread_level_t: the locking needed */
+    /* The wait loop's yield phase (SYMHEAP_WAIT_YIELD_US), for a transport
+     * that sleeps in its own waits. */
     unsigned long wait_yield_us;
-    unsigned long wait_poll_us;
+    /* The class's own settings, loaded from its table (the class's
+     * `settings`), or NULL when it has none. */
+    const void *settings;
     /* sym_init's deadline: bounds every wait of creation (a transport's
      * own, such as ofi's connections; the bootstrap's have their own). */
     struct sym_deadline *deadline;
@@ -172,14 +192,39 @@ struct sym_transport_config {
 
 /* A transport class: one entry of the ordered list. */
 struct sym_transport_class {
-    const char *name;
+    const char *name;    /* SYMHEAP_TRANSPORT's word for it */
+    const char *summary; /* one line for symheap-info: what it reaches, over what */
+    /* Its own SYMHEAP_* variables (base/config.h), loaded by sym_init for
+     * `create` and shown by symheap-info under its name; NULL: none. */
+    const struct sym_cfg_table *settings;
     /* Whether an instance could reach `pe`, decided from what every PE
      * exchanged, so that all PEs decide alike. */
     bool (*can_reach)(const struct sym_transport_config *cfg, int pe);
+    /* Optional: what an instance sets up before the peers meet, so that a
+     * peer already waiting in sym_init can use it (shm listens on its
+     * socket).  *tp_p gets an instance that is not connected yet; create
+     * receives it in *tp_p, or it is released unused when the class
+     * reaches no PE.  cfg's reach, same_host and peer_pid are NULL here. */
+    sym_status_t (*prepare)(const struct sym_transport_config *cfg, struct sym_transport **tp_p);
     /* Collective over every PE that uses the class: an instance reaching
-     * the peers marked in cfg->reach. */
+     * the peers marked in cfg->reach (*tp_p in: prepare's instance, or
+     * NULL). */
     sym_status_t (*create)(const struct sym_transport_config *cfg, struct sym_transport **tp_p);
+    /* Optional, for sym_transport_available and sym_transport_providers:
+     * the providers it can run on, comma-separated into buf (cut to len as
+     * snprintf does), returning the whole list's length; *default_p: it
+     * would pick one of them by itself.  -1 with `why` filled when it
+     * cannot tell (its library cannot be loaded).  NULL: it needs none. */
+    int (*providers)(char *buf, size_t len, bool *default_p, char *why, size_t why_len);
+    /* Optional: what symheap-info prints about it beyond its summary. */
+    void (*describe)(FILE *out);
 };
+
+/* The classes of this build, in the order they are tried per peer
+ * (transports/classes.c). */
+extern const struct sym_transport_class *const sym_transport_classes[];
+extern const size_t sym_transport_nclasses;
+#define SYM_TRANSPORTS_MAX 4 /* classes at most: the runtime's arrays */
 
 /* An ops table is usable if it is at least as large as this header's. */
 static inline bool sym_transport_ops_fit(const struct sym_transport_ops *ops)

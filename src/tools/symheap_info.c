@@ -3,18 +3,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "base/config.h"
+#include "base/error.h"
 #include "base/heap_layout.h"
-#include "core/internal.h"
 #include "launch/launcher.h"
-#ifdef SYM_HAVE_OFI
-#include "ofi/ofi.h"
-#endif
+#include "transport.h"
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: symheap-info [-h|--help] [--cleanup [--dry-run]]\n"
                  "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
-                 "default and the value in force, the heap layout and the transports.\n"
+                 "default and the value in force (the job's, then each transport's), the\n"
+                 "heap layout and the transports.\n"
                  "--cleanup removes from /dev/shm this user's objects of dead jobs of older\n"
                  "symheap versions (this one names nothing there; never\n"
                  "another user's, never a running job's) and this user's libfabric\n"
@@ -22,6 +24,21 @@ static void usage(FILE *out)
                  "a PE killed outside symrun (mpirun, TCP rendezvous) leaves behind; never a\n"
                  "live pid's (processes in another pid namespace sharing /dev/shm look dead\n"
                  "to it).  It names each; with --dry-run it only names them.\n");
+}
+
+/* Load one transport's table into a new *values_p; nonzero (said on
+ * stderr) when a value is malformed. */
+static int load_settings(const struct sym_cfg_table *t, void **values_p)
+{
+    void *values = calloc(1, t->size);
+    sym_status_t st = values ? sym_config_load_table(t, values) : SYM_ERR_NO_MEMORY;
+    if (st != SYM_OK) {
+        fprintf(stderr, "symheap-info: %s\n", values ? sym_last_error() : "out of memory");
+        free(values);
+        return 1;
+    }
+    *values_p = values;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -52,7 +69,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "symheap-info: %s\n", sym_last_error());
         return 1;
     }
-    printf("Environment variables:\n");
+    /* Every transport's table too: a malformed value fails before anything
+     * prints. */
+    void *tp_values[SYM_TRANSPORTS_MAX] = {NULL};
+    for (size_t k = 0; k < sym_transport_nclasses; k++)
+        if (sym_transport_classes[k]->settings &&
+            load_settings(sym_transport_classes[k]->settings, &tp_values[k]) != 0)
+            return 1;
+    printf("Environment variables of the job:\n");
     sym_config_print(stdout, &cfg);
 
     struct sym_heap_layout l;
@@ -68,16 +92,21 @@ int main(int argc, char **argv)
                (unsigned long long)l.teams_size, (unsigned long long)l.teams_off);
         printf("  total mapping              %llu\n", (unsigned long long)l.total);
     }
-    printf("\nTransports:\n");
-    printf("  shm   shared memory (memfd + mmap, handed over as descriptors), PEs on this "
-           "host: available\n");
-#ifdef SYM_HAVE_OFI
-    printf("  ofi   libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: "
-           "every peer)\n");
-    ofi_providers_print(stdout);
-#else
-    printf("  ofi   libfabric: not built into this symheap\n");
-#endif
+    printf("\nTransports, tried per peer in this order (SYMHEAP_TRANSPORT=<name>: that one):\n");
+    for (size_t k = 0; k < sym_transport_nclasses; k++) {
+        const struct sym_transport_class *c = sym_transport_classes[k];
+        printf("  %-5s %s\n", c->name, c->summary);
+        if (c->describe)
+            c->describe(stdout);
+    }
+    for (size_t k = 0; k < sym_transport_nclasses; k++) {
+        const struct sym_transport_class *c = sym_transport_classes[k];
+        if (!c->settings)
+            continue;
+        printf("\nSettings of the %s transport:\n", c->name);
+        sym_config_print_table(stdout, c->settings, tp_values[k]);
+        free(tp_values[k]);
+    }
     printf("\nBootstraps: symrun (launcher control segment), tcp (SYMHEAP_ROOT_ADDR "
            "rendezvous, authenticated with SYMHEAP_JOB_SECRET), %s, singleton\n",
 #ifdef SYM_HAVE_PMIX

@@ -1,6 +1,6 @@
 /* heap_size.h - the heap size every PE of the job uses (heap_size.c). */
-#ifndef SYM_API_HEAP_SIZE_H
-#define SYM_API_HEAP_SIZE_H
+#ifndef SYM_CORE_HEAP_SIZE_H
+#define SYM_CORE_HEAP_SIZE_H
 
 #include <stddef.h>
 
@@ -15,4 +15,4 @@
 sym_status_t sym_heap_size_choose(struct sym_boot *boot, const struct sym_config *cfg,
                                   size_t *heap_size_p);
 
-#endif /* SYM_API_HEAP_SIZE_H */
+#endif /* SYM_CORE_HEAP_SIZE_H */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-#include "api/heap_size.h"
+#include "core/heap_size.h"
 #include "base/error.h"
 #include "base/heap_layout.h"
 #include "bootstrap/bootstrap.h"
