@@ -146,7 +146,9 @@ struct sym_transport {
  * transport exists, the same on every PE but for the addresses: the heap,
  * then the global variables from offset heap_len on.  Every heap mapping
  * (this PE's, and a peer's that a transport maps) is followed by room for
- * data.len bytes, where that PE's global variables get mapped. */
+ * data.len bytes, where that PE's global variables get mapped.  Threads:
+ * written by sym_init before the transports are created and by sym_finalize
+ * after they are released; read-only in between. */
 struct sym_memory {
     uint8_t *heap; /* my heap mapping */
     size_t heap_len;

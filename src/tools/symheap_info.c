@@ -74,8 +74,11 @@ int main(int argc, char **argv)
     void *tp_values[SYM_TRANSPORTS_MAX] = {NULL};
     for (size_t k = 0; k < sym_transport_nclasses; k++)
         if (sym_transport_classes[k]->settings &&
-            load_settings(sym_transport_classes[k]->settings, &tp_values[k]) != 0)
+            load_settings(sym_transport_classes[k]->settings, &tp_values[k]) != 0) {
+            while (k--)
+                free(tp_values[k]);
             return 1;
+        }
     printf("Environment variables of the job:\n");
     sym_config_print(stdout, &cfg);
 
