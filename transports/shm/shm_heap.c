@@ -35,8 +35,8 @@ sym_status_t shm_transport_new(int me, int npes, const struct sym_memory *m,
     t->data_len = m->data.len;
     t->peer_base = pb;
     t->listen_fd = -1;
-    pb[me] = m->heap; /* the runtime's: never unmapped here */
-    *tp_p = &t->base;
+    pb[me] = m->heap;                  /* the runtime's: never unmapped here */
+    *tp_p = (struct sym_transport *)t; /* base is the first member */
     return SYM_OK;
 }
 
