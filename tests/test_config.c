@@ -106,6 +106,8 @@ static const struct env_case bad_env[] = {
     {"SYMHEAP_TEAM_AREA_SIZE", "1K", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_TEAM_AREA_SIZE", "1G", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_TEAM_REGION_SIZE", "lots", SYM_ERR_CONFIG, "128M"},
+    {"SYMHEAP_STAGING_SIZE", "a lot", SYM_ERR_CONFIG, "1M"},
+    {"SYMHEAP_CMA", "sometimes", SYM_ERR_CONFIG, "off"},
     {"SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K"},
     {"SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd"},

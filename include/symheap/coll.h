@@ -134,6 +134,8 @@ typedef enum sym_algorithm {
     SYM_ALGO_TREE,     /* binomial tree */
     SYM_ALGO_RD,       /* recursive doubling (non-powers of two folded in) */
     SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
+    SYM_ALGO_DIRECT,   /* members on one host read each other's buffers where they lie
+                        * (shared memory, cross-memory attach, or a copy made once) */
 } sym_algorithm_t;
 
 /* Per-call options; pass NULL (or zero every field) for the defaults. */

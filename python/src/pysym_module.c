@@ -287,7 +287,7 @@ int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p)
             if (!strcmp(s, algo_names[i]))
                 v = i;
     }
-    if (v < SYM_ALGO_AUTO || v > SYM_ALGO_PAIRWISE) {
+    if (v < SYM_ALGO_AUTO || v > SYM_ALGO_DIRECT) {
         PyErr_SetString(PyExc_ValueError, "symheap: algorithm must be None or one of 'auto', "
                                           "'naive', 'ring', 'tree', 'rd', 'pairwise'");
         return -1;

@@ -10,6 +10,7 @@
 
 #include "api/heap_size.h"
 #include "bootstrap/bootstrap.h"
+#include "core/cma.h"
 #include "core/internal.h"
 #include "launch/job.h"
 #include "coll/coll_serial.h"
@@ -250,8 +251,8 @@ static sym_status_t init_steps(void)
     size_t heap_size;
     if ((st = sym_heap_size_choose(boot, &sym_rt.cfg, &heap_size)) != SYM_OK)
         return st;
-    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.team_region_size,
-                                &sym_rt.layout) != 0)
+    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.staging_size,
+                                sym_rt.cfg.team_region_size, &sym_rt.layout) != 0)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large", heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
 
@@ -281,6 +282,7 @@ static sym_status_t init_steps(void)
         hc->user_off = sym_rt.layout.user_off;
         hc->user_size = sym_rt.layout.user_size;
         memcpy(hc->job_key, boot->key, sizeof(boot->key));
+        sym_cma_prepare();
         set_state(SYM_PE_STARTING);
 
         struct pe_card mine = {.pid = (int32_t)getpid()};
@@ -300,6 +302,9 @@ static sym_status_t init_steps(void)
     free(local);
     if (st == SYM_OK)
         st = verify_peer_heaps();
+    /* every peer wrote its probe word before the exchange above */
+    if (st == SYM_OK)
+        sym_cma_probe();
     /* Every PE has its transports connected before any returns: a PE that
      * returns and exits at once must not fail a peer still connecting. */
     if (st == SYM_OK)

@@ -44,6 +44,15 @@
       "wake a sleeping PE for operations peers make on it (no wait fd, as libfabric's "            \
       "shm provider, or one found silent while running): the most an idle waiter "                 \
       "delays serving them")                                                                       \
+    X(staging_size, "SYMHEAP_STAGING_SIZE", SIZE, "4M",                                            \
+      "Bytes of each heap where a PE copies, once, collective data its peers on this host "        \
+      "cannot read where it lies (private memory without cross-memory attach), for the "           \
+      "world team's direct algorithm; 0: none (direct then needs symmetric buffers or "            \
+      "cross-memory attach)")                                                                      \
+    X(cma, "SYMHEAP_CMA", CHOICE, "auto",                                                          \
+      "Cross-memory attach (process_vm_readv) for collectives' private buffers {auto|on|off}: "    \
+      "auto = where probed to work and where it beats copying once into the staging area "         \
+      "(SYMHEAP_COLL_TUNING's cma_min), on = wherever probed to work, off = never")                \
     X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                              \
       "Largest piece a collective moves through a mailbox slot at a time")                         \
     X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                                 \
@@ -55,21 +64,21 @@
       "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, "           \
       "tree leaves the world barrier automatic (central when PEs outnumber cores)")                \
     X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto",                          \
-      "Broadcast algorithm {auto|naive|ring|tree}")                                                \
+      "Broadcast algorithm {auto|naive|ring|tree|direct}")                                         \
     X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto",                                \
-      "Reduce algorithm {auto|naive|ring|tree}")                                                   \
+      "Reduce algorithm {auto|naive|ring|tree|direct}")                                            \
     X(allreduce_algorithm, "SYMHEAP_ALLREDUCE_ALGORITHM", CHOICE, "auto",                          \
-      "Allreduce algorithm {auto|naive|ring|tree|rd}")                                             \
+      "Allreduce algorithm {auto|naive|ring|tree|rd|direct}")                                      \
     X(reduce_scatter_algorithm, "SYMHEAP_REDUCE_SCATTER_ALGORITHM", CHOICE, "auto",                \
-      "Reduce-scatter algorithm {auto|naive|ring}")                                                \
+      "Reduce-scatter algorithm {auto|naive|ring|direct}")                                         \
     X(all_gather_algorithm, "SYMHEAP_ALL_GATHER_ALGORITHM", CHOICE, "auto",                        \
-      "All-gather and all-gatherv algorithm {auto|naive|ring|rd}")                                 \
+      "All-gather and all-gatherv algorithm {auto|naive|ring|rd|direct}")                          \
     X(all_to_all_algorithm, "SYMHEAP_ALL_TO_ALL_ALGORITHM", CHOICE, "auto",                        \
-      "All-to-all and all-to-allv algorithm {auto|naive|pairwise}")                                \
+      "All-to-all and all-to-allv algorithm {auto|naive|pairwise|direct}")                         \
     X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto",                                \
-      "Gather algorithm {auto|naive|tree}")                                                        \
+      "Gather algorithm {auto|naive|tree|direct}")                                                 \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto",                              \
-      "Scatter algorithm {auto|naive|tree}")                                                       \
+      "Scatter algorithm {auto|naive|tree|direct}")                                                \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto",                                                  \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: "            \
       "remap = share the data segment (auto falls back to cross-memory attach)")                   \

@@ -6,6 +6,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_check.h"
+#include "coll/direct.h"
 #include "coll/request.h"
 #include "coll/wire.h"
 
@@ -62,7 +63,7 @@ __attribute__((constructor)) static void register_fault_ops(void)
 static sym_status_t env_parse(enum sym_coll_kind kind, const sym_cfg_choice_t *choice)
 {
     const char *word = choice ? choice->s : "auto";
-    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++)
+    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_LAST; a++)
         if (!strcmp(word, sym_algorithm_name((sym_algorithm_t)a))) {
             env_algo[kind] = kind_algos[kind] & (1u << a) ? (sym_algorithm_t)a : SYM_ALGO_AUTO;
             return SYM_OK;
@@ -93,7 +94,8 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 
 SYM_API const char *sym_algorithm_name(sym_algorithm_t algo)
 {
-    static const char *const names[] = {"auto", "naive", "ring", "tree", "rd", "pairwise"};
+    static const char *const names[] = {"auto", "naive",    "ring",  "tree",
+                                        "rd",   "pairwise", "direct"};
     return (unsigned)algo < sizeof(names) / sizeof(names[0]) ? names[algo] : "invalid-algorithm";
 }
 
@@ -171,7 +173,7 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                          name, team->name, root, team->size);
     if (opts && sym_timeout_check(name, opts->timeout_s, true) != SYM_OK)
         return SYM_ERR_INVALID_ARG;
-    if (opts && ((unsigned)opts->algorithm > SYM_ALGO_PAIRWISE))
+    if (opts && ((unsigned)opts->algorithm > SYM_ALGO_LAST))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: %d is not a sym_algorithm_t", name,
                          (int)opts->algorithm);
     memset(c, 0, sizeof(*c));
@@ -237,7 +239,7 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
     if (!(supported & (1u << algo))) {
         char list[96] = "";
         size_t used = 0;
-        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE && used < sizeof(list); a++)
+        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_LAST && used < sizeof(list); a++)
             if (supported & (1u << a))
                 used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
                                          sym_algorithm_name((sym_algorithm_t)a));
@@ -246,6 +248,15 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
                          "(choose one of: %s)",
                          c->name, sym_algorithm_name(algo), source, sym_coll_kind_name(c->fp.kind),
                          list);
+    }
+    const char *why = NULL;
+    if (algo == SYM_ALGO_DIRECT && !sym_direct_usable(c->team, &why)) {
+        /* the same verdict on every member: all fall back alike */
+        if (sym_rt.cfg.debug)
+            sym_debug("%s on %s: direct is not usable (%s): %s instead", c->name, c->team->name,
+                      why, sym_algorithm_name(automatic));
+        algo = automatic;
+        source = "automatic, direct not usable here";
     }
     c->fp.algo = (uint32_t)algo;
     c->algo_source = source;

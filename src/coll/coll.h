@@ -33,6 +33,9 @@ enum sym_coll_kind {
 
 const char *sym_coll_kind_name(uint32_t kind);
 
+/* The last value of sym_algorithm_t. */
+#define SYM_ALGO_LAST SYM_ALGO_DIRECT
+
 /* ---- datatypes and reductions (reduce_ops.c) ---- */
 
 bool sym_datatype_valid(sym_datatype_t dt);

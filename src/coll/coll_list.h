@@ -54,17 +54,24 @@
  * binomial fan-in and fan-out; rd: dissemination (team_barrier.c) */
 #define SYM_BARRIER_ALGOS(A) A(barrier, NAIVE, naive) A(barrier, TREE, tree) A(barrier, RD, rd)
 #define SYM_BROADCAST_ALGOS(A)                                                                     \
-    A(broadcast, NAIVE, naive) A(broadcast, RING, ring) A(broadcast, TREE, tree)
-#define SYM_REDUCE_ALGOS(A) A(reduce, NAIVE, naive) A(reduce, RING, ring) A(reduce, TREE, tree)
+    A(broadcast, NAIVE, naive)                                                                     \
+    A(broadcast, RING, ring) A(broadcast, TREE, tree) A(broadcast, DIRECT, direct)
+#define SYM_REDUCE_ALGOS(A)                                                                        \
+    A(reduce, NAIVE, naive) A(reduce, RING, ring) A(reduce, TREE, tree) A(reduce, DIRECT, direct)
 #define SYM_ALLREDUCE_ALGOS(A)                                                                     \
     A(allreduce, NAIVE, naive)                                                                     \
-    A(allreduce, RING, ring) A(allreduce, TREE, tree) A(allreduce, RD, rd)
-#define SYM_REDUCE_SCATTER_ALGOS(A) A(reduce_scatter, NAIVE, naive) A(reduce_scatter, RING, ring)
+    A(allreduce, RING, ring)                                                                       \
+    A(allreduce, TREE, tree) A(allreduce, RD, rd) A(allreduce, DIRECT, direct)
+#define SYM_REDUCE_SCATTER_ALGOS(A)                                                                \
+    A(reduce_scatter, NAIVE, naive) A(reduce_scatter, RING, ring) A(reduce_scatter, DIRECT, direct)
 #define SYM_ALL_GATHERV_ALGOS(A)                                                                   \
-    A(all_gatherv, NAIVE, naive) A(all_gatherv, RING, ring) A(all_gatherv, RD, rd)
-#define SYM_ALL_TO_ALLV_ALGOS(A) A(all_to_allv, NAIVE, naive) A(all_to_allv, PAIRWISE, pairwise)
-#define SYM_GATHER_ALGOS(A)      A(gather, NAIVE, naive) A(gather, TREE, tree)
-#define SYM_SCATTER_ALGOS(A)     A(scatter, NAIVE, naive) A(scatter, TREE, tree)
+    A(all_gatherv, NAIVE, naive)                                                                   \
+    A(all_gatherv, RING, ring) A(all_gatherv, RD, rd) A(all_gatherv, DIRECT, direct)
+#define SYM_ALL_TO_ALLV_ALGOS(A)                                                                   \
+    A(all_to_allv, NAIVE, naive) A(all_to_allv, PAIRWISE, pairwise) A(all_to_allv, DIRECT, direct)
+#define SYM_GATHER_ALGOS(A) A(gather, NAIVE, naive) A(gather, TREE, tree) A(gather, DIRECT, direct)
+#define SYM_SCATTER_ALGOS(A)                                                                       \
+    A(scatter, NAIVE, naive) A(scatter, TREE, tree) A(scatter, DIRECT, direct)
 /* naive: a central arrival counter on PE 0 released by the last arrival;
  * rd: dissemination over the sync area's round flags (core/barrier.c) */
 #define SYM_BARRIER_ALL_ALGOS(A) A(barrier_all, NAIVE, naive) A(barrier_all, RD, rd)

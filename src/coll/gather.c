@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 #include "coll/subtree.h"
 
 /* An empty gather may come with NULL buffers: never offset NULL. */
@@ -152,6 +153,30 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
         memcpy(range, src, bytes);
     }
     return gather_tree_inner(&t, range, total);
+}
+
+/* The root copies every member's block straight out of its buffer. */
+sym_status_t sym_gather_direct(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                               int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    if (me != root) {
+        sym_status_t st = sym_dcall_offer(
+            &d, 1, src, bytes, 0, 0, (struct sym_dreaders){.all = false, .one = root}, NULL, NULL);
+        return st == SYM_OK ? sym_dcall_end(&d) : st;
+    }
+    struct sym_dview *views = d.dt->views;
+    uint8_t **dsts = d.dt->dsts;
+    for (int i = 0; i < n; i++)
+        dsts[i] = bytes ? (uint8_t *)dst + (size_t)i * bytes : NULL;
+    sym_status_t st = sym_dcall_view_all(&d, 1, views);
+    if (st == SYM_OK)
+        st = sym_direct_copy_all(&d, views, n, dsts);
+    if (st == SYM_OK && bytes && dsts[me] != src)
+        memmove(dsts[me], src, bytes);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 
 static const sym_gather_fn gather_algorithms[] = {SYM_GATHER_ALGOS(SYM_ALGO_ENTRY)};

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Everyone sends to the root, which reduces in rank order (the same
  * expression as the naive allreduce). */
@@ -112,6 +113,26 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
         }
     }
     return st;
+}
+
+/* The root reduces straight out of every member's buffer, in rank order
+ * (the same expression as the naive algorithm). */
+sym_status_t sym_reduce_direct(struct sym_coll *c, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, sym_op_t op, int root)
+{
+    const size_t bytes = count * sym_datatype_size(dt);
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st;
+    if (c->team->rank != root) {
+        st = sym_dcall_offer(&d, 1, src, bytes, 0, 0,
+                             (struct sym_dreaders){.all = false, .one = root}, NULL, NULL);
+    } else {
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+        if (st == SYM_OK)
+            st = sym_direct_reduce_all(&d, d.dt->views, c->team->size, src, dst, bytes, dt, op);
+    }
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 
 static const sym_reduce_fn reduce_algorithms[] = {SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY)};

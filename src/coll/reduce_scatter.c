@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Block b of a src of n blocks, or NULL when blocks are empty (src may then
  * be NULL, and offsetting NULL is undefined). */
@@ -118,6 +119,30 @@ sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *
     }
     free(partial);
     return st;
+}
+
+/* Member b reduces block b straight out of every member's buffer, in rank
+ * order (the same expression as the naive algorithm). */
+sym_status_t sym_reduce_scatter_direct(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                       sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t bytes = count * sym_datatype_size(dt);
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    for (int i = 0; i < n; i++) {
+        d.dt->roff[i] = (size_t)i * bytes;
+        d.dt->rlen[i] = bytes;
+    }
+    /* this PE's own block is read by nobody else */
+    sym_status_t st =
+        sym_dcall_offer(&d, 1, src, (size_t)n * bytes, (size_t)me * bytes, (size_t)(me + 1) * bytes,
+                        (struct sym_dreaders){.all = true, .one = -1}, d.dt->roff, d.dt->rlen);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+    if (st == SYM_OK)
+        st = sym_direct_reduce_all(&d, d.dt->views, n, block(src, bytes, me), dst, bytes, dt, op);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 
 static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {

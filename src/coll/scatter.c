@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 #include "coll/subtree.h"
 
 /* An empty scatter may come with NULL buffers: never offset NULL. */
@@ -142,6 +143,35 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
     if (st == SYM_OK && range) /* range is NULL only when nothing moves */
         memcpy(dst, range, bytes);
     return st;
+}
+
+/* Every member copies its block straight out of the root's buffer. */
+sym_status_t sym_scatter_direct(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                                int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st;
+    if (me == root) {
+        size_t *roff = d.dt->roff, *rlen = d.dt->rlen;
+        for (int i = 0; i < n; i++) {
+            roff[i] = (size_t)i * bytes;
+            rlen[i] = bytes;
+        }
+        st = sym_dcall_offer(&d, 1, src, (size_t)n * bytes, (size_t)me * bytes,
+                             (size_t)(me + 1) * bytes,
+                             (struct sym_dreaders){.all = true, .one = -1}, roff, rlen);
+        if (st == SYM_OK && bytes && dst != (const uint8_t *)src + (size_t)me * bytes)
+            memmove(dst, (const uint8_t *)src + (size_t)me * bytes, bytes);
+    } else {
+        struct sym_dview v;
+        uint8_t *to = dst;
+        st = sym_dcall_view(&d, 1, root, &v);
+        if (st == SYM_OK)
+            st = sym_direct_copy_all(&d, &v, 1, &to);
+    }
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 
 static const sym_scatter_fn scatter_algorithms[] = {SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY)};

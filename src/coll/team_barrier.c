@@ -1,6 +1,7 @@
 /* team_barrier.c - sym_barrier: dissemination (rd), naive, tree; and the
  * choice of the world barrier's algorithm. */
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* An empty message carries the fingerprint: a PE in another collective is
  * caught at the first exchange. */
@@ -25,7 +26,7 @@ sym_status_t sym_coll_flush_all(struct sym_coll *c)
         if (st != SYM_OK)
             return st;
     }
-    return SYM_OK;
+    return sym_direct_flush(c);
 }
 
 sym_status_t sym_barrier_rd(struct sym_coll *c)

@@ -57,11 +57,14 @@ int main(int argc, char **argv)
 
     struct sym_heap_layout l;
     if (sym_heap_layout_compute(cfg.heap_size ? cfg.heap_size : SYM_HEAP_SIZE_DEFAULT,
-                                cfg.mailbox_size, cfg.team_region_size, &l) == 0) {
+                                cfg.mailbox_size, cfg.staging_size, cfg.team_region_size,
+                                &l) == 0) {
         printf("\nHeap layout per PE (bytes):\n");
         printf("  control block + sync area  %llu\n", (unsigned long long)l.mailbox_off);
         printf("  mailbox region             %llu at offset %llu\n",
                (unsigned long long)l.mailbox_size, (unsigned long long)l.mailbox_off);
+        printf("  staging area               %llu at offset %llu\n",
+               (unsigned long long)l.staging_size, (unsigned long long)l.staging_off);
         printf("  user heap                  %llu at offset %llu\n",
                (unsigned long long)l.user_size, (unsigned long long)l.user_off);
         printf("  team region (on demand)    %llu at offset %llu\n",

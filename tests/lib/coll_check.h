@@ -251,20 +251,21 @@ void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t 
 static const sym_algorithm_t barrier_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
                                                 SYM_ALGO_RD};
 static const sym_algorithm_t broadcast_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                  SYM_ALGO_TREE};
+                                                  SYM_ALGO_TREE, SYM_ALGO_DIRECT};
 static const sym_algorithm_t reduce_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                               SYM_ALGO_TREE};
+                                               SYM_ALGO_TREE, SYM_ALGO_DIRECT};
 static const sym_algorithm_t allreduce_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                  SYM_ALGO_TREE, SYM_ALGO_RD};
-static const sym_algorithm_t reduce_scatter_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE,
-                                                       SYM_ALGO_RING};
+                                                  SYM_ALGO_TREE, SYM_ALGO_RD,    SYM_ALGO_DIRECT};
+static const sym_algorithm_t reduce_scatter_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
+                                                       SYM_ALGO_DIRECT};
 static const sym_algorithm_t all_gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                   SYM_ALGO_RD};
+                                                   SYM_ALGO_RD, SYM_ALGO_DIRECT};
 static const sym_algorithm_t all_gatherv_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                    SYM_ALGO_RD};
-static const sym_algorithm_t all_to_all_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE,
-                                                   SYM_ALGO_PAIRWISE};
-static const sym_algorithm_t gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE};
+                                                    SYM_ALGO_RD, SYM_ALGO_DIRECT};
+static const sym_algorithm_t all_to_all_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE,
+                                                   SYM_ALGO_DIRECT};
+static const sym_algorithm_t gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
+                                               SYM_ALGO_DIRECT};
 
 /* Every root for small counts; the large count at the first and last. */
 bool root_wanted(const struct tctx *t, size_t count, int root);
