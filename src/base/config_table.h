@@ -137,6 +137,11 @@
     X(team_region_size, "SYMHEAP_TEAM_REGION_SIZE", SIZE, "128M",                                  \
       "Bytes of each heap split teams' mailboxes are taken from, on demand (memory is used "       \
       "only by the teams that exist)")                                                             \
+    X(coll_tuning, "SYMHEAP_COLL_TUNING", STRING, "",                                              \
+      "Overrides of the collectives' automatic choices, the same on every PE: "                    \
+      "'kind.regime=algo:upto,...,algo;...' (regime pair, crowded or spread; e.g. "                \
+      "allreduce.pair=naive:4K,direct,ring) and direct.cma_min=SIZE, "                             \
+      "direct.one_shot_max=SIZE; symheap-info prints the table in force")                          \
     X(coll_check, "SYMHEAP_COLL_CHECK", CHOICE, "off",                                             \
       "Collective checking {off|strict}: strict ends every collective with a check that all "      \
       "members made the same call (every member of a mismatched call fails in it) and adds "       \

@@ -104,6 +104,12 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
 sym_status_t sym_scatter_direct(struct sym_coll *c, void *dst, const void *src, size_t bytes,
                                 int root);
 
+/* The entry of gather and scatter after their caller is pinned: checks,
+ * choice from `table`, run (gather.c). */
+sym_status_t sym_rooted_move(enum sym_coll_kind kind, const sym_gather_fn *table, sym_team_t team,
+                             void *dst, const void *src, size_t count, sym_datatype_t dt, int root,
+                             const sym_coll_opts_t *opts);
+
 /* Wait until every member this PE sent to has consumed everything
  * (sym_team_sync, the strict end-of-call check). */
 sym_status_t sym_coll_flush_all(struct sym_coll *c);

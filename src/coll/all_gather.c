@@ -175,18 +175,6 @@ sym_status_t sym_all_gatherv_direct(struct sym_coll *c, void *dst, const void *s
 
 static const sym_all_gatherv_fn all_gather_algorithms[] = {SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)};
 
-/* rd takes ceil(log2 n) steps, the ring n-1 but with every link busy
- * with one neighbour, which wins once blocks are large; with two members
- * each is one exchange and naive the leanest.
- * Provisional crossover: the 2-core development machine cannot measure
- * teams above 2, bench_coll has to set it. */
-static sym_algorithm_t all_gather_auto(int n, size_t total_bytes)
-{
-    if (n <= 2 || sym_coll_crowded()) /* crowded: naive 1.2-5.5x faster at every size */
-        return SYM_ALGO_NAIVE;
-    return total_bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
-}
-
 /* The part both wrappers share, from a prepared call on: choose, start,
  * normalise src, run.  bytes/displ are owned by the caller. */
 static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *opts, void *dst,
@@ -195,7 +183,7 @@ static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *op
     struct sym_team *team = c->team;
     const int n = team->size, me = team->rank;
     const size_t total = displ[n - 1] + bytes[n - 1];
-    sym_status_t st = sym_coll_select(c, opts, all_gather_auto(n, total));
+    sym_status_t st = sym_coll_select(c, opts, total);
     if (st != SYM_OK)
         return st;
     sym_coll_start(c);

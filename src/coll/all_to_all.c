@@ -136,26 +136,6 @@ sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t 
 
 static const sym_all_to_allv_fn all_to_all_algorithms[] = {SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)};
 
-/* With two PEs both algorithms exchange the same single pair of messages.
- * Small blocks are latency bound: naive has every message in flight at
- * once.  Large blocks are bandwidth bound: pairwise keeps each PE's
- * memory traffic to one stream in and one out instead of n - 1 of each
- * competing for the same caches. */
-static sym_algorithm_t all_to_all_auto(int n, size_t block_bytes)
-{
-    if (n <= 2 || block_bytes <= 8192 || sym_coll_crowded()) /* crowded: naive everywhere */
-        return SYM_ALGO_NAIVE;
-    return SYM_ALGO_PAIRWISE;
-}
-
-/* The algorithm is part of the fingerprint, so every member must choose
- * the same one; only the team size is known alike everywhere here (each PE
- * knows just its own counts). */
-static sym_algorithm_t all_to_allv_auto(int n)
-{
-    return n <= 2 ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE;
-}
-
 /* Byte layout of one call: per member, the size and offset of the block
  * sent to it and of the block received from it (both packed). */
 struct layout {
@@ -261,7 +241,7 @@ sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, 
     struct layout l;
     if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count)))
         return st;
-    st = sym_coll_select(&c, opts, all_to_all_auto(team->size, count * sym_datatype_size(dt)));
+    st = sym_coll_select(&c, opts, (uint64_t)team->size * count * sym_datatype_size(dt));
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);
@@ -294,7 +274,7 @@ sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s buffer for %zu bytes",
                          no_dst ? "dst" : "src", need);
     }
-    st = sym_coll_select(&c, opts, all_to_allv_auto(team->size));
+    st = sym_coll_select(&c, opts, 0);
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);

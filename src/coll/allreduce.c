@@ -4,6 +4,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/direct.h"
+#include "coll/tuning.h"
 
 /* Every PE sends its vector to every peer and reduces all of them in rank
  * order, so every PE computes exactly the same expression. */
@@ -234,26 +235,12 @@ sym_status_t sym_allreduce_direct(struct sym_coll *c, void *dst, const void *src
                                   sym_datatype_t dt, sym_op_t op)
 {
     const size_t bytes = count * sym_datatype_size(dt);
-    if (bytes <= sym_direct_one_shot_max(c->team->size))
+    if ((uint64_t)bytes * (uint64_t)(c->team->size - 1) <= sym_tuning.one_shot_max)
         return allreduce_one_shot(c, dst, src, bytes, dt, op);
     return allreduce_two_shot(c, dst, src, count, dt, op);
 }
 
 static const sym_allreduce_fn allreduce_algorithms[] = {SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY)};
-
-/* 2 PEs: naive beats ring up to 256 KiB (1.1-1.9x), ring wins above
- * (bench/RESULTS_coll.md, `bench_coll --coll allreduce` at 2 PEs).  Larger
- * teams could only be measured oversubscribed on the 2-core machine; rd for
- * small and ring for large vectors is the textbook choice kept until a
- * machine with enough cores measures it. */
-static sym_algorithm_t allreduce_auto(int n, size_t bytes)
-{
-    if (n <= 2)
-        return bytes <= 262144 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
-    if (sym_coll_crowded()) /* 4/8 PEs on 2 cores: naive best to 16 KiB, rd at 64 KiB */
-        return bytes <= 16384 ? SYM_ALGO_NAIVE : bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
-    return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
-}
 
 sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
@@ -268,7 +255,7 @@ sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, s
     if (st != SYM_OK)
         return st;
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, allreduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, count * es);
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);

@@ -98,13 +98,6 @@ sym_status_t sym_broadcast_direct(struct sym_coll *c, void *buf, size_t bytes, i
 
 static const sym_broadcast_fn broadcast_algorithms[] = {SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY)};
 
-static sym_algorithm_t broadcast_auto(int n, size_t bytes)
-{
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
-}
-
 sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                   int root, const sym_coll_opts_t *opts)
 {
@@ -117,7 +110,7 @@ sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_
     if (st != SYM_OK)
         return st;
     const size_t bytes = count * sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, broadcast_auto(team->size, bytes));
+    st = sym_coll_select(&c, opts, bytes);
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);

@@ -6,6 +6,7 @@
 
 #include "coll/chan_private.h"
 #include "coll/direct.h"
+#include "coll/tuning.h"
 #include "core/cma.h"
 
 /* An announcement: what the owner offers and what this reader takes of it,
@@ -145,12 +146,7 @@ bool sym_direct_prefers_cma(const struct sym_coll *c, size_t bytes)
     (void)c;
     if (!strcmp(sym_rt.cfg.cma.s, "on"))
         return true;
-    return bytes >= SIZE_MAX;
-}
-
-size_t sym_direct_one_shot_max(int n)
-{
-    return n <= 2 ? 65536 : 16384;
+    return bytes >= sym_tuning.cma_min;
 }
 
 /* ---- one call ---- */

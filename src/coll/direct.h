@@ -121,10 +121,6 @@ bool sym_direct_usable(struct sym_team *team, const char **why);
  * table's cma_min). */
 bool sym_direct_prefers_cma(const struct sym_coll *c, size_t bytes);
 
-/* Largest allreduce vector (bytes) reduced in one shot by a team of n;
- * larger ones take two (the tuning table's one_shot_max). */
-size_t sym_direct_one_shot_max(int n);
-
 /* Wait until every reader is done with everything this PE offered on the
  * team (sym_team_sync, destroy, finalize). */
 sym_status_t sym_direct_flush(struct sym_coll *c);

@@ -137,13 +137,6 @@ sym_status_t sym_reduce_direct(struct sym_coll *c, void *dst, const void *src, s
 
 static const sym_reduce_fn reduce_algorithms[] = {SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY)};
 
-static sym_algorithm_t reduce_auto(int n, size_t bytes)
-{
-    if (n <= 2 || sym_coll_crowded()) /* crowded: ring/tree 1.3-2.5x slower from 256 KiB */
-        return SYM_ALGO_NAIVE;
-    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
-}
-
 sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                sym_datatype_t dt, sym_op_t op, int root,
                                const sym_coll_opts_t *opts)
@@ -159,7 +152,7 @@ sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size
         return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce: NULL %s buffer for %zu elements",
                          src ? "dst" : "src", count);
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, reduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, count * es);
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);

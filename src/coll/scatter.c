@@ -176,37 +176,10 @@ sym_status_t sym_scatter_direct(struct sym_coll *c, void *dst, const void *src, 
 
 static const sym_scatter_fn scatter_algorithms[] = {SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
 
-/* As for gather: the root must send (n - 1) blocks anyway, the tree only
- * saves latency and costs copies at inner members. */
-static sym_algorithm_t scatter_auto(int n, size_t bytes)
-{
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
-}
-
 sym_status_t sym_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     SYM_COLL_CALLER();
-    struct sym_coll c;
-    sym_status_t st =
-        sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count, root, opts);
-    if (st != SYM_OK)
-        return st;
-    const bool is_root = team->rank == root;
-    if (count && (!dst || (is_root && !src)))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: NULL %s buffer for %zu elements",
-                         dst ? "src" : "dst", count);
-    const size_t es = sym_datatype_size(dt);
-    if (count > SIZE_MAX / es / (size_t)team->size)
-        return sym_error(SYM_ERR_INVALID_ARG,
-                         "sym_scatter: %zu elements for each of %d members "
-                         "do not fit in memory",
-                         count, team->size);
-    st = sym_coll_select(&c, opts, scatter_auto(team->size, count * es));
-    if (st != SYM_OK)
-        return st;
-    sym_coll_start(&c);
-    return sym_coll_end(&c, scatter_algorithms[c.fp.algo](&c, dst, src, count * es, root));
+    return sym_rooted_move(SYM_COLL_SCATTER, scatter_algorithms, team, dst, src, count, dt, root,
+                           opts);
 }

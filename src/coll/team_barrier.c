@@ -106,7 +106,7 @@ sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts)
         sym_coll_prepare(&c, "sym_barrier", team, SYM_COLL_BARRIER, 0, 0, 0, -1, opts);
     if (st != SYM_OK)
         return st;
-    st = sym_coll_select(&c, opts, SYM_ALGO_RD);
+    st = sym_coll_select(&c, opts, 0);
     if (st != SYM_OK)
         return st;
     /* The call's deadline bounds the quiet too: over manual progress, a

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/heap_layout.h"
+#include "coll/tuning.h"
 #include "core/internal.h"
 #include "launch/launcher.h"
 #ifdef SYM_HAVE_OFI
@@ -71,6 +72,13 @@ int main(int argc, char **argv)
                (unsigned long long)l.teams_size, (unsigned long long)l.teams_off);
         printf("  total mapping              %llu\n", (unsigned long long)l.total);
     }
+    printf("\nCollectives' automatic choices (SYMHEAP_COLL_TUNING; docs/collectives.md):\n");
+    if (sym_tuning_init(cfg.coll_tuning.s) != SYM_OK) {
+        fprintf(stderr, "symheap-info: %s\n", sym_last_error());
+        return 1;
+    }
+    sym_tuning_print(stdout);
+
     printf("\nTransports:\n");
     printf("  shm   shared memory (memfd + mmap, handed over as descriptors), PEs on this "
            "host: available\n");
