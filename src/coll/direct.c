@@ -314,19 +314,6 @@ sym_status_t sym_dcall_offer(struct sym_dcall *d, int phase, const void *buf, si
     return st;
 }
 
-/* Member `owner` announced data of call `fp`, not this PE's call: report
- * both to every member. */
-static sym_status_t offer_mismatch(struct sym_coll *c, int owner, const struct sym_fp *fp)
-{
-    char mine[160], theirs[160], msg[400];
-    sym_fp_text(&c->fp, mine, sizeof(mine));
-    sym_fp_text(fp, theirs, sizeof(theirs));
-    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d called %s",
-             c->team->name, mine, c->team->pe_of[owner], theirs);
-    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
-}
-
 sym_status_t sym_dcall_view(struct sym_dcall *d, int phase, int owner, struct sym_dview *v)
 {
     struct sym_coll *c = d->c;
@@ -342,7 +329,7 @@ sym_status_t sym_dcall_view(struct sym_dcall *d, int phase, int owner, struct sy
     struct dann ann;
     memcpy(&ann, sym_rt.base + at, sizeof(ann));
     if (memcmp(&ann.fp, &c->fp, sizeof(c->fp)) != 0)
-        return offer_mismatch(c, owner, &ann.fp);
+        return sym_chan_mismatch(c, owner, &ann.fp);
     uint64_t win;
     uint32_t rounds;
     geometry(dt, ann.bytes, &win, &rounds);

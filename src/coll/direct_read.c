@@ -3,6 +3,7 @@
  * copied or reduced in rank order. */
 #include <string.h>
 
+#include "coll/chan_private.h"
 #include "coll/direct.h"
 #include "core/cma.h"
 
@@ -25,8 +26,18 @@ sym_status_t sym_dview_copy(struct sym_dcall *d, const struct sym_dview *v, uint
     case SYM_DLOC_STAGED:
         memcpy(dst, v->ptr + staged_pos(v, off), len);
         return SYM_OK;
-    default:
-        return sym_cma_read(d->c->name, d->c->team->pe_of[v->owner], dst, v->va + off, len);
+    default: {
+        struct sym_coll *c = d->c;
+        sym_status_t st = sym_cma_read(c->name, c->team->pe_of[v->owner], dst, v->va + off, len);
+        if (st == SYM_OK)
+            return st;
+        /* An owner that failed first and gave its buffer back (EFAULT here)
+         * told the team why; else this PE tells the members waiting for it. */
+        if (sym_flag_load(c->team->chan.poison_off))
+            return sym_chan_poisoned(c);
+        sym_chan_poison(c, st, sym_last_error());
+        return st;
+    }
     }
 }
 
