@@ -93,7 +93,6 @@ static const struct env_case bad_env[] = {
     {"SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1"},
     {"SYMHEAP_COLL_CHECK", "paranoid", SYM_ERR_CONFIG, "off"},
     {"SYMHEAP_OFI_EAGER_CONNECT", "sometimes", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_SHMEM_ONECOPY_MIN", "16 kibibytes", SYM_ERR_CONFIG, "16K"},
     {"SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm"},
     {"SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100"},
     {"SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000"},

@@ -55,10 +55,6 @@
       "(SYMHEAP_COLL_TUNING's cma_min), on = wherever probed to work, off = never")                \
     X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K",                                              \
       "Largest piece a collective moves through a mailbox slot at a time")                         \
-    X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K",                                 \
-      "OpenSHMEM broadcast/collect/fcollect/alltoall(s) write straight into the "                  \
-      "peers' symmetric dest from this many bytes of dest per PE (smaller: through "               \
-      "the mailboxes); for a team of n PEs, times (n/2)^4")                                        \
     X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto",                              \
       "Barrier algorithm {auto|naive|tree|rd} of sym_barrier, and of the world barrier "           \
       "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, "           \

@@ -77,8 +77,7 @@ static inline sym_team_t symshmem_native_team(shmem_team_t team)
 /* SYMHEAP_* settings the facade follows, read once at shmem_init through
  * sym_config_uint() (setup.c). */
 struct symshmem_settings {
-    bool debug;         /* SYMHEAP_DEBUG: log decisions to stderr */
-    size_t onecopy_min; /* SYMHEAP_SHMEM_ONECOPY_MIN (onecopy.c) */
+    bool debug; /* SYMHEAP_DEBUG: log decisions to stderr */
 };
 extern struct symshmem_settings symshmem_settings;
 
