@@ -53,7 +53,12 @@ SYM_API sym_status_t sym_sync_all(void);
  * scatter root, ...) returns as soon as its data is in its receivers'
  * mailbox slots, without waiting for them to take it, so a loop of small
  * calls runs ahead of slow receivers, bounded by the mailbox slots of each
- * link (credits): a sender waits only for a slot it needs again.
+ * link (credits): a sender waits only for a slot it needs again.  The
+ * direct algorithm (SYM_ALGO_DIRECT, members on one host) lets members read
+ * each other's buffers where they lie: a member whose buffer is read in
+ * place (in the symmetric heap, or by cross-memory attach) returns once
+ * every reader took it; one whose data was copied into its staging area
+ * returns as soon as it is copied.
  *
  * Mismatched calls.  Each call has a fingerprint (the team's call number,
  * kind, datatype, op, count, root, algorithm; with SYMHEAP_COLL_CHECK=strict
