@@ -80,9 +80,12 @@ sym_status_t sym_direct_copy_all(struct sym_dcall *d, struct sym_dview *views, i
 {
     const uint32_t rounds = rounds_of(d, views, nviews);
     sym_status_t st = SYM_OK;
+    /* readers start next to themselves, so they do not all queue on one owner */
+    const int first = nviews > 1 ? d->c->team->rank + 1 : 0;
     for (uint32_t r = 0; r < rounds && st == SYM_OK; r++) {
         st = sym_dcall_stage(d, r);
-        for (int i = 0; i < nviews && st == SYM_OK; i++) {
+        for (int k = 0; k < nviews && st == SYM_OK; k++) {
+            const int i = (first + k) % nviews;
             struct sym_dview *v = &views[i];
             uint64_t lo, hi;
             if (v->owner < 0 || r >= v->rounds)
