@@ -206,10 +206,17 @@ pub struct SymBox<'h, T: Pod, L: ThreadLevel = crate::Funneled> {
 }
 
 impl<'h, T: Pod, L: ThreadLevel> SymBox<'h, T, L> {
-    /// One `T` on every PE, set to `value` on this PE (collective).
+    /// One `T` on every PE, set to `value` on this PE (collective, two
+    /// barriers: the allocation's, and one after the value is in place, so
+    /// that no peer's put or atomic lands before it).
     pub fn new(sym: &'h Symheap<L>, value: T) -> Result<Self> {
         let vec = SymVec::new(sym, 1)?;
-        vec.write(0, std::slice::from_ref(&value))?;
+        // The allocation zeroed it before its own barrier; anything else
+        // must be in place before a peer's put or atomic can reach it.
+        if bytemuck::bytes_of(&value).iter().any(|&b| b != 0) {
+            vec.write(0, std::slice::from_ref(&value))?;
+        }
+        sym.barrier_all()?;
         Ok(SymBox { vec })
     }
 
