@@ -55,10 +55,30 @@ macro_rules! jobs {
 }
 
 macro_rules! paste_n {
-    ($runner:ident, $name:ident, 1) => { #[test] fn pes_1() { super::$runner(1, stringify!($name)) } };
-    ($runner:ident, $name:ident, 2) => { #[test] fn pes_2() { super::$runner(2, stringify!($name)) } };
-    ($runner:ident, $name:ident, 3) => { #[test] fn pes_3() { super::$runner(3, stringify!($name)) } };
-    ($runner:ident, $name:ident, 4) => { #[test] fn pes_4() { super::$runner(4, stringify!($name)) } };
+    ($runner:ident, $name:ident, 1) => {
+        #[test]
+        fn pes_1() {
+            super::$runner(1, stringify!($name))
+        }
+    };
+    ($runner:ident, $name:ident, 2) => {
+        #[test]
+        fn pes_2() {
+            super::$runner(2, stringify!($name))
+        }
+    };
+    ($runner:ident, $name:ident, 3) => {
+        #[test]
+        fn pes_3() {
+            super::$runner(3, stringify!($name))
+        }
+    };
+    ($runner:ident, $name:ident, 4) => {
+        #[test]
+        fn pes_4() {
+            super::$runner(4, stringify!($name))
+        }
+    };
 }
 
 jobs!(case:

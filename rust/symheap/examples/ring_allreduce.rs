@@ -71,7 +71,10 @@ fn run() -> Result<bool, symheap::Error> {
         let same = ring == native;
         if !same {
             let i = ring.iter().zip(&native).position(|(a, b)| a != b).unwrap_or(0);
-            eprintln!("PE {}: ring_allreduce of {} floats differs at {}: {} vs {}", me, len, i, ring[i], native[i]);
+            eprintln!(
+                "PE {}: ring_allreduce of {} floats differs at {}: {} vs {}",
+                me, len, i, ring[i], native[i]
+            );
         }
         ok &= same;
     }

@@ -62,13 +62,21 @@ impl<L: ThreadLevel> Symheap<L> {
         let _g = self.p2p_guard();
         // SAFETY: buf is its byte length of readable memory; the library
         // copies it before returning.
-        check(unsafe { sys::sym_send_opts(buf.as_ptr() as *const c_void, std::mem::size_of_val(buf), pe, tag, &o) })
+        check(unsafe {
+            sys::sym_send_opts(buf.as_ptr() as *const c_void, std::mem::size_of_val(buf), pe, tag, &o)
+        })
     }
 
     /// Receive the next matching message into `buf` (`sym_recv_opts`).  A
     /// message larger than `buf` is [`Error::Truncated`] with the size
     /// needed, and stays queued for a larger buffer.
-    pub fn recv<T: Pod>(&self, buf: &mut [T], from: Option<usize>, tag: Option<u32>, opts: &P2pOpts) -> Result<MsgStatus> {
+    pub fn recv<T: Pod>(
+        &self,
+        buf: &mut [T],
+        from: Option<usize>,
+        tag: Option<u32>,
+        opts: &P2pOpts,
+    ) -> Result<MsgStatus> {
         let src = match from {
             None => sys::SYM_ANY_PE,
             Some(p) => self.pe(p, "Symheap::recv")?,
@@ -81,7 +89,14 @@ impl<L: ThreadLevel> Symheap<L> {
         // borrowed; the library writes at most that many bytes (a larger
         // message is TRUNCATED, nothing written); any bytes are valid Pod.
         let r = check(unsafe {
-            sys::sym_recv_opts(buf.as_mut_ptr() as *mut c_void, std::mem::size_of_val(buf), src, tag, &o, &mut st)
+            sys::sym_recv_opts(
+                buf.as_mut_ptr() as *mut c_void,
+                std::mem::size_of_val(buf),
+                src,
+                tag,
+                &o,
+                &mut st,
+            )
         });
         match r {
             Ok(()) => Ok(MsgStatus::from_raw(&st)),
@@ -92,7 +107,12 @@ impl<L: ThreadLevel> Symheap<L> {
 
     /// Receive the next matching message whatever its size, as bytes: a
     /// probe, then a receive of the message it found.
-    pub fn recv_vec(&self, from: Option<usize>, tag: Option<u32>, opts: &P2pOpts) -> Result<(Vec<u8>, MsgStatus)> {
+    pub fn recv_vec(
+        &self,
+        from: Option<usize>,
+        tag: Option<u32>,
+        opts: &P2pOpts,
+    ) -> Result<(Vec<u8>, MsgStatus)> {
         let found = self.probe(from, tag, opts)?;
         let mut v = vec![0u8; found.nbytes];
         let st = self.recv(&mut v, Some(found.source), Some(found.tag), opts)?;

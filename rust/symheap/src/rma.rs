@@ -49,6 +49,7 @@ impl<L: ThreadLevel> Symheap<L> {
     /// Put `src` into `dest` on `pe`, then update the signal word `sig` on
     /// that PE with `op` and `signal` (`sym_put_signal`): a PE that sees
     /// the signal change may read the data.
+    #[allow(clippy::too_many_arguments)]
     pub fn put_signal<'r, T: Pod>(
         &self,
         dest: &SymVec<'_, T, L>,
@@ -83,7 +84,12 @@ impl<L: ThreadLevel> Symheap<L> {
     /// value that did (`sym_signal_wait_until`).  Errors:
     /// [`Error::Timeout`] naming the word and condition,
     /// [`Error::PeerLost`], [`Error::Aborted`].
-    pub fn signal_wait_until<'r>(&self, sig: impl Into<SymRef<'r, u64>>, cmp: Cmp, value: u64) -> Result<u64> {
+    pub fn signal_wait_until<'r>(
+        &self,
+        sig: impl Into<SymRef<'r, u64>>,
+        cmp: Cmp,
+        value: u64,
+    ) -> Result<u64> {
         let mut v = 0u64;
         // SAFETY: sig is a live symmetric u64 of this PE; v an out-pointer.
         check(unsafe { sys::sym_signal_wait_until(sig.into().ptr, cmp.raw(), value, &mut v) })?;
@@ -92,7 +98,12 @@ impl<L: ThreadLevel> Symheap<L> {
 
     /// Wait until this PE's word `ivar` satisfies `cmp value`
     /// (`sym_wait_until_<type>`; the comparison follows T's signedness).
-    pub fn wait_until<'r, T: WaitInt>(&self, ivar: impl Into<SymRef<'r, T>>, cmp: Cmp, value: T) -> Result<()> {
+    pub fn wait_until<'r, T: WaitInt>(
+        &self,
+        ivar: impl Into<SymRef<'r, T>>,
+        cmp: Cmp,
+        value: T,
+    ) -> Result<()> {
         // SAFETY: a live symmetric, naturally aligned T of this PE.
         check(unsafe { T::wait_until(ivar.into().ptr, cmp.raw(), value) })
     }
@@ -109,7 +120,12 @@ impl<L: ThreadLevel> Symheap<L> {
     /// Wait until some element of this PE's `ivars` satisfies `cmp value`
     /// and return its index (`sym_wait_until_any_<type>`); `None` for an
     /// empty vector.
-    pub fn wait_until_any<T: WaitInt>(&self, ivars: &SymVec<'_, T, L>, cmp: Cmp, value: T) -> Result<Option<usize>> {
+    pub fn wait_until_any<T: WaitInt>(
+        &self,
+        ivars: &SymVec<'_, T, L>,
+        cmp: Cmp,
+        value: T,
+    ) -> Result<Option<usize>> {
         if ivars.is_empty() {
             return Ok(None);
         }
@@ -146,7 +162,13 @@ pub trait WaitInt: Pod + sealed::Sealed {
     #[doc(hidden)]
     unsafe fn test(p: *mut Self, cmp: sys::sym_cmp_t, v: Self, sat: *mut c_int) -> sys::sym_status_t;
     #[doc(hidden)]
-    unsafe fn wait_any(p: *mut Self, n: usize, cmp: sys::sym_cmp_t, v: Self, idx: *mut usize) -> sys::sym_status_t;
+    unsafe fn wait_any(
+        p: *mut Self,
+        n: usize,
+        cmp: sys::sym_cmp_t,
+        v: Self,
+        idx: *mut usize,
+    ) -> sys::sym_status_t;
     #[doc(hidden)]
     unsafe fn wait_all(p: *mut Self, n: usize, cmp: sys::sym_cmp_t, v: Self) -> sys::sym_status_t;
 }
@@ -215,8 +237,7 @@ atomic_int!(u64, u64);
 /// [`Symheap::quiet`].
 impl<L: ThreadLevel> Symheap<L> {
     /// The word's value.
-    pub fn atomic_fetch<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, pe: usize) -> Result<T>
-    {
+    pub fn atomic_fetch<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, pe: usize) -> Result<T> {
         let pe = self.amo_pe(pe)?;
         let p = target.into().ptr;
         let mut old = 0u64;
@@ -237,12 +258,22 @@ impl<L: ThreadLevel> Symheap<L> {
     }
 
     /// Set the word to `value`.
-    pub fn atomic_set<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, value: T, pe: usize) -> Result<()> {
+    pub fn atomic_set<'r, T: AtomicInt>(
+        &self,
+        target: impl Into<SymRef<'r, T>>,
+        value: T,
+        pe: usize,
+    ) -> Result<()> {
         self.nonfetching(target, pe, value, NonFetching::Set)
     }
 
     /// Add `value` (wrapping).
-    pub fn atomic_add<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, value: T, pe: usize) -> Result<()> {
+    pub fn atomic_add<'r, T: AtomicInt>(
+        &self,
+        target: impl Into<SymRef<'r, T>>,
+        value: T,
+        pe: usize,
+    ) -> Result<()> {
         self.nonfetching(target, pe, value, NonFetching::Add)
     }
 
@@ -263,8 +294,12 @@ impl<L: ThreadLevel> Symheap<L> {
     }
 
     /// Set the word to `value`; returns the old value.
-    pub fn atomic_swap<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, value: T, pe: usize) -> Result<T>
-    {
+    pub fn atomic_swap<'r, T: AtomicInt>(
+        &self,
+        target: impl Into<SymRef<'r, T>>,
+        value: T,
+        pe: usize,
+    ) -> Result<T> {
         self.fetching(target, pe, value, Fetching::Swap)
     }
 
@@ -276,20 +311,26 @@ impl<L: ThreadLevel> Symheap<L> {
         cond: T,
         value: T,
         pe: usize,
-    ) -> Result<T>
-    {
+    ) -> Result<T> {
         self.fetching(target, pe, value, Fetching::CompareSwap(cond.to_u64()))
     }
 
     /// Add `value`; returns the old value.
-    pub fn atomic_fetch_add<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, value: T, pe: usize) -> Result<T>
-    {
+    pub fn atomic_fetch_add<'r, T: AtomicInt>(
+        &self,
+        target: impl Into<SymRef<'r, T>>,
+        value: T,
+        pe: usize,
+    ) -> Result<T> {
         self.fetching(target, pe, value, Fetching::Add)
     }
 
     /// Add one; returns the old value.
-    pub fn atomic_fetch_inc<'r, T: AtomicInt>(&self, target: impl Into<SymRef<'r, T>>, pe: usize) -> Result<T>
-    {
+    pub fn atomic_fetch_inc<'r, T: AtomicInt>(
+        &self,
+        target: impl Into<SymRef<'r, T>>,
+        pe: usize,
+    ) -> Result<T> {
         self.fetching(target, pe, T::zeroed(), Fetching::Inc)
     }
 
@@ -300,8 +341,7 @@ impl<L: ThreadLevel> Symheap<L> {
         op: Bitwise,
         value: T,
         pe: usize,
-    ) -> Result<T>
-    {
+    ) -> Result<T> {
         self.fetching(target, pe, value, Fetching::Bitwise(op))
     }
 
@@ -349,8 +389,7 @@ impl<L: ThreadLevel> Symheap<L> {
         pe: usize,
         value: T,
         kind: Fetching,
-    ) -> Result<T>
-    {
+    ) -> Result<T> {
         let pe = self.amo_pe(pe)?;
         let p = target.into().ptr;
         let v: u64 = value.to_u64();
@@ -419,4 +458,3 @@ enum Fetching {
     Inc,
     Bitwise(Bitwise),
 }
-

@@ -146,7 +146,13 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
     /// Start copying `src` into elements `offset ..` of `dest` on `pe`
     /// (`sym_put_nbi`); complete at the end of the scope or at a
     /// [`Symheap::quiet`].
-    pub fn put<T: Pod>(&'scope self, dest: &'scope SymVec<'env, T, L>, offset: usize, src: &'scope [T], pe: usize) -> Result<()> {
+    pub fn put<T: Pod>(
+        &'scope self,
+        dest: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        src: &'scope [T],
+        pe: usize,
+    ) -> Result<()> {
         let (d, n) = dest.range(offset, src.len(), "Scope::put")?;
         let pe = self.sym.pe(pe, "Scope::put")?;
         if n == 0 {
@@ -161,7 +167,13 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
     /// Start copying elements `offset ..` of `src` on `pe` into `dst`
     /// (`sym_get_nbi`); `dst` is final at the end of the scope (it stays
     /// borrowed until then).
-    pub fn get<T: Pod>(&'scope self, dst: &'scope mut [T], src: &'scope SymVec<'env, T, L>, offset: usize, pe: usize) -> Result<()> {
+    pub fn get<T: Pod>(
+        &'scope self,
+        dst: &'scope mut [T],
+        src: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        pe: usize,
+    ) -> Result<()> {
         let (s, n) = src.range(offset, dst.len(), "Scope::get")?;
         let pe = self.sym.pe(pe, "Scope::get")?;
         if n == 0 {
@@ -175,7 +187,12 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
     }
 
     /// Register a started request.
-    fn started(&'scope self, st: sys::sym_status_t, raw: sys::sym_request_t, op: &'static str) -> Result<Request<'scope>> {
+    fn started(
+        &'scope self,
+        st: sys::sym_status_t,
+        raw: sys::sym_request_t,
+        op: &'static str,
+    ) -> Result<Request<'scope>> {
         check(st)?;
         let mut p = self.pending.borrow_mut();
         p.push(raw);
@@ -193,19 +210,42 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
     }
 
     /// Start a broadcast (`sym_ibroadcast`).
-    pub fn ibroadcast<T: Element>(&'scope self, team: &'scope Team<'env, L>, buf: &'scope mut [T], root: usize, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn ibroadcast<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        buf: &'scope mut [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         let root = team.root(root, "Scope::ibroadcast")?;
         let o = opts.raw();
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: buf holds its length of elements, exclusively borrowed
         // until the request completes (at the latest at the scope's end).
-        let st = unsafe { sys::sym_ibroadcast(team.as_raw(), buf.as_mut_ptr() as *mut c_void, buf.len(), T::DATATYPE, root, &o, &mut r) };
+        let st = unsafe {
+            sys::sym_ibroadcast(
+                team.as_raw(),
+                buf.as_mut_ptr() as *mut c_void,
+                buf.len(),
+                T::DATATYPE,
+                root,
+                &o,
+                &mut r,
+            )
+        };
         self.started(st, r, "ibroadcast")
     }
 
     /// Start an allreduce (`sym_iallreduce`).
-    pub fn iallreduce<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], op: Op, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn iallreduce<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         same_len("Scope::iallreduce: dst", dst.len(), src.len())?;
         let o = opts.raw();
         let mut r = sys::SYM_REQUEST_NULL;
@@ -213,14 +253,31 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         // SAFETY: both hold src.len() elements, borrowed (dst exclusively)
         // until the request completes.
         let st = unsafe {
-            sys::sym_iallreduce(team.as_raw(), dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, src.len(), T::DATATYPE, op.raw(), &o, &mut r)
+            sys::sym_iallreduce(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                op.raw(),
+                &o,
+                &mut r,
+            )
         };
         self.started(st, r, "iallreduce")
     }
 
     /// Start a reduce to `root` (`sym_ireduce`); `dst` is used at the root.
     #[allow(clippy::too_many_arguments)]
-    pub fn ireduce<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], op: Op, root: usize, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn ireduce<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         let root_c = team.root(root, "Scope::ireduce")?;
         let d = if team.my_pe() == root {
             same_len("Scope::ireduce: dst at the root", dst.len(), src.len())?;
@@ -232,36 +289,87 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: as iallreduce; dst only at the root.
-        let st = unsafe { sys::sym_ireduce(team.as_raw(), d, src.as_ptr() as *const c_void, src.len(), T::DATATYPE, op.raw(), root_c, &o, &mut r) };
+        let st = unsafe {
+            sys::sym_ireduce(
+                team.as_raw(),
+                d,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                op.raw(),
+                root_c,
+                &o,
+                &mut r,
+            )
+        };
         self.started(st, r, "ireduce")
     }
 
     /// Start a reduce-scatter (`sym_ireduce_scatter`).
-    pub fn ireduce_scatter<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], op: Op, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn ireduce_scatter<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         team.blocks("Scope::ireduce_scatter: src", src.len(), dst.len())?;
         let o = opts.raw();
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: dst holds n, src n * members (checked); borrowed until done.
         let st = unsafe {
-            sys::sym_ireduce_scatter(team.as_raw(), dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, dst.len(), T::DATATYPE, op.raw(), &o, &mut r)
+            sys::sym_ireduce_scatter(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                dst.len(),
+                T::DATATYPE,
+                op.raw(),
+                &o,
+                &mut r,
+            )
         };
         self.started(st, r, "ireduce_scatter")
     }
 
     /// Start an all-gather (`sym_iall_gather`).
-    pub fn iall_gather<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn iall_gather<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         team.blocks("Scope::iall_gather: dst", dst.len(), src.len())?;
         let o = opts.raw();
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: src holds n, dst n * members (checked); borrowed until done.
-        let st = unsafe { sys::sym_iall_gather(team.as_raw(), dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, src.len(), T::DATATYPE, &o, &mut r) };
+        let st = unsafe {
+            sys::sym_iall_gather(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
+        };
         self.started(st, r, "iall_gather")
     }
 
     /// Start an uneven all-gather (`sym_iall_gatherv`; `counts` is copied).
-    pub fn iall_gatherv<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], counts: &[usize], opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn iall_gatherv<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        counts: &[usize],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         same_len("Scope::iall_gatherv: counts (one per member)", counts.len(), team.n_pes())?;
         same_len("Scope::iall_gatherv: src (counts[my_pe])", src.len(), counts[team.my_pe()])?;
         same_len("Scope::iall_gatherv: dst (sum of counts)", dst.len(), sum(counts)?)?;
@@ -270,30 +378,63 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: as all_gatherv; the library copies counts.
         let st = unsafe {
-            sys::sym_iall_gatherv(team.as_raw(), dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, counts.as_ptr(), T::DATATYPE, &o, &mut r)
+            sys::sym_iall_gatherv(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                counts.as_ptr(),
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
         };
         self.started(st, r, "iall_gatherv")
     }
 
     /// Start an all-to-all (`sym_iall_to_all`).
-    pub fn iall_to_all<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn iall_to_all<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         same_len("Scope::iall_to_all: dst", dst.len(), src.len())?;
         let n = team.n_pes();
         if n == 0 || src.len() % n != 0 {
-            return Err(Error::InvalidArg(format!("Scope::iall_to_all: {} elements are not {} equal blocks", src.len(), n)));
+            return Err(Error::InvalidArg(format!(
+                "Scope::iall_to_all: {} elements are not {} equal blocks",
+                src.len(),
+                n
+            )));
         }
         let o = opts.raw();
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: both hold count * members elements; borrowed until done.
         let st = unsafe {
-            sys::sym_iall_to_all(team.as_raw(), dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, src.len() / n, T::DATATYPE, &o, &mut r)
+            sys::sym_iall_to_all(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len() / n,
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
         };
         self.started(st, r, "iall_to_all")
     }
 
     /// Start a gather to `root` (`sym_igather`); `dst` is used at the root.
-    pub fn igather<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], root: usize, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn igather<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         let root_c = team.root(root, "Scope::igather")?;
         let d = if team.my_pe() == root {
             team.blocks("Scope::igather: dst at the root", dst.len(), src.len())?;
@@ -305,13 +446,31 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: as gather; borrowed until done.
-        let st = unsafe { sys::sym_igather(team.as_raw(), d, src.as_ptr() as *const c_void, src.len(), T::DATATYPE, root_c as c_int, &o, &mut r) };
+        let st = unsafe {
+            sys::sym_igather(
+                team.as_raw(),
+                d,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                root_c as c_int,
+                &o,
+                &mut r,
+            )
+        };
         self.started(st, r, "igather")
     }
 
     /// Start a scatter from `root` (`sym_iscatter`); `src` is used at the
     /// root.
-    pub fn iscatter<T: Element>(&'scope self, team: &'scope Team<'env, L>, dst: &'scope mut [T], src: &'scope [T], root: usize, opts: &CollOpts) -> Result<Request<'scope>> {
+    pub fn iscatter<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
         let root_c = team.root(root, "Scope::iscatter")?;
         let s = if team.my_pe() == root {
             team.blocks("Scope::iscatter: src at the root", src.len(), dst.len())?;
@@ -323,7 +482,18 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         let mut r = sys::SYM_REQUEST_NULL;
         let _g = (self.sym.team_read(), self.sym.issue_guard());
         // SAFETY: as scatter; borrowed until done.
-        let st = unsafe { sys::sym_iscatter(team.as_raw(), dst.as_mut_ptr() as *mut c_void, s, dst.len(), T::DATATYPE, root_c, &o, &mut r) };
+        let st = unsafe {
+            sys::sym_iscatter(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                s,
+                dst.len(),
+                T::DATATYPE,
+                root_c,
+                &o,
+                &mut r,
+            )
+        };
         self.started(st, r, "iscatter")
     }
 }

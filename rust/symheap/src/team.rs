@@ -172,8 +172,9 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
     /// PEs that are not members.
     pub fn split_strided(&self, start: usize, stride: isize, size: usize) -> Result<Option<Team<'h, L>>> {
         let start = c_int_of(start, "Team::split_strided: start")?;
-        let stride = c_int::try_from(stride)
-            .map_err(|_| Error::InvalidArg(format!("Team::split_strided: stride {} does not fit a C int", stride)))?;
+        let stride = c_int::try_from(stride).map_err(|_| {
+            Error::InvalidArg(format!("Team::split_strided: stride {} does not fit a C int", stride))
+        })?;
         let size = c_int_of(size, "Team::split_strided: size")?;
         let mut t = sys::SYM_TEAM_INVALID;
         let _g = self.sym.team_write();
@@ -220,7 +221,9 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
         let mut out = vec![sys::SYM_TEAM_INVALID; shape.len()];
         let _g = self.sym.team_write();
         // SAFETY: dims and out have ndims entries each; serialised.
-        check(unsafe { sys::sym_team_split_mesh(self.raw, dims.len() as c_int, dims.as_ptr(), out.as_mut_ptr()) })?;
+        check(unsafe {
+            sys::sym_team_split_mesh(self.raw, dims.len() as c_int, dims.as_ptr(), out.as_mut_ptr())
+        })?;
         out.into_iter()
             .map(|t| self.owned(t).ok_or_else(|| Error::Internal("Team::split_mesh: no team".into())))
             .collect()
@@ -253,7 +256,11 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
     // ---- collectives ---------------------------------------------------
 
     /// Run one blocking collective: the team lock (read), the options.
-    fn coll(&self, f: impl FnOnce(sys::sym_team_t, *const sys::sym_coll_opts_t) -> sys::sym_status_t, opts: &CollOpts) -> Result<()> {
+    fn coll(
+        &self,
+        f: impl FnOnce(sys::sym_team_t, *const sys::sym_coll_opts_t) -> sys::sym_status_t,
+        opts: &CollOpts,
+    ) -> Result<()> {
         let raw = opts.raw();
         let _g = self.sym.team_read();
         check(f(self.raw, &raw))
@@ -312,7 +319,14 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
     /// Combine `src` of every member with `op` into `dst` at `root`
     /// (`sym_reduce`); `dst` is used only at the root, where it holds as
     /// many elements as `src`.
-    pub fn reduce<T: Element>(&self, dst: &mut [T], src: &[T], op: Op, root: usize, opts: &CollOpts) -> Result<()> {
+    pub fn reduce<T: Element>(
+        &self,
+        dst: &mut [T],
+        src: &[T],
+        op: Op,
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<()> {
         let root_c = self.root(root, "Team::reduce")?;
         let d = if self.my_pe() == root {
             same_len("Team::reduce: dst at the root", dst.len(), src.len())?;
@@ -346,7 +360,13 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
 
     /// `src` holds one block of `dst.len()` elements per member; member i
     /// gets the combined block i (`sym_reduce_scatter`).
-    pub fn reduce_scatter<T: Element>(&self, dst: &mut [T], src: &[T], op: Op, opts: &CollOpts) -> Result<()> {
+    pub fn reduce_scatter<T: Element>(
+        &self,
+        dst: &mut [T],
+        src: &[T],
+        op: Op,
+        opts: &CollOpts,
+    ) -> Result<()> {
         self.blocks("Team::reduce_scatter: src", src.len(), dst.len())?;
         let (d, s, n) = (dst.as_mut_ptr() as *mut c_void, src.as_ptr() as *const c_void, dst.len());
         // SAFETY: dst holds n, src n * members elements (checked).
@@ -365,7 +385,13 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
     /// [`Team::all_gather`] with `counts[i]` elements from member i (the
     /// same `counts` on every member); `dst` holds their sum
     /// (`sym_all_gatherv`).
-    pub fn all_gatherv<T: Element>(&self, dst: &mut [T], src: &[T], counts: &[usize], opts: &CollOpts) -> Result<()> {
+    pub fn all_gatherv<T: Element>(
+        &self,
+        dst: &mut [T],
+        src: &[T],
+        counts: &[usize],
+        opts: &CollOpts,
+    ) -> Result<()> {
         same_len("Team::all_gatherv: counts (one per member)", counts.len(), self.n_pes())?;
         same_len("Team::all_gatherv: src (counts[my_pe])", src.len(), counts[self.my_pe()])?;
         same_len("Team::all_gatherv: dst (sum of counts)", dst.len(), sum(counts)?)?;
@@ -448,7 +474,9 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
 
     /// `InvalidArg` unless `total` is members × `block`.
     pub(crate) fn blocks(&self, what: &str, total: usize, block: usize) -> Result<()> {
-        let want = block.checked_mul(self.n_pes()).ok_or_else(|| Error::InvalidArg(format!("{}: size overflows", what)))?;
+        let want = block
+            .checked_mul(self.n_pes())
+            .ok_or_else(|| Error::InvalidArg(format!("{}: size overflows", what)))?;
         if total != want {
             return Err(Error::InvalidArg(format!(
                 "{} holds {} elements, the team needs {} ({} members x {})",
@@ -479,7 +507,11 @@ impl<L: ThreadLevel> Drop for Team<'_, L> {
 
 impl<L: ThreadLevel> std::fmt::Debug for Team<'_, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Team").field("name", &self.name()).field("my_pe", &self.my_pe()).field("n_pes", &self.n_pes()).finish()
+        f.debug_struct("Team")
+            .field("name", &self.name())
+            .field("my_pe", &self.my_pe())
+            .field("n_pes", &self.n_pes())
+            .finish()
     }
 }
 

@@ -128,8 +128,7 @@ impl Op {
     }
 
     /// Every op, in the library's order.
-    pub const ALL: [Op; 8] =
-        [Op::Sum, Op::Prod, Op::Min, Op::Max, Op::Avg, Op::Band, Op::Bor, Op::Bxor];
+    pub const ALL: [Op; 8] = [Op::Sum, Op::Prod, Op::Min, Op::Max, Op::Avg, Op::Band, Op::Bor, Op::Bxor];
 }
 
 /// A collective algorithm (`sym_algorithm_t`).  Which collective takes
@@ -175,7 +174,7 @@ impl Algorithm {
 }
 
 /// Per-call options of a collective (`sym_coll_opts_t`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CollOpts {
     /// The algorithm; `Auto` by default.
     pub algorithm: Algorithm,
@@ -204,7 +203,7 @@ impl CollOpts {
 }
 
 /// Per-call options of a point-to-point call (`sym_p2p_opts_t`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct P2pOpts {
     /// This call's deadline; `None`: the world team's timeout.
     pub timeout: Option<Duration>,
