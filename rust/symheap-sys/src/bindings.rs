@@ -38,7 +38,11 @@ extern "C" {
     pub fn sym_last_status() -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_set_error(status: sym_status_t, fmt: *const ::std::os::raw::c_char, ...) -> sym_status_t;
+    pub fn sym_set_error(
+        status: sym_status_t,
+        fmt: *const ::std::os::raw::c_char,
+        ...
+    ) -> sym_status_t;
 }
 pub type __uint8_t = ::std::os::raw::c_uchar;
 pub type __uint16_t = ::std::os::raw::c_ushort;
@@ -102,7 +106,10 @@ extern "C" {
     pub fn sym_align(alignment: usize, size: usize) -> *mut ::std::os::raw::c_void;
 }
 extern "C" {
-    pub fn sym_realloc(ptr: *mut ::std::os::raw::c_void, size: usize) -> *mut ::std::os::raw::c_void;
+    pub fn sym_realloc(
+        ptr: *mut ::std::os::raw::c_void,
+        size: usize,
+    ) -> *mut ::std::os::raw::c_void;
 }
 extern "C" {
     pub fn sym_free(ptr: *mut ::std::os::raw::c_void);
@@ -224,7 +231,11 @@ extern "C" {
     pub fn sym_fence() -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_atomic_fetch32(old_p: *mut u32, dest: *const u32, pe: ::std::os::raw::c_int) -> sym_status_t;
+    pub fn sym_atomic_fetch32(
+        old_p: *mut u32,
+        dest: *const u32,
+        pe: ::std::os::raw::c_int,
+    ) -> sym_status_t;
 }
 extern "C" {
     pub fn sym_atomic_set32(dest: *mut u32, value: u32, pe: ::std::os::raw::c_int) -> sym_status_t;
@@ -261,8 +272,11 @@ extern "C" {
     pub fn sym_atomic_inc32(dest: *mut u32, pe: ::std::os::raw::c_int) -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_atomic_fetch_inc32(dest: *mut u32, old_p: *mut u32, pe: ::std::os::raw::c_int)
-        -> sym_status_t;
+    pub fn sym_atomic_fetch_inc32(
+        dest: *mut u32,
+        old_p: *mut u32,
+        pe: ::std::os::raw::c_int,
+    ) -> sym_status_t;
 }
 extern "C" {
     pub fn sym_atomic_and32(dest: *mut u32, value: u32, pe: ::std::os::raw::c_int) -> sym_status_t;
@@ -298,7 +312,11 @@ extern "C" {
     ) -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_atomic_fetch64(old_p: *mut u64, dest: *const u64, pe: ::std::os::raw::c_int) -> sym_status_t;
+    pub fn sym_atomic_fetch64(
+        old_p: *mut u64,
+        dest: *const u64,
+        pe: ::std::os::raw::c_int,
+    ) -> sym_status_t;
 }
 extern "C" {
     pub fn sym_atomic_set64(dest: *mut u64, value: u64, pe: ::std::os::raw::c_int) -> sym_status_t;
@@ -335,8 +353,11 @@ extern "C" {
     pub fn sym_atomic_inc64(dest: *mut u64, pe: ::std::os::raw::c_int) -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_atomic_fetch_inc64(dest: *mut u64, old_p: *mut u64, pe: ::std::os::raw::c_int)
-        -> sym_status_t;
+    pub fn sym_atomic_fetch_inc64(
+        dest: *mut u64,
+        old_p: *mut u64,
+        pe: ::std::os::raw::c_int,
+    ) -> sym_status_t;
 }
 extern "C" {
     pub fn sym_atomic_and64(dest: *mut u64, value: u64, pe: ::std::os::raw::c_int) -> sym_status_t;
@@ -787,7 +808,10 @@ extern "C" {
     pub fn sym_team_split_shared(parent: sym_team_t, new_team_p: *mut sym_team_t) -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_team_members(team: sym_team_t, global_pes: *mut ::std::os::raw::c_int) -> sym_status_t;
+    pub fn sym_team_members(
+        team: sym_team_t,
+        global_pes: *mut ::std::os::raw::c_int,
+    ) -> sym_status_t;
 }
 extern "C" {
     pub fn sym_team_global_to_local(
@@ -887,7 +911,12 @@ fn bindgen_test_layout_sym_coll_opts() {
                 ::std::ptr::addr_of!((*ptr).algorithm) as usize - ptr as usize
             },
             0usize,
-            concat!("Offset of field: ", stringify!(sym_coll_opts), "::", stringify!(algorithm))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_coll_opts),
+                "::",
+                stringify!(algorithm)
+            )
         );
     }
     test_field_algorithm();
@@ -899,7 +928,12 @@ fn bindgen_test_layout_sym_coll_opts() {
                 ::std::ptr::addr_of!((*ptr).timeout_s) as usize - ptr as usize
             },
             8usize,
-            concat!("Offset of field: ", stringify!(sym_coll_opts), "::", stringify!(timeout_s))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_coll_opts),
+                "::",
+                stringify!(timeout_s)
+            )
         );
     }
     test_field_timeout_s();
@@ -1038,12 +1072,18 @@ extern "C" {
     ) -> sym_status_t;
 }
 extern "C" {
-    pub fn sym_block_count(total: usize, nparts: ::std::os::raw::c_int, part: ::std::os::raw::c_int)
-        -> usize;
+    pub fn sym_block_count(
+        total: usize,
+        nparts: ::std::os::raw::c_int,
+        part: ::std::os::raw::c_int,
+    ) -> usize;
 }
 extern "C" {
-    pub fn sym_block_start(total: usize, nparts: ::std::os::raw::c_int, part: ::std::os::raw::c_int)
-        -> usize;
+    pub fn sym_block_start(
+        total: usize,
+        nparts: ::std::os::raw::c_int,
+        part: ::std::os::raw::c_int,
+    ) -> usize;
 }
 extern "C" {
     pub fn sym_f16_from_float(value: f32) -> u16;
@@ -1234,7 +1274,12 @@ fn bindgen_test_layout_sym_msg_status() {
                 ::std::ptr::addr_of!((*ptr).source) as usize - ptr as usize
             },
             0usize,
-            concat!("Offset of field: ", stringify!(sym_msg_status), "::", stringify!(source))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_msg_status),
+                "::",
+                stringify!(source)
+            )
         );
     }
     test_field_source();
@@ -1246,7 +1291,12 @@ fn bindgen_test_layout_sym_msg_status() {
                 ::std::ptr::addr_of!((*ptr).tag) as usize - ptr as usize
             },
             4usize,
-            concat!("Offset of field: ", stringify!(sym_msg_status), "::", stringify!(tag))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_msg_status),
+                "::",
+                stringify!(tag)
+            )
         );
     }
     test_field_tag();
@@ -1258,7 +1308,12 @@ fn bindgen_test_layout_sym_msg_status() {
                 ::std::ptr::addr_of!((*ptr).nbytes) as usize - ptr as usize
             },
             8usize,
-            concat!("Offset of field: ", stringify!(sym_msg_status), "::", stringify!(nbytes))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_msg_status),
+                "::",
+                stringify!(nbytes)
+            )
         );
     }
     test_field_nbytes();
@@ -1271,7 +1326,11 @@ pub struct sym_p2p_opts {
 }
 #[test]
 fn bindgen_test_layout_sym_p2p_opts() {
-    assert_eq!(::std::mem::size_of::<sym_p2p_opts>(), 8usize, concat!("Size of: ", stringify!(sym_p2p_opts)));
+    assert_eq!(
+        ::std::mem::size_of::<sym_p2p_opts>(),
+        8usize,
+        concat!("Size of: ", stringify!(sym_p2p_opts))
+    );
     assert_eq!(
         ::std::mem::align_of::<sym_p2p_opts>(),
         8usize,
@@ -1285,7 +1344,12 @@ fn bindgen_test_layout_sym_p2p_opts() {
                 ::std::ptr::addr_of!((*ptr).timeout_s) as usize - ptr as usize
             },
             0usize,
-            concat!("Offset of field: ", stringify!(sym_p2p_opts), "::", stringify!(timeout_s))
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_p2p_opts),
+                "::",
+                stringify!(timeout_s)
+            )
         );
     }
     test_field_timeout_s();

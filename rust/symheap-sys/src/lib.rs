@@ -12,7 +12,11 @@
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 #![allow(clippy::all)]
 
-include!("bindings.rs");
+#[rustfmt::skip]
+mod bindings {
+    include!("bindings.rs");
+}
+pub use bindings::*;
 
 /// `SYM_TEAM_INVALID` of `symheap/team.h` (a cast, which bindgen skips).
 pub const SYM_TEAM_INVALID: sym_team_t = std::ptr::null_mut();
