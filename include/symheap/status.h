@@ -65,6 +65,15 @@ SYM_API const char *sym_status_name(sym_status_t status);
  * next failure on the same thread.  Thread-safe. */
 SYM_API const char *sym_last_error(void);
 
+/* The status of the calling thread's most recent failed call, the failure
+ * sym_last_error() describes; SYM_OK if no call has failed on this thread.
+ * It is how a caller learns the status of a call that returns none: a NULL
+ * from sym_malloc, sym_calloc, sym_align or sym_realloc says SYM_ERR_NO_MEMORY,
+ * SYM_ERR_MISMATCH, SYM_ERR_PEER_LOST..., and a failed sym_free records its
+ * status here.  Overwritten, with the message, by the thread's next failure.
+ * Thread-safe (the status is the calling thread's). */
+SYM_API sym_status_t sym_last_status(void);
+
 #if defined(__GNUC__)
 #define SYM_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
 #else

@@ -9,6 +9,8 @@
 
 /* Large enough for a timeout message listing missing PEs. */
 static _Thread_local char last_error[1024];
+/* The status last_error describes. */
+static _Thread_local sym_status_t last_status = SYM_OK;
 
 /* Set by init and finalize; read by any thread (relaxed: a log prefix). */
 static int log_pe = -1;
@@ -53,12 +55,18 @@ SYM_API const char *sym_last_error(void)
     return last_error;
 }
 
+SYM_API sym_status_t sym_last_status(void)
+{
+    return last_status;
+}
+
 sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof(last_error), fmt, ap);
     va_end(ap);
+    last_status = status;
     /* Messages quote bytes from peers and the network (bootstrap hellos,
      * names): no control character, an ANSI escape included, reaches a
      * terminal that prints sym_last_error(). */
