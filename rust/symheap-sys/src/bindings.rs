@@ -883,6 +883,7 @@ pub const SYM_ALGO_RING: sym_algorithm = 2;
 pub const SYM_ALGO_TREE: sym_algorithm = 3;
 pub const SYM_ALGO_RD: sym_algorithm = 4;
 pub const SYM_ALGO_PAIRWISE: sym_algorithm = 5;
+pub const SYM_ALGO_DIRECT: sym_algorithm = 6;
 pub type sym_algorithm = ::std::os::raw::c_uint;
 pub use self::sym_algorithm as sym_algorithm_t;
 #[repr(C)]

@@ -148,6 +148,9 @@ pub enum Algorithm {
     RecursiveDoubling,
     /// Pairwise exchange (all-to-all).
     Pairwise,
+    /// Members on one host read each other's buffers where they lie
+    /// (falls back to the automatic choice where it cannot run).
+    Direct,
 }
 
 impl Algorithm {
@@ -159,17 +162,19 @@ impl Algorithm {
             Algorithm::Tree => sys::SYM_ALGO_TREE,
             Algorithm::RecursiveDoubling => sys::SYM_ALGO_RD,
             Algorithm::Pairwise => sys::SYM_ALGO_PAIRWISE,
+            Algorithm::Direct => sys::SYM_ALGO_DIRECT,
         }
     }
 
     /// Every algorithm.
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 7] = [
         Algorithm::Auto,
         Algorithm::Naive,
         Algorithm::Ring,
         Algorithm::Tree,
         Algorithm::RecursiveDoubling,
         Algorithm::Pairwise,
+        Algorithm::Direct,
     ];
 }
 
