@@ -511,19 +511,20 @@ int main(int argc, char **argv)
             size_t b = ser[C_ALLREDUCE][0].bytes[i];
             if (b != ((size_t)1 << 20) && b != ((size_t)4 << 20))
                 continue;
-            /* The best algorithm counts (auto is one of them when selected). */
+            /* What a user gets counts: the automatic choice when it ran, else
+             * the best algorithm. */
             int best = 0;
             for (int a = 1; a < MAX_ALGOS && ser[C_ALLREDUCE][a].nsizes > i; a++)
                 if (ser[C_ALLREDUCE][a].memcpy_ratio[i] > ser[C_ALLREDUCE][best].memcpy_ratio[i])
                     best = a;
-            const struct series *s = &ser[C_ALLREDUCE][best];
             int ai = -1;
             for (int a = 0; a < MAX_ALGOS && ser[C_ALLREDUCE][a].nsizes > i; a++)
                 if (ser[C_ALLREDUCE][a].algo == SYM_ALGO_AUTO)
                     ai = a;
+            const struct series *s = &ser[C_ALLREDUCE][ai >= 0 ? ai : best];
             double mc = (double)b / mc_stat[C_ALLREDUCE][i].median;
             snprintf(detail, sizeof(detail),
-                     "best algorithm %s: busbw %.2f GB/s vs memcpy %.2f GB/s (paired); auto "
+                     "algorithm %s: busbw %.2f GB/s vs memcpy %.2f GB/s (paired); auto "
                      "%.3f",
                      sym_algorithm_name(s->algo),
                      (double)b / s->st[i].median * bus_factor(C_ALLREDUCE, n), mc,
@@ -531,7 +532,7 @@ int main(int argc, char **argv)
             char name[80];
             snprintf(name, sizeof(name), "2-PE allreduce %s busbw / memcpy bw",
                      b == ((size_t)1 << 20) ? "1 MiB" : "4 MiB");
-            bench_target(name, s->memcpy_ratio[i], "x", ">=", 0.3, detail);
+            bench_target(name, s->memcpy_ratio[i], "x", ">=", 0.5, detail);
         }
     }
     if (n == 4 || n == 8) {
