@@ -178,24 +178,26 @@ static sym_status_t wait_done(struct sym_dcall *d, int r, uint64_t word, const c
     return chan_wait(c, done_off(d->dt, c->team->size, r), word, r, what, 0);
 }
 
-/* Where this PE's unit (offer-local round r) lies in its staging area. */
+/* Where this PE's round r of offer o lies in its staging area: the area is
+ * a ring of SYM_DSLOTS slots of `win` bytes, round r in slot r % SYM_DSLOTS. */
 static inline uint64_t stage_pos(const struct sym_doffer *o, uint32_t r)
 {
-    return o->rounds == 1 ? 0 : (uint64_t)(r % 2) * o->win;
+    return (uint64_t)(r % SYM_DSLOTS) * o->win;
 }
 
-/* The geometry every member computes alike from an offer's size: one round
- * when it fits the staging area (or the team has none), else rounds of
- * half of it, alternating halves. */
+/* The geometry every member computes alike from an offer's size: rounds of
+ * a staging slot's size, so that readers start on the first while the owner
+ * stages the next; one round for a team without a staging area. */
 static void geometry(const struct sym_dteam *dt, uint64_t bytes, uint64_t *win, uint32_t *rounds)
 {
-    if (!dt->stage_size || bytes <= dt->stage_size) {
+    const uint64_t slot = dt->stage_size / SYM_DSLOTS / SYM_LINE * SYM_LINE;
+    if (!slot || bytes <= slot) {
         *win = bytes;
         *rounds = 1;
         return;
     }
-    *win = dt->stage_size / 2;
-    *rounds = (uint32_t)((bytes + *win - 1) / *win);
+    *win = slot;
+    *rounds = (uint32_t)((bytes + slot - 1) / slot);
 }
 
 static sym_status_t publish_round(struct sym_dcall *d, int phase, uint32_t r)
@@ -215,6 +217,28 @@ static sym_status_t publish_round(struct sym_dcall *d, int phase, uint32_t r)
     return SYM_OK;
 }
 
+/* The unit every reader must be past before round r of offer o may take
+ * its slot: the first SYM_DSLOTS rounds of an offer come after every
+ * earlier unit; round r shares its slot with round r - SYM_DSLOTS. */
+static inline uint64_t slot_past(const struct sym_doffer *o, uint32_t r)
+{
+    return r < SYM_DSLOTS ? o->base : o->base + r - SYM_DSLOTS + 1;
+}
+
+/* Whether round r's slot is free now, without waiting. */
+static bool slot_free(struct sym_dcall *d, int phase, uint32_t r)
+{
+    const struct sym_coll *c = d->c;
+    const int n = c->team->size, me = c->team->rank;
+    const uint64_t want = units_word(c->fp.seq, slot_past(&d->mine[phase - 1], r));
+    for (int q = 0; q < n; q++) {
+        const uint64_t w = want < d->dt->owed[q] ? want : d->dt->owed[q];
+        if (q != me && w && sym_flag_load(done_off(d->dt, n, q)) < w)
+            return false;
+    }
+    return true;
+}
+
 /* Copy offer-local round r of phase `phase` into the staging area, after
  * every reader is past what lay there. */
 static sym_status_t stage_round(struct sym_dcall *d, int phase, uint32_t r)
@@ -222,13 +246,10 @@ static sym_status_t stage_round(struct sym_dcall *d, int phase, uint32_t r)
     struct sym_coll *c = d->c;
     struct sym_doffer *o = &d->mine[phase - 1];
     const int n = c->team->size, me = c->team->rank;
-    /* rounds 0 and 1 of an offer (either half) come after every earlier
-     * unit; round r >= 2 shares its half with round r - 2 */
-    const uint64_t past = r < 2 ? o->base : o->base + r - 1;
     for (int q = 0; q < n; q++) {
         if (q == me)
             continue;
-        sym_status_t st = wait_done(d, q, units_word(c->fp.seq, past),
+        sym_status_t st = wait_done(d, q, units_word(c->fp.seq, slot_past(o, r)),
                                     "take the staged data of an earlier round");
         if (st != SYM_OK)
             return st;
@@ -377,10 +398,20 @@ sym_status_t sym_dcall_stage(struct sym_dcall *d, uint32_t r)
     if (!phase)
         return SYM_OK;
     struct sym_doffer *o = &d->mine[phase - 1];
-    if (o->kind != SYM_DLOC_STAGED || r >= o->rounds || (int)r < o->staged)
+    if (o->kind != SYM_DLOC_STAGED)
         return SYM_OK;
-    sym_status_t st = stage_round(d, phase, r);
-    return st == SYM_OK ? publish_round(d, phase, r) : st;
+    sym_status_t st = SYM_OK;
+    /* round r must be there (waiting for its slot if need be); later ones
+     * go too while their slots are free, so that readers which need them
+     * do not wait for this PE's own reading of the rounds before */
+    for (uint32_t q = (uint32_t)o->staged; q < o->rounds && st == SYM_OK; q++) {
+        if (q > r && !slot_free(d, phase, q))
+            break;
+        st = stage_round(d, phase, q);
+        if (st == SYM_OK)
+            st = publish_round(d, phase, q);
+    }
+    return st;
 }
 
 void sym_dview_window(const struct sym_dview *v, uint32_t r, uint64_t *lo, uint64_t *hi)

@@ -15,8 +15,9 @@
  *   STAGED  private memory copied once into the owner's staging area
  *           (SYMHEAP_STAGING_SIZE, world team), which readers read mapped:
  *           one copy in, one per reader out, instead of two per reader
- *           through the mailboxes.  An offer larger than the staging area
- *           goes in rounds through its two halves.
+ *           through the mailboxes.  The area is a ring of SYM_DSLOTS slots;
+ *           an offer larger than a slot goes in rounds, readers copying
+ *           one round while the owner stages the next.
  *
  * Each member chooses for its own offer; readers learn it from the offer's
  * announcement, so members never have to agree on where buffers are.
@@ -188,6 +189,9 @@ sym_status_t sym_direct_copy_all(struct sym_dcall *d, struct sym_dview *views, i
 sym_status_t sym_direct_reduce_all(struct sym_dcall *d, struct sym_dview *views, int nviews,
                                    const uint8_t *own, uint8_t *dst, size_t bytes,
                                    sym_datatype_t dt, sym_op_t op);
+
+/* Slots of the staging area's ring. */
+#define SYM_DSLOTS 8u
 
 /* Bytes of each piece a reduction works on (fits the caches). */
 #define SYM_DPIECE ((size_t)32768)

@@ -11,7 +11,7 @@
 static inline uint64_t staged_pos(const struct sym_dview *v, uint64_t off)
 {
     const uint64_t r = off / v->win;
-    return (v->rounds == 1 ? 0 : (r % 2) * v->win) + (off - r * v->win);
+    return (r % SYM_DSLOTS) * v->win + (off - r * v->win);
 }
 
 sym_status_t sym_dview_copy(struct sym_dcall *d, const struct sym_dview *v, uint64_t off, void *dst,
@@ -93,7 +93,7 @@ sym_status_t sym_direct_copy_all(struct sym_dcall *d, struct sym_dview *views, i
             sym_dview_window(v, r, &lo, &hi);
             if (lo < hi && (st = sym_dcall_ready(d, v, r)) == SYM_OK)
                 st = sym_dview_copy(d, v, lo, dsts[i] + (lo - v->roff), (size_t)(hi - lo));
-            /* a STAGED owner reuses its halves: say so round by round */
+            /* a STAGED owner reuses its slots: say so round by round */
             if (st == SYM_OK && v->kind == SYM_DLOC_STAGED)
                 st = sym_dcall_done(d, v, r + 1);
         }
