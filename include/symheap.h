@@ -75,17 +75,14 @@
 #ifndef SYMHEAP_H
 #define SYMHEAP_H
 
-#define SYMHEAP_VERSION_MAJOR 0
-#define SYMHEAP_VERSION_MINOR 1
-
 /* The longest timeout any call or setting accepts, in seconds (one day):
  * SYMHEAP_TIMEOUT, SYMHEAP_INIT_TIMEOUT, sym_team_set_timeout(),
  * sym_coll_opts_t.timeout_s and sym_wait_cond() reject larger values, and
  * values that are not finite numbers (infinity, NaN), with
  * SYM_ERR_CONFIG or SYM_ERR_INVALID_ARG, so every wait ends. */
-#define SYM_TIMEOUT_MAX       86400.0
-#define SYMHEAP_VERSION_PATCH 0
+#define SYM_TIMEOUT_MAX 86400.0
 
+#include "symheap/version.h"
 #include "symheap/status.h"
 #include "symheap/init.h"
 #include "symheap/heap.h"

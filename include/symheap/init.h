@@ -47,6 +47,13 @@ extern "C" {
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API sym_status_t sym_init(void);
 
+/* The version of the symheap library the program runs with,
+ * "MAJOR.MINOR.PATCH", which may be newer than the headers it was compiled
+ * with (SYM_VERSION_STRING); *major_p, *minor_p and *patch_p (each may be
+ * NULL) receive its numbers.  No sym_init() needed; never fails.
+ * Thread-safe. */
+SYM_API const char *sym_version(int *major_p, int *minor_p, int *patch_p);
+
 /* Thread levels, as OpenSHMEM's SHMEM_THREAD_*: increasing values, each
  * allowing more than the previous one. */
 typedef enum sym_thread_level {
