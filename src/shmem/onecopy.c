@@ -290,8 +290,8 @@ static int oc_run(struct oc_call *c)
     sym_status_t st;
     size_t dest_len = 0;
     if (!c->all || !c->pes) {
-        sym_set_error(SYM_ERR_NO_MEMORY, "%s: no memory for %d members", oc_names[c->routine],
-                      c->n);
+        symshmem_ignore(sym_set_error(SYM_ERR_NO_MEMORY, "%s: no memory for %d members",
+                                      oc_names[c->routine], c->n));
         goto out;
     }
     if (sym_team_members(c->t, c->pes) != SYM_OK || !extent(c, &dest_len)) {
@@ -318,7 +318,8 @@ static int oc_run(struct oc_call *c)
         bool ok = big && dest_agreed(c) && sym_range(c->dest, total * c->esz, &off);
         if (!ok) {
             if (!counts) {
-                sym_set_error(SYM_ERR_NO_MEMORY, "shmem_collect: no memory for %d counts", c->n);
+                symshmem_ignore(sym_set_error(SYM_ERR_NO_MEMORY,
+                                              "shmem_collect: no memory for %d counts", c->n));
                 goto out;
             }
             for (int i = 0; i < c->n; i++)

@@ -28,8 +28,8 @@ static void settings_load(void)
 {
     uint64_t v = 0;
     symshmem_settings.debug = sym_config_uint("SYMHEAP_DEBUG", &v) == SYM_OK && v;
-    v = 16384;
-    sym_config_uint("SYMHEAP_SHMEM_ONECOPY_MIN", &v);
+    if (sym_config_uint("SYMHEAP_SHMEM_ONECOPY_MIN", &v) != SYM_OK)
+        v = 16384;
     symshmem_settings.onecopy_min = (size_t)v;
 }
 
@@ -70,8 +70,8 @@ static sym_status_t shmem_init_common(void)
     if (st != SYM_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", sym_last_error());
-        sym_finalize();
-        sym_set_error(st, "%s", msg);
+        symshmem_ignore(sym_finalize());
+        symshmem_ignore(sym_set_error(st, "%s", msg));
     }
     return st;
 }
