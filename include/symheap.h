@@ -2,8 +2,10 @@
  * symheap.h - one-sided, SHMEM-style communication over a symmetric heap.
  *
  * Every process of a job (a "PE", processing element) maps a symmetric heap:
- * a region laid out identically on every PE, so one address returned by
- * sym_malloc() names the same object on every PE.  Remote memory is written
+ * a region laid out identically on every PE, so an object sym_malloc()
+ * returns sits at the same offset of every PE's heap (its address differs
+ * from PE to PE): a PE names a peer's copy by its own local address, which
+ * the library translates.  Remote memory is written
  * and read with one-sided puts, gets and atomics; completion and ordering are
  * controlled with sym_quiet() and sym_fence(); PEs synchronise with waits on
  * symmetric words, signals and barriers.
