@@ -105,3 +105,19 @@ Test(config_tools, unknown_variables)
     unsetenv("SYMHEAP_TEST_SOMETHING");
     clear_symheap_env();
 }
+
+/* The library's version is the one of its headers, both from meson.build. */
+Test(config_tools, version)
+{
+    int major = -1, minor = -1, patch = -1;
+    const char *v = sym_version(&major, &minor, &patch);
+    cr_assert_str_eq(v, SYM_VERSION_STRING);
+    cr_expect(major == SYM_VERSION_MAJOR && minor == SYM_VERSION_MINOR &&
+                  patch == SYM_VERSION_PATCH,
+              "sym_version gives %d.%d.%d, the headers %d.%d.%d", major, minor, patch,
+              SYM_VERSION_MAJOR, SYM_VERSION_MINOR, SYM_VERSION_PATCH);
+    char text[32];
+    snprintf(text, sizeof(text), "%d.%d.%d", major, minor, patch);
+    cr_expect_str_eq(text, v);
+    cr_expect(sym_version(NULL, NULL, NULL) == v, "NULL outputs change the answer");
+}
