@@ -252,7 +252,7 @@ static sym_status_t init_steps(void)
     sym_log_set_pe(sym_rt.me);
     show_health();
     /* once per job: every PE normally has the same environment */
-    if (sym_rt.me == 0 && !sym_rt.cfg.quiet)
+    if (sym_rt.me == 0 && !sym_config_quiet())
         sym_config_warn_unknown(stderr);
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
         SYM_OK)

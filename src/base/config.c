@@ -359,11 +359,17 @@ static void format_SECRET(char *b, size_t n, sym_cfg_string_t v)
     snprintf(b, n, "%s", v.s[0] ? "(set)" : "-"); /* a secret is never shown */
 }
 
+/* A true value of one variable, read on its own. */
+static bool env_true(const char *name)
+{
+    bool on = false;
+    const char *env = getenv(name);
+    return env && parse_bool(env, &on) == 0 && on;
+}
+
 bool sym_config_quiet(void)
 {
-    bool quiet = false;
-    const char *env = getenv("SYMHEAP_QUIET");
-    return env && parse_bool(env, &quiet) == 0 && quiet;
+    return env_true("SYMHEAP_QUIET") && !env_true("SYMHEAP_DEBUG");
 }
 
 /* The value column of one variable: "auto" for a number sym_init decides. */

@@ -57,8 +57,9 @@ int sym_config_parse_size(const char *text, size_t *bytes_p);
  * each column as wide as its longest entry. */
 void sym_config_print(FILE *out, const struct sym_config *cfg);
 
-/* Whether SYMHEAP_QUIET is set to a true value, read on its own, so it
- * holds even when another variable is malformed. */
+/* Whether SYMHEAP_QUIET is set to a true value and SYMHEAP_DEBUG is not
+ * (debugging shows everything), each read on its own, so that it holds
+ * even when another variable is malformed. */
 bool sym_config_quiet(void);
 
 /* The variable of the table whose name is closest to name[0..len) (a

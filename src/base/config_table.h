@@ -31,7 +31,7 @@
     X(debug, "SYMHEAP_DEBUG", BOOL, "0", "Log decisions and errors to stderr")                     \
     X(quiet, "SYMHEAP_QUIET", BOOL, "0",                                                           \
       "Do not print a failed sym_init's error, nor warn of unknown SYMHEAP_* variables, on "       \
-      "stderr (the status and sym_last_error() still tell)")                                       \
+      "stderr (sym_last_error() still tells; SYMHEAP_DEBUG=1 prints them anyway)")                 \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
