@@ -338,11 +338,13 @@ def environment_list(srcdir):
     src = open(os.path.join(srcdir, "src", "base", "config_table.h")).read()
     src = src.replace("\\\n", "\n")
     entries = re.findall(r'X\(\w+,\s*"(SYMHEAP_\w+)",\s*(\w+),\s*"([^"]*)",((?:\s*"(?:[^"\\]|\\.)*")+)\s*\)', src)
+    if len(entries) != len(re.findall(r"^\s*X\(\w+,\s*\"SYMHEAP_", src, re.M)):
+        sys.exit("gen_docs.py: could not read every entry of config_table.h")
     out = []
     for name, typ, dflt, help_parts in entries:
         help_text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', help_parts))
         out.append("`%s` (%s, default %s)" % (name, typ.lower(), dflt if dflt else "empty"))
-        out.append(":   " + help_text.replace("\\\"", "\""))
+        out.append(":   " + help_text.replace("\\\"", "\"").rstrip(".") + ".")
         out.append("")
     return "\n".join(out)
 
