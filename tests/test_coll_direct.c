@@ -242,7 +242,7 @@ static void disagree_body(int me, int n, void *arg)
     st = sym_team_sync(t);
     PE_ASSERT(st == SYM_ERR_MISMATCH, "PE %d: team sync: %s: %s", me, sym_status_name(st),
               sym_last_error());
-    (void)sym_team_destroy(t);
+    pe_ignore(sym_team_destroy(t));
     free(buf);
     PE_OK(sym_barrier_all());
 }

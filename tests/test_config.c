@@ -89,6 +89,7 @@ static const struct env_case bad_env[] = {
     {"SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30"},
     {"SYMHEAP_INIT_TIMEOUT", "1.5", SYM_ERR_CONFIG, "30"},
     {"SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0"},
+    {"SYMHEAP_QUIET", "hush", SYM_ERR_CONFIG, "1"},
     {"SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K"},
     {"SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1"},
     {"SYMHEAP_COLL_CHECK", "paranoid", SYM_ERR_CONFIG, "off"},

@@ -22,6 +22,7 @@ symheap.Error with .status and the library's message.
 
 import numpy as _np
 
+from ._version import __version__  # noqa: F401  (meson.build's version)
 from . import _symheap
 from . import _errors
 from ._errors import *  # noqa: F401,F403  (the Error classes)

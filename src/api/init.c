@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -184,6 +185,11 @@ static double init_timeout(void)
     return sym_rt.cfg.init_timeout ? (double)sym_rt.cfg.init_timeout : sym_rt.cfg.timeout;
 }
 
+static const char *init_timeout_name(void)
+{
+    return sym_rt.cfg.init_timeout ? "SYMHEAP_INIT_TIMEOUT" : "SYMHEAP_TIMEOUT";
+}
+
 /* What the bootstrap takes from the configuration: the init timeout, which
  * it keeps for its own later exchanges. */
 static void boot_settings(struct sym_boot_settings *b)
@@ -191,6 +197,7 @@ static void boot_settings(struct sym_boot_settings *b)
     const struct sym_config *c = &sym_rt.cfg;
     *b = (struct sym_boot_settings){
         .timeout = init_timeout(),
+        .timeout_name = init_timeout_name(),
         .debug = c->debug,
         .symrun_fd_set = c->set.symrun_fd,
         .symrun_pe_set = c->set.symrun_pe,
@@ -208,6 +215,8 @@ static void boot_settings(struct sym_boot_settings *b)
     snprintf(b->job_secret_file, sizeof(b->job_secret_file), "%s", c->job_secret_file.s);
 }
 
+static void describe_transports(char *buf, size_t len);
+
 /* The level sym_init_thread asks for, in force while init_steps runs: the
  * transports choose their locking from it. */
 static int requested_level = SYM_THREAD_SINGLE;
@@ -221,7 +230,7 @@ static sym_status_t init_steps(void)
     tune_waits();
     /* Every wait of init below the bootstrap (the transports' own) shares
      * one deadline, which starts now. */
-    struct sym_deadline init = sym_deadline_in("sym_init", init_timeout());
+    struct sym_deadline init = sym_deadline_named("sym_init", init_timeout(), init_timeout_name());
     sym_deadline_anchor(&init);
 #ifndef SYM_HAVE_OFI
     if (strcmp(sym_rt.cfg.transport.s, "ofi") == 0)
@@ -243,6 +252,9 @@ static sym_status_t init_steps(void)
     sym_rt.job = boot->job;
     sym_log_set_pe(sym_rt.me);
     show_health();
+    /* once per job: every PE normally has the same environment */
+    if (sym_rt.me == 0 && !sym_config_quiet())
+        sym_config_warn_unknown(stderr);
     if ((st = sym_fault_arm(&sym_rt.cfg.fault, sym_rt.me, sym_rt.npes, sym_rt.cfg.timeout)) !=
         SYM_OK)
         return st;
@@ -324,13 +336,55 @@ static sym_status_t init_steps(void)
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     sym_rt.central_barrier =
         sym_rt.npes > 2 && online > 0 && nlocal == sym_rt.npes && sym_rt.npes > online;
-    sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
-              "%llu), %d PEs on this host, %s waiting",
-              sym_rt.me, sym_rt.npes, boot->ops->name, sym_rt.heap_total,
-              (unsigned long long)sym_rt.layout.user_size,
+    char tps[128];
+    describe_transports(tps, sizeof(tps));
+    sym_debug("initialised: PE %d of %d, %s bootstrap%s, transports: %s; heap %zu bytes (user "
+              "%llu at offset %llu), %d PEs on this host, %s waiting",
+              sym_rt.me, sym_rt.npes, boot->ops->name,
+              strcmp(boot->ops->name, "singleton") == 0
+                  ? " (a job of one PE: started without symrun, mpirun, srun or "
+                    "SYMHEAP_ROOT_ADDR)"
+                  : "",
+              tps, sym_rt.heap_total, (unsigned long long)sym_rt.layout.user_size,
               (unsigned long long)sym_rt.layout.user_off, nlocal,
               sym_rt.oversubscribed ? "oversubscribed (no spinning)" : "spin-then-yield");
     return SYM_OK;
+}
+
+/* "shm to 3 PEs, ofi to 4 PEs": which transport reaches how many PEs
+ * (this one included), for the debug line of init. */
+static void describe_transports(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < sym_rt.ntp; i++) {
+        int n = 0;
+        for (int pe = 0; pe < sym_rt.npes; pe++)
+            n += sym_rt.peer_tp[pe] == sym_rt.tp[i];
+        if (n == 0 || used >= len)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s to %d PE%s", used ? ", " : "",
+                         sym_rt.tp[i]->ops->name, n, n == 1 ? "" : "s");
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* A failed sym_init is told on stderr, once per call, whatever the program
+ * does with the status (SYMHEAP_QUIET=1: not), so a program that ignores
+ * it still says why it failed. */
+static void tell_init_failure(sym_status_t st)
+{
+    if (sym_config_quiet())
+        return;
+    char who[32] = "";
+    if (sym_rt.me >= 0)
+        snprintf(who, sizeof(who), "PE %d: ", sym_rt.me);
+    const char *msg = sym_last_error();
+    if (!strncmp(msg, "sym_init: ", 10))
+        msg += 10;
+    fprintf(stderr, "symheap: %ssym_init failed: %s [%s]\n", who, msg, sym_status_name(st));
+    /* the message is out: symrun need not repeat it */
+    sym_health_error_read();
 }
 
 SYM_API sym_status_t sym_init(void)
@@ -345,6 +399,7 @@ SYM_API sym_status_t sym_init(void)
     sym_status_t st = init_steps();
     tune_waits();
     if (st != SYM_OK) {
+        tell_init_failure(st);
         release_all();
         return st;
     }

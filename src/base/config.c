@@ -218,6 +218,14 @@ int sym_config_mr_force_words(const char *text, unsigned *words_p)
     return 0;
 }
 
+/* A number whose default is "auto": 0 until sym_init decides, and "auto"
+ * in the environment means the same as unset (config_table.h). */
+static bool number_auto(const char *type, const char *dflt)
+{
+    return !strcmp(dflt, "auto") &&
+           (!strcmp(type, "SIZE") || !strcmp(type, "SECONDS") || !strcmp(type, "UINT"));
+}
+
 sym_status_t sym_config_load(struct sym_config *cfg)
 {
     struct sym_config c;
@@ -225,8 +233,12 @@ sym_status_t sym_config_load(struct sym_config *cfg)
 #define LOAD_(field, name, type, dflt, help)                                                       \
     do {                                                                                           \
         const char *env = getenv(name);                                                            \
-        if (parse_one_##type(dflt, &c.field, help) != 0)                                           \
+        if (number_auto(#type, dflt)) {                                                            \
+            if (env && !strcasecmp(env, "auto"))                                                   \
+                env = NULL;                                                                        \
+        } else if (parse_one_##type(dflt, &c.field, help) != 0) {                                  \
             return sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", name);              \
+        }                                                                                          \
         c.set.field = env != NULL;                                                                 \
         if (env && parse_one_##type(env, &c.field, help) != 0)                                     \
             return sym_error(SYM_ERR_CONFIG,                                                       \
@@ -347,15 +359,53 @@ static void format_SECRET(char *b, size_t n, sym_cfg_string_t v)
     snprintf(b, n, "%s", v.s[0] ? "(set)" : "-"); /* a secret is never shown */
 }
 
+/* A true value of one variable, read on its own. */
+static bool env_true(const char *name)
+{
+    bool on = false;
+    const char *env = getenv(name);
+    return env && parse_bool(env, &on) == 0 && on;
+}
+
+bool sym_config_quiet(void)
+{
+    return env_true("SYMHEAP_QUIET") && !env_true("SYMHEAP_DEBUG");
+}
+
+/* The value column of one variable: "auto" for a number sym_init decides. */
+#define FORMAT_VALUE_(buf, cfg, field, type, dflt)                                                 \
+    do {                                                                                           \
+        if (number_auto(#type, dflt) && !(cfg)->set.field)                                         \
+            snprintf(buf, sizeof(buf), "auto");                                                    \
+        else                                                                                       \
+            format_##type(buf, sizeof(buf), (cfg)->field);                                         \
+    } while (0)
+
 void sym_config_print(FILE *out, const struct sym_config *cfg)
 {
-    fprintf(out, "%-24s %-8s %-8s %-10s %s\n", "variable", "type", "default", "value", "meaning");
+    /* Columns as wide as their longest entry, so no name or value shifts
+     * the ones after it. */
+    int wname = (int)strlen("variable"), wtype = (int)strlen("type");
+    int wdflt = (int)strlen("default"), wvalue = (int)strlen("value");
+#define WIDTH_(field, name, type, dflt, help)                                                      \
+    do {                                                                                           \
+        char value[64];                                                                            \
+        FORMAT_VALUE_(value, cfg, field, type, dflt);                                              \
+        wname = (int)strlen(name) > wname ? (int)strlen(name) : wname;                             \
+        wtype = (int)strlen(#type) > wtype ? (int)strlen(#type) : wtype;                           \
+        wdflt = (int)strlen(dflt) > wdflt ? (int)strlen(dflt) : wdflt;                             \
+        wvalue = (int)strlen(value) > wvalue ? (int)strlen(value) : wvalue;                        \
+    } while (0);
+    SYM_CONFIG_TABLE(WIDTH_)
+#undef WIDTH_
+    fprintf(out, "%-*s %-*s %-*s %-*s %s\n", wname, "variable", wtype, "type", wdflt, "default",
+            wvalue, "value", "meaning");
 #define PRINT_(field, name, type, dflt, help)                                                      \
     do {                                                                                           \
         char value[64];                                                                            \
-        format_##type(value, sizeof(value), cfg->field);                                           \
-        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", name, #type, *dflt ? dflt : "-", value, help, \
-                cfg->set.field ? " [set]" : "");                                                   \
+        FORMAT_VALUE_(value, cfg, field, type, dflt);                                              \
+        fprintf(out, "%-*s %-*s %-*s %-*s %s%s\n", wname, name, wtype, #type, wdflt,               \
+                *dflt ? dflt : "-", wvalue, value, help, cfg->set.field ? " [set]" : "");          \
     } while (0);
     SYM_CONFIG_TABLE(PRINT_)
 #undef PRINT_

@@ -53,7 +53,28 @@ int sym_config_mr_force_words(const char *text, unsigned *words_p);
  * overflow.  Exposed for tests and fuzzing. */
 int sym_config_parse_size(const char *text, size_t *bytes_p);
 
-/* Print the table (name, type, default, value in force, help) to `out`. */
+/* Print the table (name, type, default, value in force, help) to `out`,
+ * each column as wide as its longest entry. */
 void sym_config_print(FILE *out, const struct sym_config *cfg);
+
+/* Whether SYMHEAP_QUIET is set to a true value and SYMHEAP_DEBUG is not
+ * (debugging shows everything), each read on its own, so that it holds
+ * even when another variable is malformed. */
+bool sym_config_quiet(void);
+
+/* The variable of the table whose name is closest to name[0..len) (a
+ * typo, a name cut short), or NULL when none is close. */
+const char *sym_config_closest(const char *name, size_t len);
+
+/* Call fn (if not NULL) for every SYMHEAP_* variable of the environment
+ * that is neither a setting of the table nor a name of the programs
+ * around the library (SYM_CONFIG_NOT_SETTINGS), with the closest setting
+ * (or NULL); returns how many there are. */
+int sym_config_each_unknown(void (*fn)(const char *name, size_t len, const char *closest,
+                                       void *arg),
+                            void *arg);
+
+/* One warning line per such variable on `out`; returns how many. */
+int sym_config_warn_unknown(FILE *out);
 
 #endif /* SYM_BASE_CONFIG_H */

@@ -12,13 +12,15 @@
  *   FAULT    a fault-injection spec (src/fault.h), "none" (or empty) for none
  *   STRING   free text of up to 255 bytes (empty when unset)
  *   SECRET   like STRING, but never shown (symheap-info prints "(set)")
+ * A SIZE, SECONDS or UINT whose default is "auto" is 0 until sym_init
+ * decides; "auto" in the environment is then the same as unset.
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
 
 #define SYM_CONFIG_TABLE(X)                                                                        \
-    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "0",                                                   \
-      "Bytes of symmetric memory sym_malloc() can hand out on each PE; unset: 256M, or "           \
+    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "auto",                                                \
+      "Bytes of symmetric memory sym_malloc() can hand out on each PE; auto: 256M, or "            \
       "less so that every PE of the host fits in half of the free /dev/shm space")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60",                                                   \
       "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds; at most "     \
@@ -27,6 +29,9 @@
       "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "             \
       "bootstrap's own exchanges, in whole seconds, at most 86400; 0: SYMHEAP_TIMEOUT")            \
     X(debug, "SYMHEAP_DEBUG", BOOL, "0", "Log decisions and errors to stderr")                     \
+    X(quiet, "SYMHEAP_QUIET", BOOL, "0",                                                           \
+      "Do not print a failed sym_init's error, nor warn of unknown SYMHEAP_* variables, on "       \
+      "stderr (sym_last_error() still tells; SYMHEAP_DEBUG=1 prints them anyway)")                 \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M",                                            \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1",                                           \
@@ -143,5 +148,16 @@
       "members made the same call (every member of a mismatched call fails in it) and adds "       \
       "the caller's call site to the fingerprint (a skipped call with the same arguments "         \
       "is a mismatch naming both call sites); the same on every PE")
+
+/* Names in the SYMHEAP_ namespace that are not the library's settings but
+ * belong to the programs around it (the test suite, CI, the fuzzers, the
+ * Python tests): sym_init does not warn of them as unknown.  X(prefix):
+ * every name that starts with it. */
+#define SYM_CONFIG_NOT_SETTINGS(X)                                                                 \
+    X("SYMHEAP_TEST_")                                                                             \
+    X("SYMHEAP_CI_")                                                                               \
+    X("SYMHEAP_FUZZ_")                                                                             \
+    X("SYMHEAP_BUILD")                                                                             \
+    X("SYMHEAP_INFO")
 
 #endif /* SYM_CONFIG_TABLE_H */

@@ -52,6 +52,12 @@ SYM_API const char *sym_status_name(sym_status_t status)
 
 SYM_API const char *sym_last_error(void)
 {
+    sym_health_error_read();
+    return last_error;
+}
+
+const char *sym_error_text(void)
+{
     return last_error;
 }
 
@@ -74,6 +80,7 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
     sym_health_note_error(status);
+    sym_health_note_message(status, last_error);
     if (__atomic_load_n(&log_debug, __ATOMIC_RELAXED))
         fprintf(stderr, "[symheap pe %d] error %s: %s\n",
                 __atomic_load_n(&log_pe, __ATOMIC_RELAXED), sym_status_name(status), last_error);

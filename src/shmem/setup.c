@@ -67,8 +67,8 @@ static sym_status_t shmem_init_common(void)
     if (st != SYM_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", sym_last_error());
-        sym_finalize();
-        sym_set_error(st, "%s", msg);
+        symshmem_ignore(sym_finalize());
+        symshmem_ignore(sym_set_error(st, "%s", msg));
     }
     return st;
 }

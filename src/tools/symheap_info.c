@@ -13,9 +13,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: symheap-info [-h|--help] [--cleanup [--dry-run]]\n"
+    fprintf(out, "Usage: symheap-info [--cleanup [--dry-run]] [--version] [-h|--help]\n"
                  "Prints symheap's version, every SYMHEAP_* environment variable with its\n"
-                 "default and the value in force, the heap layout and the transports.\n"
+                 "default and the value in force (and any SYMHEAP_* variable of the\n"
+                 "environment that symheap does not know), the heap layout and the\n"
+                 "transports.\n"
                  "--cleanup removes from /dev/shm this user's objects of dead jobs of older\n"
                  "symheap versions (this one names nothing there; never\n"
                  "another user's, never a running job's) and this user's libfabric\n"
@@ -25,8 +27,20 @@ static void usage(FILE *out)
                  "to it).  It names each; with --dry-run it only names them.\n");
 }
 
+/* Unknown SYMHEAP_* variables, each with the setting closest to it. */
+static void list_unknown(const char *name, size_t len, const char *closest, void *arg)
+{
+    (void)arg;
+    printf("  %.*s%s%s%s\n", (int)len, name, closest ? " (did you mean " : "",
+           closest ? closest : "", closest ? "?)" : "");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("symheap-info (symheap) %s\n", SYM_VERSION_STRING);
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--cleanup") &&
         (argc == 2 || (argc == 3 && !strcmp(argv[2], "--dry-run")))) {
         bool dry = argc == 3;
@@ -45,8 +59,7 @@ int main(int argc, char **argv)
         usage(help ? stdout : stderr);
         return help ? 0 : 2;
     }
-    printf("symheap %d.%d.%d\n\n", SYMHEAP_VERSION_MAJOR, SYMHEAP_VERSION_MINOR,
-           SYMHEAP_VERSION_PATCH);
+    printf("symheap %s\n\n", sym_version(NULL, NULL, NULL));
     struct sym_config cfg;
     sym_status_t st = sym_config_load(&cfg);
     if (st != SYM_OK) {
@@ -55,12 +68,20 @@ int main(int argc, char **argv)
     }
     printf("Environment variables:\n");
     sym_config_print(stdout, &cfg);
+    if (sym_config_each_unknown(NULL, NULL) > 0) {
+        printf("\nSYMHEAP_* variables of the environment that symheap does not know "
+               "(ignored):\n");
+        sym_config_each_unknown(list_unknown, NULL);
+    }
 
     struct sym_heap_layout l;
     if (sym_heap_layout_compute(cfg.heap_size ? cfg.heap_size : SYM_HEAP_SIZE_DEFAULT,
                                 cfg.mailbox_size, cfg.staging_size, cfg.team_region_size,
                                 &l) == 0) {
-        printf("\nHeap layout per PE (bytes):\n");
+        printf("\nHeap layout per PE (bytes%s):\n",
+               cfg.set.heap_size ? ""
+                                 : "; SYMHEAP_HEAP_SIZE auto: 256M for a PE alone, "
+                                   "sym_init may take less to fit /dev/shm");
         printf("  control block + sync area  %llu\n", (unsigned long long)l.mailbox_off);
         printf("  mailbox region             %llu at offset %llu\n",
                (unsigned long long)l.mailbox_size, (unsigned long long)l.mailbox_off);
