@@ -194,7 +194,11 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
-    c->dl = sym_deadline_in(name, c->timeout_s);
+    /* the message names what set the limit */
+    c->dl = sym_deadline_named(name, c->timeout_s,
+                               opts && opts->timeout_s > 0 ? "sym_coll_opts_t.timeout_s"
+                               : team->timeout_s > 0       ? "sym_team_set_timeout"
+                                                           : NULL);
     c->caller = caller;
     return SYM_OK;
 }
