@@ -227,6 +227,12 @@ struct sym_transport_class {
 extern const struct sym_transport_class *const sym_transport_classes[];
 extern const size_t sym_transport_nclasses;
 #define SYM_TRANSPORTS_MAX 4 /* classes at most: the runtime's arrays */
+/* Every transport's settings table, of the classes above and of those
+ * this build leaves out (transports/classes.c): a variable of a transport
+ * not built in is still a symheap variable, which sym_init does not warn
+ * of as unknown. */
+extern const struct sym_cfg_table *const sym_transport_settings[];
+extern const size_t sym_transport_nsettings;
 
 /* An ops table is usable if it is at least as large as this header's. */
 static inline bool sym_transport_ops_fit(const struct sym_transport_ops *ops)

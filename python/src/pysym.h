@@ -55,7 +55,7 @@ int pysym_dtype(const Py_buffer *view, sym_datatype_t *dt_p, int *is_bool_p);
 int pysym_op(PyObject *obj, int is_bool, sym_op_t *op_p);
 
 /* An algorithm from None, an int or a name ("auto", "naive", "ring", "tree",
- * "rd", "pairwise"). */
+ * "rd", "pairwise", "direct"). */
 int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p);
 
 /* A team from None (the world), a symheap.Team (its _handle) or an int

@@ -272,7 +272,8 @@ int pysym_op(PyObject *obj, int is_bool, sym_op_t *op_p)
     return 0;
 }
 
-static const char *const algo_names[] = {"auto", "naive", "ring", "tree", "rd", "pairwise"};
+static const char *const algo_names[] = {"auto", "naive",    "ring",  "tree",
+                                         "rd",   "pairwise", "direct"};
 
 int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p)
 {
@@ -287,9 +288,9 @@ int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p)
             if (!strcmp(s, algo_names[i]))
                 v = i;
     }
-    if (v < SYM_ALGO_AUTO || v > SYM_ALGO_PAIRWISE) {
+    if (v < SYM_ALGO_AUTO || v > SYM_ALGO_DIRECT) {
         PyErr_SetString(PyExc_ValueError, "symheap: algorithm must be None or one of 'auto', "
-                                          "'naive', 'ring', 'tree', 'rd', 'pairwise'");
+                                          "'naive', 'ring', 'tree', 'rd', 'pairwise', 'direct'");
         return -1;
     }
     *algo_p = (sym_algorithm_t)v;

@@ -15,13 +15,14 @@ srun) or the TCP rendezvous (SYMHEAP_ROOT_ADDR); one symheap job per process.
 
 Collectives take any C-contiguous numpy array (symmetric or not), infer the
 datatype from it (int8..uint64, float16/32/64; bool with logical ops), and
-accept team=, algorithm= ('auto', 'naive', 'ring', 'tree', 'rd', 'pairwise')
+accept team=, algorithm= ('auto', 'naive', 'ring', 'tree', 'rd', 'pairwise', 'direct')
 and timeout= (seconds; 0: the team's).  Every failure raises a subclass of
 symheap.Error with .status and the library's message.
 """
 
 import numpy as _np
 
+from ._version import __version__  # noqa: F401  (meson.build's version)
 from . import _symheap
 from . import _errors
 from ._errors import *  # noqa: F401,F403  (the Error classes)

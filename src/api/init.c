@@ -4,8 +4,10 @@
  * start after it and stop before it. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/fault.h"
+#include "base/health.h"
 #include "base/secret.h"
 #include "bootstrap/bootstrap.h"
 #include "core/internal.h"
@@ -50,12 +52,18 @@ static double init_timeout(const struct sym_config *c)
     return c->init_timeout ? (double)c->init_timeout : c->timeout;
 }
 
+static const char *init_timeout_name(const struct sym_config *c)
+{
+    return c->init_timeout ? "SYMHEAP_INIT_TIMEOUT" : "SYMHEAP_TIMEOUT";
+}
+
 /* What the bootstrap takes from the configuration: the init timeout, which
  * it keeps for its own later exchanges. */
 static void boot_settings(const struct sym_config *c, struct sym_boot_settings *b)
 {
     *b = (struct sym_boot_settings){
         .timeout = init_timeout(c),
+        .timeout_name = init_timeout_name(c),
         .mode = c->bootstrap.v,
         .debug = c->debug,
         .symrun_fd_set = c->set.symrun_fd,
@@ -85,7 +93,8 @@ static sym_status_t init_steps(int level)
     const struct sym_config *cfg = sym_core_config();
     /* Every wait of init below the bootstrap (the transports' own) shares
      * one deadline, which starts now. */
-    struct sym_deadline init = sym_deadline_in("sym_init", init_timeout(cfg));
+    struct sym_deadline init =
+        sym_deadline_named("sym_init", init_timeout(cfg), init_timeout_name(cfg));
     sym_deadline_anchor(&init);
     struct sym_boot_settings boot_set;
     boot_settings(cfg, &boot_set);
@@ -95,12 +104,34 @@ static sym_status_t init_steps(int level)
     if (st != SYM_OK)
         return st;
     sym_core_join(boot);
+    /* once per job: every PE normally has the same environment */
+    if (sym_core_me() == 0 && !sym_config_quiet())
+        sym_config_warn_unknown(
+            stderr, (struct sym_cfg_others){sym_transport_settings, sym_transport_nsettings});
     if ((st = sym_fault_arm(&cfg->fault, sym_core_me(), sym_core_npes(), cfg->timeout)) != SYM_OK)
         return st;
     boot->ops->set_state(boot, SYM_PE_STARTING);
     if ((st = sym_core_open(&init)) != SYM_OK)
         return st;
     return sym_teams_init();
+}
+
+/* A failed sym_init is told on stderr, once per call, whatever the program
+ * does with the status (SYMHEAP_QUIET=1: not), so a program that ignores
+ * it still says why it failed. */
+static void tell_init_failure(sym_status_t st)
+{
+    if (sym_config_quiet())
+        return;
+    char who[32] = "";
+    if (sym_core_me() >= 0)
+        snprintf(who, sizeof(who), "PE %d: ", sym_core_me());
+    const char *msg = sym_last_error();
+    if (!strncmp(msg, "sym_init: ", 10))
+        msg += 10;
+    fprintf(stderr, "symheap: %ssym_init failed: %s [%s]\n", who, msg, sym_status_name(st));
+    /* the message is out: symrun need not repeat it */
+    sym_health_error_read();
 }
 
 SYM_API sym_status_t sym_init(void)
@@ -113,6 +144,7 @@ SYM_API sym_status_t sym_init(void)
     register_wait_hooks();
     sym_status_t st = init_steps(level);
     if (st != SYM_OK) {
+        tell_init_failure(st);
         release_all(false);
         return st;
     }

@@ -261,6 +261,14 @@ static bool in_range(const struct sym_cfg_var *v, const void *field)
     return x >= v->min && (!v->max || x <= v->max);
 }
 
+/* A number whose default is "auto": 0 until sym_init decides, and "auto"
+ * in the environment means the same as unset (config_table.h). */
+static bool number_auto(const struct sym_cfg_var *v)
+{
+    return !strcmp(v->dflt, "auto") &&
+           (v->type == SYM_CFG_SIZE || v->type == SYM_CFG_SECONDS || v->type == SYM_CFG_UINT);
+}
+
 sym_status_t sym_config_load_table(const struct sym_cfg_table *t, void *values)
 {
     uint8_t *c = calloc(1, t->size);
@@ -274,9 +282,15 @@ sym_status_t sym_config_load_table(const struct sym_cfg_table *t, void *values)
         void *field = c + v->off;
         char range[96];
         range_text(v, range, sizeof(range));
-        if (parse_value(v, v->dflt, field) != 0)
+        if (number_auto(v)) {
+            if (env && !strcasecmp(env, "auto"))
+                env = NULL;
+        } else if (parse_value(v, v->dflt, field) != 0) {
             st = sym_error(SYM_ERR_INTERNAL, "sym_init: bad default for %s", v->name);
-        else if (env && (parse_value(v, env, field) != 0 || !in_range(v, field)))
+        }
+        if (st != SYM_OK)
+            break;
+        if (env && (parse_value(v, env, field) != 0 || !in_range(v, field)))
             st = sym_error(SYM_ERR_CONFIG,
                            "sym_init: environment variable %s='%s' is not valid: expected %s%s%s",
                            v->name, secret ? "(not shown)" : env, expect[v->type],
@@ -422,17 +436,58 @@ static void format_value(char *b, size_t n, const struct sym_cfg_var *v, const v
     }
 }
 
+/* The value column of variable v: "auto" for a number sym_init decides. */
+static void value_text(char *b, size_t n, const struct sym_cfg_var *v, const void *values)
+{
+    if (number_auto(v) && !*(const bool *)((const uint8_t *)values + v->set_off))
+        snprintf(b, n, "auto");
+    else
+        format_value(b, n, v, (const uint8_t *)values + v->off);
+}
+
+static int widest(int w, const char *text)
+{
+    return (int)strlen(text) > w ? (int)strlen(text) : w;
+}
+
 void sym_config_print_table(FILE *out, const struct sym_cfg_table *t, const void *values)
 {
-    fprintf(out, "%-24s %-8s %-8s %-10s %s\n", "variable", "type", "default", "value", "meaning");
+    /* Columns as wide as their longest entry, so no name or value shifts
+     * the ones after it. */
+    int wname = (int)strlen("variable"), wtype = (int)strlen("type");
+    int wdflt = (int)strlen("default"), wvalue = (int)strlen("value");
     for (size_t i = 0; i < t->nvars; i++) {
         const struct sym_cfg_var *v = &t->vars[i];
         char value[64];
-        format_value(value, sizeof(value), v, (const uint8_t *)values + v->off);
-        fprintf(out, "%-24s %-8s %-8s %-10s %s%s\n", v->name, type_name[v->type],
-                *v->dflt ? v->dflt : "-", value, v->help,
+        value_text(value, sizeof(value), v, values);
+        wname = widest(wname, v->name);
+        wtype = widest(wtype, type_name[v->type]);
+        wdflt = widest(wdflt, v->dflt);
+        wvalue = widest(wvalue, value);
+    }
+    fprintf(out, "%-*s %-*s %-*s %-*s %s\n", wname, "variable", wtype, "type", wdflt, "default",
+            wvalue, "value", "meaning");
+    for (size_t i = 0; i < t->nvars; i++) {
+        const struct sym_cfg_var *v = &t->vars[i];
+        char value[64];
+        value_text(value, sizeof(value), v, values);
+        fprintf(out, "%-*s %-*s %-*s %-*s %s%s\n", wname, v->name, wtype, type_name[v->type], wdflt,
+                *v->dflt ? v->dflt : "-", wvalue, value, v->help,
                 *(const bool *)((const uint8_t *)values + v->set_off) ? " [set]" : "");
     }
+}
+
+/* A true value of one variable, read on its own. */
+static bool env_true(const char *name)
+{
+    bool on = false;
+    const char *env = getenv(name);
+    return env && parse_bool(env, &on) == 0 && on;
+}
+
+bool sym_config_quiet(void)
+{
+    return env_true("SYMHEAP_QUIET") && !env_true("SYMHEAP_DEBUG");
 }
 
 void sym_config_print(FILE *out, const struct sym_config *cfg)

@@ -117,6 +117,7 @@ enum sym_cfg_bootstrap {
     SYM_CFG_BOOTSTRAP_TCP,
     SYM_CFG_BOOTSTRAP_SINGLETON,
 };
+enum sym_cfg_cma { SYM_CFG_CMA_AUTO, SYM_CFG_CMA_ON, SYM_CFG_CMA_OFF };
 enum sym_cfg_coll_check { SYM_CFG_COLL_CHECK_OFF, SYM_CFG_COLL_CHECK_STRICT };
 /* The collectives' *_ALGORITHM words are sym_algorithm_t's names
  * (src/coll/coll_list.h), matched there. */
@@ -143,8 +144,38 @@ int sym_config_choice_index(const struct sym_cfg_table *t, const char *name, con
  * overflow.  Exposed for tests and fuzzing. */
 int sym_config_parse_size(const char *text, size_t *bytes_p);
 
-/* Print table t (name, type, default, value in force, help) to `out`. */
+/* Print table t (name, type, default, value in force, help) to `out`,
+ * each column as wide as its longest entry. */
 void sym_config_print_table(FILE *out, const struct sym_cfg_table *t, const void *values);
 void sym_config_print(FILE *out, const struct sym_config *cfg);
+
+/* Whether SYMHEAP_QUIET is set to a true value and SYMHEAP_DEBUG is not
+ * (debugging shows everything), each read on its own, so that it holds
+ * even when another variable is malformed. */
+bool sym_config_quiet(void);
+
+/* The tables whose variables are symheap's besides the job's: every
+ * transport's, built into this symheap or not (transport.h's
+ * sym_transport_settings), for the checks of unknown variables below. */
+struct sym_cfg_others {
+    const struct sym_cfg_table *const *tables;
+    size_t n;
+};
+
+/* The variable of the job's table or of `others` whose name is closest to
+ * name[0..len) (a typo, a name cut short), or NULL when none is close. */
+const char *sym_config_closest(struct sym_cfg_others others, const char *name, size_t len);
+
+/* Call fn (if not NULL) for every SYMHEAP_* variable of the environment
+ * that is neither a variable of the job's table or of `others` nor a name
+ * of the programs around the library (SYM_CONFIG_NOT_SETTINGS), with the
+ * closest variable (or NULL); returns how many there are. */
+int sym_config_each_unknown(struct sym_cfg_others others,
+                            void (*fn)(const char *name, size_t len, const char *closest,
+                                       void *arg),
+                            void *arg);
+
+/* One warning line per such variable on `out`; returns how many. */
+int sym_config_warn_unknown(FILE *out, struct sym_cfg_others others);
 
 #endif /* SYM_BASE_CONFIG_H */

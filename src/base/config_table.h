@@ -18,16 +18,17 @@
  *   SECRET   like STRING, but never shown (symheap-info prints "(set)")
  * min, max: the range a value set in the environment must lie in (SIZE,
  * UINT, SECONDS; max 0: no upper bound), or the longest a STRING may be
- * (max).  A default may lie outside the range where it means "decided at
- * run time" (SYMHEAP_HEAP_SIZE's 0).  Checks between variables are the
+ * (max).  A SIZE, SECONDS or UINT whose default is "auto" is 0 until
+ * sym_init decides; "auto" in the environment is then the same as unset,
+ * and the range bounds only a value set.  Checks between variables are the
  * table's check function (config.c).
  */
 #ifndef SYM_CONFIG_TABLE_H
 #define SYM_CONFIG_TABLE_H
 
 #define SYM_CONFIG_TABLE(X)                                                                        \
-    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "0", 1, 0,                                             \
-      "Bytes of symmetric memory sym_malloc() can hand out on each PE; unset: 256M, or "           \
+    X(heap_size, "SYMHEAP_HEAP_SIZE", SIZE, "auto", 1, 0,                                          \
+      "Bytes of symmetric memory sym_malloc() can hand out on each PE; auto: 256M, or "            \
       "less so that every PE of the host fits in half of the free /dev/shm space")                 \
     X(timeout, "SYMHEAP_TIMEOUT", SECONDS, "60", 0, 86400,                                         \
       "Deadline of every blocking wait (barrier, wait_until, bootstrap), in seconds; at most "     \
@@ -36,6 +37,9 @@
       "Deadline of sym_init's steps (bootstrap exchange, libfabric setup) and of the "             \
       "bootstrap's own exchanges, in whole seconds, at most 86400; 0: SYMHEAP_TIMEOUT")            \
     X(debug, "SYMHEAP_DEBUG", BOOL, "0", 0, 0, "Log decisions and errors to stderr")               \
+    X(quiet, "SYMHEAP_QUIET", BOOL, "0", 0, 0,                                                     \
+      "Do not print a failed sym_init's error, nor warn of unknown SYMHEAP_* variables, on "       \
+      "stderr (sym_last_error() still tells; SYMHEAP_DEBUG=1 prints them anyway)")                 \
     X(mailbox_size, "SYMHEAP_MAILBOX_SIZE", SIZE, "4M", 0, 0,                                      \
       "Bytes reserved in each heap for collective and point-to-point mailboxes")                   \
     X(heap_prealloc, "SYMHEAP_HEAP_PREALLOC", BOOL, "1", 0, 0,                                     \
@@ -48,32 +52,37 @@
       "more PEs on this host than cores)")                                                         \
     X(wait_yield_us, "SYMHEAP_WAIT_YIELD_US", UINT, "2000", 0, 0,                                  \
       "Microseconds a wait yields the CPU before it starts sleeping with backoff")                 \
+    X(staging_size, "SYMHEAP_STAGING_SIZE", SIZE, "4M", 0, 0,                                      \
+      "Bytes of each heap where a PE copies, once, collective data its peers on this host "        \
+      "cannot read where it lies (private memory without cross-memory attach), for the "           \
+      "world team's direct algorithm; 0: none (direct then needs symmetric buffers or "            \
+      "cross-memory attach)")                                                                      \
+    X(cma, "SYMHEAP_CMA", CHOICE, "auto", 0, 0,                                                    \
+      "Cross-memory attach (process_vm_readv) for collectives' private buffers {auto|on|off}: "    \
+      "auto = where probed to work and where it beats copying once into the staging area "         \
+      "(SYMHEAP_COLL_TUNING's cma_min), on = wherever probed to work, off = never")                \
     X(chunk_size, "SYMHEAP_CHUNK_SIZE", SIZE, "256K", 64, 0,                                       \
       "Largest piece a collective moves through a mailbox slot at a time")                         \
-    X(shmem_onecopy_min, "SYMHEAP_SHMEM_ONECOPY_MIN", SIZE, "16K", 0, 0,                           \
-      "OpenSHMEM broadcast/collect/fcollect/alltoall(s) write straight into the "                  \
-      "peers' symmetric dest from this many bytes of dest per PE (smaller: through "               \
-      "the mailboxes); for a team of n PEs, times (n/2)^4")                                        \
     X(barrier_algorithm, "SYMHEAP_BARRIER_ALGORITHM", CHOICE, "auto", 0, 0,                        \
       "Barrier algorithm {auto|naive|tree|rd} of sym_barrier, and of the world barrier "           \
       "(sym_barrier_all, sym_sync_all): naive = a central counter, rd = dissemination, "           \
       "tree leaves the world barrier automatic (central when PEs outnumber cores)")                \
     X(broadcast_algorithm, "SYMHEAP_BROADCAST_ALGORITHM", CHOICE, "auto", 0, 0,                    \
-      "Broadcast algorithm {auto|naive|ring|tree}")                                                \
+      "Broadcast algorithm {auto|naive|ring|tree|direct}")                                         \
     X(reduce_algorithm, "SYMHEAP_REDUCE_ALGORITHM", CHOICE, "auto", 0, 0,                          \
-      "Reduce algorithm {auto|naive|ring|tree}")                                                   \
+      "Reduce algorithm {auto|naive|ring|tree|direct}")                                            \
     X(allreduce_algorithm, "SYMHEAP_ALLREDUCE_ALGORITHM", CHOICE, "auto", 0, 0,                    \
-      "Allreduce algorithm {auto|naive|ring|tree|rd}")                                             \
+      "Allreduce algorithm {auto|naive|ring|tree|rd|direct}")                                      \
     X(reduce_scatter_algorithm, "SYMHEAP_REDUCE_SCATTER_ALGORITHM", CHOICE, "auto", 0, 0,          \
-      "Reduce-scatter algorithm {auto|naive|ring}")                                                \
+      "Reduce-scatter algorithm {auto|naive|ring|direct}")                                         \
     X(all_gather_algorithm, "SYMHEAP_ALL_GATHER_ALGORITHM", CHOICE, "auto", 0, 0,                  \
-      "All-gather and all-gatherv algorithm {auto|naive|ring|rd}")                                 \
+      "All-gather and all-gatherv algorithm {auto|naive|ring|rd|direct}")                          \
     X(all_to_all_algorithm, "SYMHEAP_ALL_TO_ALL_ALGORITHM", CHOICE, "auto", 0, 0,                  \
-      "All-to-all and all-to-allv algorithm {auto|naive|pairwise}")                                \
+      "All-to-all and all-to-allv algorithm {auto|naive|pairwise|direct}")                         \
     X(gather_algorithm, "SYMHEAP_GATHER_ALGORITHM", CHOICE, "auto", 0, 0,                          \
-      "Gather algorithm {auto|naive|tree}")                                                        \
+      "Gather algorithm {auto|naive|tree|direct}")                                                 \
     X(scatter_algorithm, "SYMHEAP_SCATTER_ALGORITHM", CHOICE, "auto", 0, 0,                        \
-      "Scatter algorithm {auto|naive|tree}")                                                       \
+      "Scatter algorithm {auto|naive|tree|direct}")                                                \
     X(globals, "SYMHEAP_GLOBALS", CHOICE, "auto", 0, 0,                                            \
       "How peers on this host reach global and static variables {auto|remap|cma|off}: "            \
       "remap = share the data segment (auto falls back to cross-memory attach)")                   \
@@ -113,10 +122,26 @@
     X(team_region_size, "SYMHEAP_TEAM_REGION_SIZE", SIZE, "128M", 0, 0,                            \
       "Bytes of each heap split teams' mailboxes are taken from, on demand (memory is used "       \
       "only by the teams that exist)")                                                             \
+    X(coll_tuning, "SYMHEAP_COLL_TUNING", STRING, "", 0, 0,                                        \
+      "Overrides of the collectives' automatic choices, the same on every PE: "                    \
+      "'kind.regime=algo:upto,...,algo;...' (regime pair, crowded or spread; e.g. "                \
+      "allreduce.pair=naive:4K,direct,ring) and direct.cma_min=SIZE, "                             \
+      "direct.one_shot_max=SIZE; symheap-info prints the table in force")                          \
     X(coll_check, "SYMHEAP_COLL_CHECK", CHOICE, "off", 0, 0,                                       \
       "Collective checking {off|strict}: strict ends every collective with a check that all "      \
       "members made the same call (every member of a mismatched call fails in it) and adds "       \
       "the caller's call site to the fingerprint (a skipped call with the same arguments "         \
       "is a mismatch naming both call sites); the same on every PE")
+
+/* Names in the SYMHEAP_ namespace that are not the library's settings but
+ * belong to the programs around it (the test suite, CI, the fuzzers, the
+ * Python tests): sym_init does not warn of them as unknown.  X(prefix):
+ * every name that starts with it. */
+#define SYM_CONFIG_NOT_SETTINGS(X)                                                                 \
+    X("SYMHEAP_TEST_")                                                                             \
+    X("SYMHEAP_CI_")                                                                               \
+    X("SYMHEAP_FUZZ_")                                                                             \
+    X("SYMHEAP_BUILD")                                                                             \
+    X("SYMHEAP_INFO")
 
 #endif /* SYM_CONFIG_TABLE_H */

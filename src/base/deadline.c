@@ -19,8 +19,11 @@ uint64_t sym_deadline_anchor(struct sym_deadline *dl)
         return dl->at_ns;
     /* The default is resolved here, on the slow path: making a deadline
      * stays a few stores that read nothing. */
-    if (!(dl->timeout_s > 0)) /* NaN too: callers reject it, never wait for ever */
+    if (!(dl->timeout_s > 0)) { /* NaN too: callers reject it, never wait for ever */
         dl->timeout_s = sym_wait_timeout();
+        if (!dl->source)
+            dl->source = "SYMHEAP_TIMEOUT";
+    }
     if (!(dl->timeout_s <= SYM_TIMEOUT_MAX))
         dl->timeout_s = SYM_TIMEOUT_MAX;
     dl->at_ns = sym_now_ns() + (uint64_t)(dl->timeout_s * 1e9);
@@ -37,8 +40,9 @@ bool sym_deadline_passed(struct sym_deadline *dl)
 /* Short timeouts keep their digits: 0.020 s, not 0.0 s. */
 sym_status_t sym_deadline_timeout(const struct sym_deadline *dl, const char *what)
 {
-    return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.*f s waiting for %s", dl->op,
-                     dl->timeout_s < 0.05 ? 3 : 1, dl->timeout_s, what);
+    return sym_error(SYM_ERR_TIMEOUT, "%s: timed out after %.*f s (%s) waiting for %s", dl->op,
+                     dl->timeout_s < 0.05 ? 3 : 1, dl->timeout_s,
+                     dl->source ? dl->source : "the timeout given to the call or its team", what);
 }
 
 sym_status_t sym_timeout_check(const char *op, double seconds, bool zero_ok)

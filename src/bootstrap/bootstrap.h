@@ -25,7 +25,8 @@
 struct sym_boot_settings {
     unsigned mode;  /* SYMHEAP_BOOTSTRAP: enum sym_cfg_bootstrap */
     double timeout; /* seconds each step may wait (SYMHEAP_TIMEOUT or SYMHEAP_INIT_TIMEOUT) */
-    bool debug;     /* SYMHEAP_DEBUG: log what the launcher says */
+    const char *timeout_name; /* which of the two set it, for timeout messages */
+    bool debug;               /* SYMHEAP_DEBUG: log what the launcher says */
     /* symrun: set by the launcher, parsed but not trusted */
     bool symrun_fd_set, symrun_pe_set, symrun_npes_set;
     unsigned long symrun_fd, symrun_pe, symrun_npes;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* An empty block may come with a NULL buffer: never offset NULL. */
 static inline uint8_t *at(void *p, size_t off)
@@ -95,27 +96,45 @@ sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_
     return finish(c, st, dst, rbytes, rdispl, src, sdispl);
 }
 
+/* Every member copies its block straight out of every other's buffer.
+ * A block's size is checked by its reader, which alone knows both sides. */
+sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t *rbytes,
+                                    const size_t *rdispl, const void *src, const size_t *sbytes,
+                                    const size_t *sdispl)
+{
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    size_t stotal = 0;
+    for (int i = 0; i < n; i++) {
+        d.dt->dsts[i] = rbytes[i] ? (uint8_t *)dst + rdispl[i] : NULL;
+        if (sdispl[i] + sbytes[i] > stotal)
+            stotal = sdispl[i] + sbytes[i];
+    }
+    sym_status_t st =
+        sym_dcall_offer(&d, 1, src, stotal, sdispl[me], sdispl[me] + sbytes[me],
+                        (struct sym_dreaders){.all = true, .one = -1}, sdispl, sbytes);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+    for (int i = 0; i < n && st == SYM_OK; i++) {
+        const struct sym_dview *v = &d.dt->views[i];
+        if (i == me || v->rlen == rbytes[i])
+            continue;
+        char msg[256];
+        snprintf(msg, sizeof(msg), "PE %d sends %llu bytes to PE %d, which expects %zu",
+                 c->team->pe_of[i], (unsigned long long)v->rlen, sym_rt.me, rbytes[i]);
+        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+        st = sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
+                       (unsigned long long)c->fp.seq, c->team->name, msg);
+    }
+    if (st == SYM_OK)
+        st = sym_direct_copy_all(&d, d.dt->views, n, d.dt->dsts);
+    if (st == SYM_OK && rbytes[me])
+        memcpy(d.dt->dsts[me], (const uint8_t *)src + sdispl[me], rbytes[me]);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
+}
+
 static const sym_all_to_allv_fn all_to_all_algorithms[] = {SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)};
-
-/* With two PEs both algorithms exchange the same single pair of messages.
- * Small blocks are latency bound: naive has every message in flight at
- * once.  Large blocks are bandwidth bound: pairwise keeps each PE's
- * memory traffic to one stream in and one out instead of n - 1 of each
- * competing for the same caches. */
-static sym_algorithm_t all_to_all_auto(int n, size_t block_bytes)
-{
-    if (n <= 2 || block_bytes <= 8192 || sym_coll_crowded()) /* crowded: naive everywhere */
-        return SYM_ALGO_NAIVE;
-    return SYM_ALGO_PAIRWISE;
-}
-
-/* The algorithm is part of the fingerprint, so every member must choose
- * the same one; only the team size is known alike everywhere here (each PE
- * knows just its own counts). */
-static sym_algorithm_t all_to_allv_auto(int n)
-{
-    return n <= 2 ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE;
-}
 
 /* Byte layout of one call: per member, the size and offset of the block
  * sent to it and of the block received from it (both packed). */
@@ -222,7 +241,7 @@ sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, 
     struct layout l;
     if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count)))
         return st;
-    st = sym_coll_select(&c, opts, all_to_all_auto(team->size, count * sym_datatype_size(dt)));
+    st = sym_coll_select(&c, opts, (uint64_t)team->size * count * sym_datatype_size(dt));
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);
@@ -255,7 +274,7 @@ sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s buffer for %zu bytes",
                          no_dst ? "dst" : "src", need);
     }
-    st = sym_coll_select(&c, opts, all_to_allv_auto(team->size));
+    st = sym_coll_select(&c, opts, 0);
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);

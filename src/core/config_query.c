@@ -1,9 +1,8 @@
 /*
  * config_query.c - sym_config_uint(): the value in force of a numeric
  * SYMHEAP_* setting, the job's or a transport's, so that layers above the
- * public API (the shmem.h facade's one-copy threshold, its debug log)
- * follow the same variables, parsed once by sym_init, as the library
- * itself.
+ * public API (the shmem.h facade's debug log) follow the same variables,
+ * parsed once by sym_init, as the library itself.
  */
 #include "core/internal.h"
 

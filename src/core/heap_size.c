@@ -85,7 +85,7 @@ sym_status_t sym_heap_size_choose(struct sym_boot *boot, const struct sym_config
     }
     free(all);
     struct sym_heap_layout l;
-    if (sym_heap_layout_compute(0, cfg->mailbox_size, 0, &l) != 0)
+    if (sym_heap_layout_compute(0, cfg->mailbox_size, cfg->staging_size, 0, &l) != 0)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_MAILBOX_SIZE=%zu is too large",
                          cfg->mailbox_size);
     const uint64_t fixed = l.user_off; /* control block, sync area, mailboxes */

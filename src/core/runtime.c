@@ -6,12 +6,14 @@
  */
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/health.h"
 #include "bootstrap/bootstrap.h"
+#include "core/cma.h"
 #include "core/globals.h"
 #include "core/heap_size.h"
 #include "core/internal.h"
@@ -232,6 +234,7 @@ static sym_status_t open_memory(void)
     hc->user_off = sym_rt.layout.user_off;
     hc->user_size = sym_rt.layout.user_size;
     memcpy(hc->job_key, sym_rt.boot->key, sizeof(sym_rt.boot->key));
+    sym_cma_prepare();
     sym_core_set_state(SYM_PE_STARTING);
     return SYM_OK;
 }
@@ -265,6 +268,24 @@ static sym_status_t meet_peers(bool *local, int *nlocal_p)
     return st;
 }
 
+/* "shm to 3 PEs, ofi to 4 PEs": which transport reaches how many PEs
+ * (this one included), for the debug line of init. */
+static void describe_transports(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < sym_rt.ntp; i++) {
+        int n = 0;
+        for (int pe = 0; pe < sym_rt.npes; pe++)
+            n += sym_rt.peer_tp[pe] == sym_rt.tp[i];
+        if (n == 0 || used >= len)
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s to %d PE%s", used ? ", " : "",
+                         sym_rt.tp[i]->ops->name, n, n == 1 ? "" : "s");
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
 sym_status_t sym_core_open(struct sym_deadline *init)
 {
     struct sym_boot *boot = sym_rt.boot;
@@ -272,8 +293,8 @@ sym_status_t sym_core_open(struct sym_deadline *init)
     sym_status_t st = sym_heap_size_choose(boot, &sym_rt.cfg, &heap_size);
     if (st != SYM_OK)
         return st;
-    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.team_region_size,
-                                &sym_rt.layout) != 0)
+    if (sym_heap_layout_compute(heap_size, sym_rt.cfg.mailbox_size, sym_rt.cfg.staging_size,
+                                sym_rt.cfg.team_region_size, &sym_rt.layout) != 0)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_HEAP_SIZE=%zu is too large", heap_size);
     sym_rt.heap_total = sym_rt.layout.total;
 
@@ -301,6 +322,9 @@ sym_status_t sym_core_open(struct sym_deadline *init)
     sym_memory_seal(&sym_rt.memory); /* the transports have the descriptors now */
     if (st == SYM_OK)
         st = verify_peer_heaps();
+    /* every peer wrote its probe word before the exchange above */
+    if (st == SYM_OK)
+        sym_cma_probe();
     /* Every PE has its transports connected before any returns: a PE that
      * returns and exits at once must not fail a peer still connecting. */
     if (st == SYM_OK)
@@ -318,10 +342,16 @@ sym_status_t sym_core_open(struct sym_deadline *init)
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     sym_rt.central_barrier =
         sym_rt.npes > 2 && online > 0 && nlocal == sym_rt.npes && sym_rt.npes > online;
-    sym_debug("initialised: PE %d of %d (%s bootstrap), heap %zu bytes (user %llu at offset "
-              "%llu), %d PEs on this host, %s waiting",
-              sym_rt.me, sym_rt.npes, boot->ops->name, sym_rt.heap_total,
-              (unsigned long long)sym_rt.layout.user_size,
+    char tps[128];
+    describe_transports(tps, sizeof(tps));
+    sym_debug("initialised: PE %d of %d, %s bootstrap%s, transports: %s; heap %zu bytes (user "
+              "%llu at offset %llu), %d PEs on this host, %s waiting",
+              sym_rt.me, sym_rt.npes, boot->ops->name,
+              strcmp(boot->ops->name, "singleton") == 0
+                  ? " (a job of one PE: started without symrun, mpirun, srun or "
+                    "SYMHEAP_ROOT_ADDR)"
+                  : "",
+              tps, sym_rt.heap_total, (unsigned long long)sym_rt.layout.user_size,
               (unsigned long long)sym_rt.layout.user_off, nlocal,
               sym_rt.oversubscribed ? "oversubscribed (no spinning)" : "spin-then-yield");
     return SYM_OK;

@@ -1,8 +1,9 @@
-/* ofi_settings.c - the ofi transport's SYMHEAP_* variables (ofi_private.h's
+/* ofi_settings.c - the ofi transport's SYMHEAP_* variables (ofi_settings.h's
  * OFI_SETTINGS_TABLE) and their checks. */
 #include <string.h>
 
-#include "ofi_private.h"
+#include "base/error.h"
+#include "ofi_settings.h"
 
 int ofi_mr_force_words(const char *text, unsigned *words_p)
 {
