@@ -248,6 +248,27 @@ Test(symrun, misspelt_variable_warned_once)
     run_free(&r);
 }
 
+/* A transport's own variables are symheap's (whether or not this symheap
+ * has the transport): sym_init warns of none of them, only of a misspelt
+ * one, with the transport's name it was meant to be. */
+Test(symrun, transport_variables_are_known)
+{
+    const char *args[] = {"-n", "2", "@PE", "ring", NULL};
+    static const char *const env[] = {
+        "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", "SYMHEAP_OFI_EAGER_CONNECT=0",
+        "SYMHEAP_WAIT_POLL_US=50",          "SYMHEAP_OFI_IGNORE_ORDER=0",
+        "SYMHEAP_OFI_PROVDER=tcp",          NULL};
+    struct run r;
+    run_job(&r, args, env);
+    assert_exit(&r, 0);
+    cr_assert_eq(count_occurrences(ERR(&r), "is not a symheap variable"), 1, "stderr:\n%s",
+                 ERR(&r));
+    cr_assert_eq(count_occurrences(ERR(&r), "SYMHEAP_OFI_PROVDER is not a symheap variable, did "
+                                            "you mean SYMHEAP_OFI_PROVIDER?"),
+                 1, "stderr:\n%s", ERR(&r));
+    run_free(&r);
+}
+
 /* A PE that ends badly after an error its program never read: symrun
  * prints that error; once the program read it (sym_last_error), not. */
 Test(symrun, unread_error_is_printed)
