@@ -1,7 +1,7 @@
 """The symheap Python package and torch.distributed backend, as multi-process
-jobs started the ways users start them (symrun, torchrun, environment
-variables per rank).  Each job's worker (workers/) checks many cases and
-reports "CASES <n> FAILED <k>"; a job fails when any case does.
+jobs started the ways users start them (symrun, torchrun, srun, mpirun,
+environment variables per rank).  Each job's worker (workers/) checks many
+cases and reports "CASES <n> FAILED <k>"; a job fails when any case does.
 
 SYMHEAP_BUILD names the build tree (default: <repo>/build); the package is
 imported from <build>/python.  Run: /usr/bin/python3 -m pytest python/tests
@@ -22,6 +22,7 @@ REPO = HERE.parent.parent
 BUILD = Path(os.environ.get("SYMHEAP_BUILD", REPO / "build")).resolve()
 PY = "/usr/bin/python3"
 SYMRUN = BUILD / "symrun"
+SLURM_RUN = BUILD / "tests" / "slurm_run"
 WORKERS = HERE / "workers"
 HAVE_TORCH = any((BUILD / "python" / "symheap").glob("_torch_backend*.so"))
 needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="built without the torch backend")
@@ -48,11 +49,15 @@ def free_port():
 class Job:
     """A job of n ranks, started at once (so jobs run side by side)."""
 
-    def __init__(self, how, n, script, *args, timeout=240):
+    def __init__(self, how, n, script, *args, timeout=240, extra_env=None):
         self.how, self.n, self.timeout, self.t0 = how, n, timeout, time.time()
         cmd = [PY, str(WORKERS / script), *args]
-        if how == "symrun":
-            self.procs = [subprocess.Popen([str(SYMRUN), "-n", str(n), *cmd], env=env(),
+        xe = extra_env or {}
+        if how in ("symrun", "srun"):
+            launcher = [str(SYMRUN), "-n", str(n)] if how == "symrun" else \
+                [str(SLURM_RUN), "--timeout", str(timeout), "--", "srun", "--mpi=pmix", "-O",
+                 "-n", str(n)]
+            self.procs = [subprocess.Popen([*launcher, *cmd], env=env(**xe),
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                            text=True)]
         elif how == "torchrun":
@@ -60,16 +65,21 @@ class Job:
                 [PY, "-m", "torch.distributed.run", "--redirects", "2", "--tee", "1",
                  "--nproc_per_node", str(n), "--master_addr", "127.0.0.1",
                  "--master_port", str(free_port()), *cmd[1:]],
-                env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)]
+                env=env(**xe), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)]
         else:  # environment variables per rank, as torchrun sets them
             port = str(free_port())
             self.procs = [subprocess.Popen(
                 cmd, env=env(RANK=str(r), LOCAL_RANK=str(r), WORLD_SIZE=str(n),
-                              MASTER_ADDR="127.0.0.1", MASTER_PORT=port),
+                              MASTER_ADDR="127.0.0.1", MASTER_PORT=port, **xe),
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 for r in range(n)]
 
     def result(self):
+        if not hasattr(self, "_result"):
+            self._result = self._collect()
+        return self._result
+
+    def _collect(self):
         out, codes = [], []
         for p in self.procs:
             try:
@@ -103,6 +113,14 @@ def start_jobs():
             _jobs[("ops", n)] = Job("env", n, "torch_ops.py", *(["--quick"] if n != 2 else []))
         _jobs[("ops", 3)] = Job("symrun", 3, "torch_ops.py")
         _jobs["ddp"] = Job("torchrun", 2, "ddp.py")
+        # init -> destroy -> init three times in one process, per launcher
+        _jobs[("rounds", "symrun")] = Job("symrun", 2, "lifecycle.py", "rounds")
+        _jobs[("rounds", "torchrun")] = Job("torchrun", 3, "lifecycle.py", "rounds")
+        if SLURM_RUN.exists():
+            _jobs[("rounds", "srun")] = Job("srun", 2, "lifecycle.py", "rounds")
+        # a team region for 64 teams: teams never freed would exhaust it
+        _jobs["groups"] = Job("symrun", 3, "lifecycle.py", "groups", "1000",
+                              extra_env={"SYMHEAP_TEAM_REGION_SIZE": "4M"})
     yield
     for j in _jobs.values():
         for p in j.procs:
@@ -142,6 +160,30 @@ def test_ddp_torchrun_matches_gloo():
     codes, out = job("ddp").result()
     assert codes == [0], out[-4000:]
     assert out.count("symheap == gloo: True") == 2, out[-4000:]
+
+
+@needs_torch
+@pytest.mark.parametrize("launcher", ["symrun", "torchrun", "srun"])
+def test_init_destroy_three_times(launcher):
+    """init_process_group -> destroy_process_group, three times in one
+    process: ops on the default group and on a sub-group, the sub-group's
+    team destroyed with it, a destroyed group raising."""
+    if launcher == "srun":
+        if ("rounds", "srun") not in _jobs:
+            pytest.skip(f"no {SLURM_RUN} (built without tests)")
+        codes, out = job(("rounds", "srun")).result()
+        if codes == [77]:
+            pytest.skip(out.strip()[-300:])
+    check_cases(("rounds", launcher))
+
+
+@needs_torch
+def test_thousand_new_groups_without_growth():
+    """1000 new_group calls, each used and destroyed: teams freed (a region
+    for 64 teams suffices), one live symheap group besides the default at
+    most, torch's group map back to the default group, memory flat."""
+    check_cases("groups")
+    print(job("groups").result()[1])
 
 
 @needs_torch
