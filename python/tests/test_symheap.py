@@ -3,15 +3,21 @@ jobs started the ways users start them (symrun, torchrun, srun, mpirun,
 environment variables per rank).  Each job's worker (workers/) checks many
 cases and reports "CASES <n> FAILED <k>"; a job fails when any case does.
 
-SYMHEAP_BUILD names the build tree (default: <repo>/build); the package is
-imported from <build>/python.  Run: /usr/bin/python3 -m pytest python/tests
+The workers run with the interpreter that runs pytest.  The package under
+test is the build tree's, <build>/python (SYMHEAP_BUILD names the build
+tree, default <repo>/build), or with SYMHEAP_TEST_INSTALLED=1 the copy
+installed for that interpreter (pip install ., meson install) with its
+symrun; the build tree then only lends its test programs (tests/slurm_run).
+Run: /usr/bin/python3 -m pytest python/tests
 """
+import importlib.util
 import os
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -20,20 +26,33 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 BUILD = Path(os.environ.get("SYMHEAP_BUILD", REPO / "build")).resolve()
-PY = "/usr/bin/python3"
-SYMRUN = BUILD / "symrun"
+PY = sys.executable
+INSTALLED = os.environ.get("SYMHEAP_TEST_INSTALLED") == "1"
+if INSTALLED:
+    _spec = importlib.util.find_spec("symheap")
+    PACKAGE = Path(_spec.origin).parent if _spec and _spec.origin else None
+    SYMRUN = Path(sysconfig.get_path("scripts")) / "symrun"
+    if not SYMRUN.exists():
+        SYMRUN = Path(shutil.which("symrun") or SYMRUN)
+else:
+    PACKAGE = BUILD / "python" / "symheap"
+    SYMRUN = BUILD / "symrun"
 SLURM_RUN = BUILD / "tests" / "slurm_run"
 WORKERS = HERE / "workers"
-HAVE_TORCH = any((BUILD / "python" / "symheap").glob("_torch_backend*.so"))
+if PACKAGE is None or not PACKAGE.is_dir():
+    pytest.skip(f"no symheap package {'installed for ' + PY if INSTALLED else 'in ' + str(BUILD)}"
+                " (built without python?)", allow_module_level=True)
+HAVE_TORCH = any(PACKAGE.glob("_torch_backend*.so"))
 needs_torch = pytest.mark.skipif(not HAVE_TORCH, reason="built without the torch backend")
-if not (BUILD / "python" / "symheap").is_dir():
-    pytest.skip(f"no Python package in {BUILD} (built without python?)", allow_module_level=True)
 
 
 def env(**extra):
     e = {k: v for k, v in os.environ.items()
-         if not k.startswith(("SYMHEAP_", "RANK", "WORLD_SIZE", "MASTER_", "LOCAL_RANK"))}
-    e.update(PYTHONPATH=str(BUILD / "python"), PYTHONWARNINGS="ignore",
+         if not k.startswith(("SYMHEAP_", "RANK", "WORLD_SIZE", "MASTER_", "LOCAL_RANK",
+                              "PYTHONPATH"))}
+    if not INSTALLED:
+        e["PYTHONPATH"] = str(BUILD / "python")
+    e.update(PYTHONWARNINGS="ignore",
              # small mailboxes and chunks: the big sizes cross them
              SYMHEAP_MAILBOX_SIZE="1M", SYMHEAP_CHUNK_SIZE="8K", SYMHEAP_HEAP_SIZE="32M")
     e.update(extra)
@@ -200,14 +219,14 @@ def test_backend_faults(mode):
 
 
 @needs_torch
-def test_readme_ddp_example_runs():
+def test_readme_ddp_example_runs(tmp_path):
     """The README's DDP example, as given, under torchrun at 2 ranks."""
     text = (REPO / "README.md").read_text()
     sec = text.split("## From Python and PyTorch", 1)
     assert len(sec) == 2, "README has no 'From Python and PyTorch' section"
     code = re.search(r"```python\n(.*?)```", sec[1], re.S)
     assert code, "no python block in the section"
-    path = BUILD / "readme_ddp_example.py"
+    path = tmp_path / "readme_ddp_example.py"
     path.write_text(code.group(1))
     p = subprocess.run(
         [PY, "-m", "torch.distributed.run", "--redirects", "2", "--tee", "1",
@@ -235,7 +254,8 @@ def test_backend_under_mpirun():
     """Under Open MPI's mpirun the library's PMIx bootstrap starts the job."""
     p = subprocess.run(
         ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "oob_tcp_if_include", "lo",
-         "-np", "2", "-x", "PYTHONPATH", "-x", "PYTHONWARNINGS", PY, str(WORKERS / "smoke.py")],
+         "-np", "2", *(["-x", "PYTHONPATH"] if not INSTALLED else []), "-x", "PYTHONWARNINGS",
+         PY, str(WORKERS / "smoke.py")],
         env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
     if "PMIx" in p.stdout and "no PMIx support" in p.stdout:
         pytest.skip("symheap built without PMIx")
