@@ -126,6 +126,7 @@ def start_jobs():
     so side by side they take about the time of the longest."""
     for n in (1, 2, 3, 4):
         _jobs[("api", n)] = Job("symrun", n, "api.py")
+    _jobs["listed"] = Job("symrun", 3, "listed.py")
     if HAVE_TORCH:
         # the whole dtype matrix at 2 and 3 ranks, a dtype of each family at 1 and 4
         for n in (1, 2, 4):
@@ -159,6 +160,12 @@ def check_cases(key):
 def test_package_calls_symrun(n):
     """Every call of the package (symrun -n N python3)."""
     check_cases(("api", n))
+
+
+def test_collectives_ops_algorithms_are_the_librarys():
+    """One function per collective of the library's list, its op and
+    algorithm names, broadcast_v (symrun -n 3)."""
+    check_cases("listed")
 
 
 @needs_torch
