@@ -15,8 +15,8 @@ WorkSymheap::WorkSymheap(c10d::OpType type, std::vector<at::Tensor> outputs,
                          std::exception_ptr error, int source_rank)
     : c10d::Work(-1, type), outputs_(std::move(outputs)), source_rank_(source_rank)
 {
-    future_ =
-        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    static const c10::TypePtr tensor_list = c10::ListType::create(c10::TensorType::get());
+    future_ = c10::make_intrusive<c10::ivalue::Future>(tensor_list);
     if (error)
         future_->setError(error);
     else

@@ -133,6 +133,7 @@ def start_jobs():
             _jobs[("ops", n)] = Job("env", n, "torch_ops.py", *(["--quick"] if n != 2 else []))
         _jobs[("ops", 3)] = Job("symrun", 3, "torch_ops.py")
         _jobs["ddp"] = Job("torchrun", 2, "ddp.py")
+        _jobs["views"] = Job("symrun", 3, "torch_views.py")
         # init -> destroy -> init three times in one process, per launcher
         _jobs[("rounds", "symrun")] = Job("symrun", 2, "lifecycle.py", "rounds")
         _jobs[("rounds", "torchrun")] = Job("torchrun", 3, "lifecycle.py", "rounds")
@@ -179,6 +180,14 @@ def test_backend_ops_vs_reference_and_gloo(n):
 def run(how, n, script, *args, timeout=180):
     codes, out = Job(how, n, script, *args, timeout=timeout).result()
     return codes, out
+
+
+@needs_torch
+def test_backend_list_ops_on_views_without_copies():
+    """List operations on views of one buffer run in place (no copy, no
+    buffer: torch's profiler), other lists through a copy, all against
+    local references (symrun -n 3)."""
+    check_cases("views")
 
 
 @needs_torch
