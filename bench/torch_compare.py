@@ -384,9 +384,12 @@ def main():
     args = ap.parse_args()
     if args.worker:
         return worker(args)
-    command = "bench/torch_compare.py " + " ".join(sys.argv[1:])
+    shown = list(sys.argv[1:])  # the command, without where --json wrote
+    if "--json" in shown:
+        del shown[shown.index("--json"):shown.index("--json") + 2]
+    command = " ".join(["bench/torch_compare.py"] + shown)
     when = (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
-            f"{os.getloadavg()[0]:.1f} at the start, {os.cpu_count()} cores")
+            f"{os.getloadavg()[0]:.1f} at the start")
     L = ["| ranks | operation | size | symheap | gloo | symheap/gloo |",
          "|---|---|---|---|---|---|"]
     print(f"# {command}  ({when})")
@@ -412,6 +415,7 @@ def main():
         Path(args.json).write_text(json.dumps({"rows": allrows, "profiles": profiles}, indent=1))
     if args.results_page:
         import torch
+        when += f", {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores"
         write_results_section(args.results_page, [
             TORCH_SECTION_HEAD, "",
             f"Written by `{command}` ({when}; torch {torch.__version__}, {_blas()}).",
