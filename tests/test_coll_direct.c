@@ -7,7 +7,8 @@
  * strided and a created team of every size 1..8) runs again with only the
  * direct algorithm, once per place a member's data can lie:
  *   heap    buffers in the symmetric heap: read through the mapping;
- *   cma     private buffers read by cross-memory attach (SYMHEAP_CMA=on);
+ *   cma     private buffers read by cross-memory attach (SYMHEAP_CMA=on),
+ *           and every all_to_allv block however small;
  *   staged  private buffers copied once into a staging area of 16 KiB, so
  *           anything above 8 KiB goes through it in rounds (and split teams,
  *           which have no staging area, fall back to the automatic choice).
@@ -48,8 +49,10 @@ struct path {
 
 static const char *const heap_env[] = {"SYMHEAP_MAILBOX_SIZE=128K", "SYMHEAP_TEAM_AREA_SIZE=64K",
                                        "SYMHEAP_HEAP_SIZE=64M", NULL};
+/* every all_to_allv block read directly, the small ones too */
 static const char *const cma_env[] = {"SYMHEAP_MAILBOX_SIZE=128K", "SYMHEAP_TEAM_AREA_SIZE=64K",
-                                      "SYMHEAP_CMA=on", NULL};
+                                      "SYMHEAP_CMA=on", "SYMHEAP_COLL_TUNING=direct.pair_min=1",
+                                      NULL};
 static const char *const staged_env[] = {"SYMHEAP_MAILBOX_SIZE=128K", "SYMHEAP_TEAM_AREA_SIZE=64K",
                                          "SYMHEAP_STAGING_SIZE=16K", "SYMHEAP_CMA=off", NULL};
 

@@ -6,6 +6,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/direct.h"
+#include "coll/tuning.h"
 
 /* An empty block may come with a NULL buffer: never offset NULL. */
 static inline uint8_t *at(void *p, size_t off)
@@ -96,8 +97,12 @@ sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_
     return finish(c, st, dst, rbytes, rdispl, src, sdispl);
 }
 
-/* Every member copies its block straight out of every other's buffer.
- * A block's size is checked by its reader, which alone knows both sides. */
+/* Every member copies its block straight out of every other's buffer,
+ * blocks of at least direct.pair_min bytes only; smaller ones go through
+ * the mailboxes (the naive algorithm, on the small pairs alone), whose
+ * small cells cost less than an announcement and run further ahead.  Both
+ * ends of a pair know its size, so they agree on its path; a block's size
+ * is checked by its reader, which alone knows both sides. */
 sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t *rbytes,
                                     const size_t *rdispl, const void *src, const size_t *sbytes,
                                     const size_t *sdispl)
@@ -105,20 +110,31 @@ sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t 
     const int n = c->team->size, me = c->team->rank;
     struct sym_dcall d;
     sym_dcall_begin(&d, c);
+    struct sym_dteam *t = d.dt;
+    bool *big_out = t->picks, *big_in = t->picks + n, any_out = false, any_in = false;
     size_t stotal = 0;
     for (int i = 0; i < n; i++) {
-        d.dt->dsts[i] = rbytes[i] ? (uint8_t *)dst + rdispl[i] : NULL;
+        big_out[i] = i != me && sbytes[i] >= sym_tuning.pair_min;
+        big_in[i] = i != me && rbytes[i] >= sym_tuning.pair_min;
+        any_out |= big_out[i];
+        any_in |= big_in[i];
+        /* the mailboxes carry the small blocks only (and the own block) */
+        t->roff[i] = big_out[i] ? 0 : sbytes[i];
+        t->rlen[i] = big_in[i] ? 0 : rbytes[i];
+        t->dsts[i] = rbytes[i] ? (uint8_t *)dst + rdispl[i] : NULL;
         if (sdispl[i] + sbytes[i] > stotal)
             stotal = sdispl[i] + sbytes[i];
     }
-    sym_status_t st =
-        sym_dcall_offer(&d, 1, src, stotal, sdispl[me], sdispl[me] + sbytes[me],
-                        (struct sym_dreaders){.all = true, .one = -1}, sdispl, sbytes);
+    sym_status_t st = SYM_OK;
+    if (any_out)
+        st = sym_dcall_offer(&d, 1, src, stotal, sdispl[me], sdispl[me] + sbytes[me],
+                             (struct sym_dreaders){.one = -1, .which = big_out}, sdispl, sbytes);
     if (st == SYM_OK)
-        st = sym_dcall_view_all(&d, 1, d.dt->views);
+        st = sym_all_to_allv_naive(c, dst, t->rlen, rdispl, src, t->roff, sdispl);
     for (int i = 0; i < n && st == SYM_OK; i++) {
-        const struct sym_dview *v = &d.dt->views[i];
-        if (i == me || v->rlen == rbytes[i])
+        struct sym_dview *v = &t->views[i];
+        v->owner = -1;
+        if (!big_in[i] || (st = sym_dcall_view(&d, 1, i, v)) != SYM_OK || v->rlen == rbytes[i])
             continue;
         char msg[256];
         snprintf(msg, sizeof(msg), "PE %d sends %llu bytes to PE %d, which expects %zu",
@@ -127,10 +143,8 @@ sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t 
         st = sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
                        (unsigned long long)c->fp.seq, c->team->name, msg);
     }
-    if (st == SYM_OK)
-        st = sym_direct_copy_all(&d, d.dt->views, n, d.dt->dsts);
-    if (st == SYM_OK && rbytes[me])
-        memcpy(d.dt->dsts[me], (const uint8_t *)src + sdispl[me], rbytes[me]);
+    if (st == SYM_OK && any_in)
+        st = sym_direct_copy_all(&d, t->views, n, t->dsts);
     return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 

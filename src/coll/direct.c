@@ -67,10 +67,11 @@ sym_status_t sym_direct_team_init(struct sym_dteam *dt, int n, uint64_t lines_of
     dt->stage_off = stage_off;
     dt->stage_size = stage_size / SYM_LINE * SYM_LINE;
     dt->owed = calloc((size_t)n, sizeof(uint64_t));
+    dt->picks = calloc((size_t)n * 2, sizeof(bool));
     dt->views = calloc((size_t)n * 2, sizeof(struct sym_dview));
     dt->dsts = calloc((size_t)n, sizeof(uint8_t *));
     dt->roff = calloc((size_t)n * 2, sizeof(size_t));
-    if (!dt->owed || !dt->views || !dt->dsts || !dt->roff) {
+    if (!dt->owed || !dt->picks || !dt->views || !dt->dsts || !dt->roff) {
         sym_direct_team_fini(dt);
         return sym_error(SYM_ERR_NO_MEMORY, "out of memory for a team of %d", n);
     }
@@ -83,6 +84,7 @@ void sym_direct_team_fini(struct sym_dteam *dt)
 {
     free(dt->owed);
     free(dt->scratch);
+    free(dt->picks);
     free(dt->views);
     free(dt->dsts);
     free(dt->roff);
@@ -162,7 +164,7 @@ void sym_dcall_begin(struct sym_dcall *d, struct sym_coll *c)
 
 static inline bool reads(struct sym_dreaders rd, int r, int me)
 {
-    return r != me && (rd.all || rd.one == r);
+    return r != me && (rd.which ? rd.which[r] : rd.all || rd.one == r);
 }
 
 /* Wait until member r has taken everything below `word` of this PE's

@@ -88,7 +88,8 @@ struct sym_dview {
 /* Who reads an offer: every other member, or one. */
 struct sym_dreaders {
     bool all;
-    int one; /* team number when !all */
+    int one;           /* team number when !all */
+    const bool *which; /* when not NULL: which[r] says whether member r reads */
 };
 
 /* One direct call in progress on this PE. */

@@ -53,6 +53,7 @@ struct sym_dteam {
     struct sym_dview *views, *views2;
     uint8_t **dsts;
     size_t *roff, *rlen;
+    bool *picks; /* [2n] per member: sent / received directly (all_to_allv) */
 };
 
 struct sym_team {

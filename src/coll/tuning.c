@@ -50,7 +50,8 @@ static const unsigned algos_of[SYM_COLL_KIND_COUNT] = {
  * memcpy's speed on that host, so staging once wins at every size there. */
 #define CMA_MIN_DEFAULT      UINT64_MAX
 #define ONE_SHOT_MAX_DEFAULT ((uint64_t)65536)
-struct sym_tuning sym_tuning = {CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT};
+#define PAIR_MIN_DEFAULT     ((uint64_t)8192)
+struct sym_tuning sym_tuning = {CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT, PAIR_MIN_DEFAULT};
 
 static const struct {
     const char *key;
@@ -58,6 +59,7 @@ static const struct {
 } scalars[] = {
     {"direct.cma_min", &sym_tuning.cma_min},
     {"direct.one_shot_max", &sym_tuning.one_shot_max},
+    {"direct.pair_min", &sym_tuning.pair_min},
 };
 
 /* "algo[:upto],..." into l; on an error, why (kind's name, the step). */
@@ -153,13 +155,13 @@ static sym_status_t apply(const char *entry)
     return sym_error(SYM_ERR_CONFIG,
                      "SYMHEAP_COLL_TUNING: '%s': unknown key '%s' (a collective and a regime, as "
                      "allreduce.pair, allreduce.crowded, allreduce.spread; or direct.cma_min, "
-                     "direct.one_shot_max)",
+                     "direct.one_shot_max, direct.pair_min)",
                      entry, key);
 }
 
 sym_status_t sym_tuning_init(const char *overrides)
 {
-    sym_tuning = (struct sym_tuning){CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT};
+    sym_tuning = (struct sym_tuning){CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT, PAIR_MIN_DEFAULT};
     for (int k = 1; k < SYM_COLL_KIND_COUNT; k++)
         for (int r = 0; r < SYM_REGIME_COUNT; r++) {
             sym_status_t st =

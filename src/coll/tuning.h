@@ -38,6 +38,9 @@ struct sym_tuning {
     /* allreduce: one shot while (n - 1) * the vector's bytes is at most
      * this (every member reads every other's vector), else two */
     uint64_t one_shot_max;
+    /* all_to_allv: a block of at least this many bytes is read directly,
+     * smaller ones go through the mailboxes */
+    uint64_t pair_min;
 };
 extern struct sym_tuning sym_tuning;
 
