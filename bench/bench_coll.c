@@ -28,7 +28,7 @@
 #include "harness.h"
 
 #define MAX_SIZES 32
-#define MAX_ALGOS 6
+#define MAX_ALGOS 7
 
 struct coll_desc {
     const char *name;
@@ -44,35 +44,57 @@ static const struct coll_desc colls[C_COUNT] = {
                      false,
                      true,
                      false,
-                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD},
-                     5},
-    [C_REDUCE_SCATTER] =
-        {"reduce_scatter", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING}, 3},
+                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_RD,
+                      SYM_ALGO_DIRECT},
+                     6},
+    [C_REDUCE_SCATTER] = {"reduce_scatter",
+                          true,
+                          false,
+                          false,
+                          {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_DIRECT},
+                          4},
     [C_ALL_GATHER] = {"all_gather",
                       true,
                       false,
                       false,
-                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD},
+                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_RD, SYM_ALGO_DIRECT},
+                      5},
+    [C_ALL_TO_ALL] = {"all_to_all",
+                      true,
+                      false,
+                      false,
+                      {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE, SYM_ALGO_DIRECT},
                       4},
-    [C_ALL_TO_ALL] =
-        {"all_to_all", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
     [C_BROADCAST] = {"broadcast",
                      false,
                      false,
                      true,
-                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
-                     4},
+                     {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_DIRECT},
+                     5},
     [C_REDUCE] = {"reduce",
                   false,
                   false,
                   true,
-                  {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE},
+                  {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING, SYM_ALGO_TREE, SYM_ALGO_DIRECT},
+                  5},
+    [C_ALL_TO_ALLV] = {"all_to_allv",
+                       true,
+                       false,
+                       false,
+                       {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE, SYM_ALGO_DIRECT},
+                       4},
+    [C_GATHER] = {"gather",
+                  true,
+                  false,
+                  false,
+                  {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_DIRECT},
                   4},
-    [C_ALL_TO_ALLV] =
-        {"all_to_allv", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE}, 3},
-    [C_GATHER] = {"gather", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE}, 3},
-    [C_SCATTER] =
-        {"scatter", true, false, false, {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE}, 3},
+    [C_SCATTER] = {"scatter",
+                   true,
+                   false,
+                   false,
+                   {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE, SYM_ALGO_DIRECT},
+                   4},
 };
 
 /* One collective call's arguments; the body repeats it. */
@@ -180,8 +202,9 @@ static int find_coll(const char *s)
 
 static int find_algo(const char *s)
 {
-    static const sym_algorithm_t all[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                          SYM_ALGO_TREE, SYM_ALGO_RD,    SYM_ALGO_PAIRWISE};
+    static const sym_algorithm_t all[] = {SYM_ALGO_AUTO,  SYM_ALGO_NAIVE, SYM_ALGO_RING,
+                                          SYM_ALGO_TREE,  SYM_ALGO_RD,    SYM_ALGO_PAIRWISE,
+                                          SYM_ALGO_DIRECT};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (strcmp(s, sym_algorithm_name(all[i])) == 0)
             return (int)all[i];
@@ -228,7 +251,8 @@ static int strip_own_args(int argc, char **argv)
                    "  --coll NAME   allreduce, reduce_scatter, all_gather, all_to_all, "
                    "broadcast, reduce,\n"
                    "                all_to_allv, gather, scatter, or all (default)\n"
-                   "  --algo NAME   auto, naive, ring, tree, rd, pairwise, or all (default); a\n"
+                   "  --algo NAME   auto, naive, ring, tree, rd, pairwise, direct, or all "
+                   "(default); a\n"
                    "                collective without that algorithm is skipped\n"
                    "  --step K      size multiplier 2, 4 (default), 8 or 64\n"
                    "  --core        only the six core collectives (no all_to_allv, gather, "
@@ -487,19 +511,20 @@ int main(int argc, char **argv)
             size_t b = ser[C_ALLREDUCE][0].bytes[i];
             if (b != ((size_t)1 << 20) && b != ((size_t)4 << 20))
                 continue;
-            /* The best algorithm counts (auto is one of them when selected). */
+            /* What a user gets counts: the automatic choice when it ran, else
+             * the best algorithm. */
             int best = 0;
             for (int a = 1; a < MAX_ALGOS && ser[C_ALLREDUCE][a].nsizes > i; a++)
                 if (ser[C_ALLREDUCE][a].memcpy_ratio[i] > ser[C_ALLREDUCE][best].memcpy_ratio[i])
                     best = a;
-            const struct series *s = &ser[C_ALLREDUCE][best];
             int ai = -1;
             for (int a = 0; a < MAX_ALGOS && ser[C_ALLREDUCE][a].nsizes > i; a++)
                 if (ser[C_ALLREDUCE][a].algo == SYM_ALGO_AUTO)
                     ai = a;
+            const struct series *s = &ser[C_ALLREDUCE][ai >= 0 ? ai : best];
             double mc = (double)b / mc_stat[C_ALLREDUCE][i].median;
             snprintf(detail, sizeof(detail),
-                     "best algorithm %s: busbw %.2f GB/s vs memcpy %.2f GB/s (paired); auto "
+                     "algorithm %s: busbw %.2f GB/s vs memcpy %.2f GB/s (paired); auto "
                      "%.3f",
                      sym_algorithm_name(s->algo),
                      (double)b / s->st[i].median * bus_factor(C_ALLREDUCE, n), mc,
@@ -507,7 +532,7 @@ int main(int argc, char **argv)
             char name[80];
             snprintf(name, sizeof(name), "2-PE allreduce %s busbw / memcpy bw",
                      b == ((size_t)1 << 20) ? "1 MiB" : "4 MiB");
-            bench_target(name, s->memcpy_ratio[i], "x", ">=", 0.3, detail);
+            bench_target(name, s->memcpy_ratio[i], "x", ">=", 0.5, detail);
         }
     }
     if (n == 4 || n == 8) {

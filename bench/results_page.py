@@ -22,6 +22,9 @@ WHAT = {
              "PE, against their MPI twin `bench_mpi_coll` with the same sizes, data and checks"),
 }
 IMPL = {"symheap": "symheap", "oshmem": "Open MPI OSHMEM", "mpi": "Open MPI MPI"}
+# The last section of the page, from this heading on, is bench/torch_compare.py's
+# (--results-page): kept as it is when this page is rewritten.
+TORCH_HEADING = "## torch.distributed"
 
 
 def _fmt(x):
@@ -263,6 +266,12 @@ def write(path, outdir, runs, results, targets, pairs, machine, root, also, note
             P("Measured by the same samples as a row above, in another unit: %s." % "; ".join(
                 "%s = %s" % (a, b) for a, b in same))
             P("")
+    torch = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        if "\n" + TORCH_HEADING in old:
+            torch = "\n" + TORCH_HEADING + old.split("\n" + TORCH_HEADING, 1)[1]
     with open(path, "w") as f:
-        f.write("\n".join(L).rstrip("\n") + "\n")
+        f.write("\n".join(L).rstrip("\n") + "\n" + torch)
     print("# results page: %s" % path, flush=True)

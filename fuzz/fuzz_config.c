@@ -1,11 +1,12 @@
 /*
- * fuzz_config.c - libFuzzer target for sym_config_load(), the parser of
- * the whole SYMHEAP_* environment.
+ * fuzz_config.c - libFuzzer target for sym_config_load_table(), the parser
+ * of the whole SYMHEAP_* environment: the job's table (config_table.h),
+ * then each transport's.
  *
  * The input is a list of values separated by newlines (or NULs), given to
- * the variables of config_table.h in table order; variables without a
- * value are unset.  Loading must either succeed (and the table must then
- * print) or fail with SYM_ERR_CONFIG and a message naming a variable.
+ * the variables of those tables in table order; variables without a value
+ * are unset.  Loading each table must either succeed (and the table must
+ * then print) or fail with SYM_ERR_CONFIG and a message naming a variable.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,12 +17,37 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const names[] = {
-#define NAME_(field, name, type, dflt, help) name,
-    SYM_CONFIG_TABLE(NAME_)
-#undef NAME_
-};
-#define NVARS (sizeof(names) / sizeof(names[0]))
+/* The tables, the job's first. */
+static const struct sym_cfg_table *table(size_t i)
+{
+    if (i == 0)
+        return &sym_config_job_table;
+    for (size_t k = 0; k < sym_transport_nclasses; k++)
+        if (sym_transport_classes[k]->settings && --i == 0)
+            return sym_transport_classes[k]->settings;
+    return NULL;
+}
+
+/* Load and print table t; aborts on anything but success or a
+ * configuration error naming a variable. */
+static void load(const struct sym_cfg_table *t)
+{
+    void *values = calloc(1, t->size);
+    if (!values)
+        return;
+    sym_status_t st = sym_config_load_table(t, values);
+    if (st == SYM_OK) {
+        char out[8192];
+        FILE *f = fmemopen(out, sizeof(out), "w");
+        if (f) {
+            sym_config_print_table(f, t, values);
+            fclose(f);
+        }
+    } else if (st != SYM_ERR_CONFIG || !strstr(sym_last_error(), "SYMHEAP_")) {
+        abort(); /* a bad value is a configuration error naming its variable */
+    }
+    free(values);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,31 +56,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(copy, data, size);
     copy[size] = '\0';
-    size_t v = 0;
     char *p = copy, *end = copy + size;
-    for (; v < NVARS && p <= end; v++) {
-        char *q = p;
-        while (q < end && *q != '\n' && *q != '\0')
-            q++;
-        *q = '\0';
-        setenv(names[v], p, 1);
-        p = q + 1;
-    }
-    for (; v < NVARS; v++)
-        unsetenv(names[v]);
-
-    struct sym_config cfg;
-    sym_status_t st = sym_config_load(&cfg);
-    if (st == SYM_OK) {
-        char out[8192];
-        FILE *f = fmemopen(out, sizeof(out), "w");
-        if (f) {
-            sym_config_print(f, &cfg);
-            fclose(f);
+    for (size_t i = 0; table(i); i++) {
+        const struct sym_cfg_table *t = table(i);
+        for (size_t v = 0; v < t->nvars; v++) {
+            if (p > end) {
+                unsetenv(t->vars[v].name);
+                continue;
+            }
+            char *q = p;
+            while (q < end && *q != '\n' && *q != '\0')
+                q++;
+            *q = '\0';
+            setenv(t->vars[v].name, p, 1);
+            p = q + 1;
         }
-    } else if (st != SYM_ERR_CONFIG || !strstr(sym_last_error(), "SYMHEAP_")) {
-        abort(); /* a bad value is a configuration error naming its variable */
     }
+    for (size_t i = 0; table(i); i++)
+        load(table(i));
     free(copy);
     return 0;
 }

@@ -2,8 +2,10 @@
  * symheap.h - one-sided, SHMEM-style communication over a symmetric heap.
  *
  * Every process of a job (a "PE", processing element) maps a symmetric heap:
- * a region laid out identically on every PE, so one address returned by
- * sym_malloc() names the same object on every PE.  Remote memory is written
+ * a region laid out identically on every PE, so an object sym_malloc()
+ * returns sits at the same offset of every PE's heap (its address differs
+ * from PE to PE): a PE names a peer's copy by its own local address, which
+ * the library translates.  Remote memory is written
  * and read with one-sided puts, gets and atomics; completion and ordering are
  * controlled with sym_quiet() and sym_fence(); PEs synchronise with waits on
  * symmetric words, signals and barriers.
@@ -75,17 +77,14 @@
 #ifndef SYMHEAP_H
 #define SYMHEAP_H
 
-#define SYMHEAP_VERSION_MAJOR 0
-#define SYMHEAP_VERSION_MINOR 1
-
 /* The longest timeout any call or setting accepts, in seconds (one day):
  * SYMHEAP_TIMEOUT, SYMHEAP_INIT_TIMEOUT, sym_team_set_timeout(),
  * sym_coll_opts_t.timeout_s and sym_wait_cond() reject larger values, and
  * values that are not finite numbers (infinity, NaN), with
  * SYM_ERR_CONFIG or SYM_ERR_INVALID_ARG, so every wait ends. */
-#define SYM_TIMEOUT_MAX       86400.0
-#define SYMHEAP_VERSION_PATCH 0
+#define SYM_TIMEOUT_MAX 86400.0
 
+#include "symheap/version.h"
 #include "symheap/status.h"
 #include "symheap/init.h"
 #include "symheap/heap.h"

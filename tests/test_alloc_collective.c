@@ -18,7 +18,7 @@
  * between PEs, offsets must not. */
 static uint64_t off_of(const void *p)
 {
-    return p ? (uint64_t)((const uint8_t *)p - sym_rt.base) : 0;
+    return p ? (uint64_t)((const uint8_t *)p - sym_core_base()) : 0;
 }
 
 static void heap_stats(size_t *f, size_t *l)

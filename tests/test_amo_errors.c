@@ -9,7 +9,7 @@
 
 #include "amo_check.h"
 #include "harness.h"
-#include "core/internal.h" /* sym_rt: the heap's reserved regions */
+#include "core/internal.h" /* sym_core_layout: the heap's reserved regions */
 
 /* The failure must carry the expected code and a message naming the call. */
 static void expect_error(int bits, enum amo_id id, void *dest, uint64_t *old_p, int pe,
@@ -67,14 +67,15 @@ static void errors_body(int me, int n, void *arg)
             expect_error(bits, id, heap_word, o, me, SYM_ERR_NOT_SYMMETRIC, "a malloc dest");
             /* global variables are symmetric: test_globals */
             /* inside the heap mapping but outside its user part */
-            uint8_t *base = sym_rt.base;
+            uint8_t *base = sym_core_base();
             expect_error(bits, id, base, o, right, SYM_ERR_NOT_SYMMETRIC,
                          "the heap's control block");
             expect_error(bits, id, base + SYM_SYNC_OFF, o, right, SYM_ERR_NOT_SYMMETRIC,
                          "the heap's sync area");
-            expect_error(bits, id, base + sym_rt.layout.mailbox_off, o, right,
+            expect_error(bits, id, base + sym_core_layout()->mailbox_off, o, right,
                          SYM_ERR_NOT_SYMMETRIC, "the heap's mailbox region");
-            expect_error(bits, id, base + sym_rt.layout.user_off + sym_rt.layout.user_size, o,
+            expect_error(bits, id,
+                         base + sym_core_layout()->user_off + sym_core_layout()->user_size, o,
                          right, SYM_ERR_NOT_SYMMETRIC, "the end of the user heap");
             /* a local pointer to a peer's copy (from sym_ptr) is not a
              * symmetric address */

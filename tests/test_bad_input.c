@@ -181,7 +181,7 @@ static void bad_input_body(int me, int npes, void *arg)
     c.ltgt = c.loc + PAGE;
     memset(c.sym, GUARD, 3 * PAGE);
     memset(c.loc, GUARD, 3 * PAGE);
-    c.heap_end = sym_rt.base + sym_rt.layout.user_off + sym_rt.layout.user_size;
+    c.heap_end = sym_core_base() + sym_core_layout()->user_off + sym_core_layout()->user_size;
     memset(c.heap_end - 64, GUARD, 64); /* free heap space: nobody else writes there */
     c.world = sym_team_world();
     PE_OK(sym_team_split_strided(c.world, 0, 1, npes, &c.dead));

@@ -76,13 +76,13 @@
     ROW(malloc_sizemax, "sym_malloc", "SIZE_MAX bytes", FAILED_VALUE, true, F_MEM,                 \
         is_null(sym_malloc(SIZE_MAX)))                                                             \
     ROW(malloc_heap, "sym_malloc", "more than the heap", FAILED_VALUE, true, F_MEM,                \
-        is_null(sym_malloc(sym_rt.layout.user_size + 1)))                                          \
+        is_null(sym_malloc(sym_core_layout()->user_size + 1)))                                     \
     ROW(malloc_near_max, "sym_malloc", "SIZE_MAX - 63 (rounding overflows)", FAILED_VALUE, true,   \
         F_MEM, is_null(sym_malloc(SIZE_MAX - 63)))                                                 \
     ROW(calloc_overflow, "sym_calloc", "count x size overflows", FAILED_VALUE, true, F_MEM,        \
         is_null(sym_calloc(SIZE_MAX / 2, 3)))                                                      \
     ROW(calloc_heap, "sym_calloc", "more than the heap", FAILED_VALUE, true, F_MEM,                \
-        is_null(sym_calloc(sym_rt.layout.user_size, 2)))                                           \
+        is_null(sym_calloc(sym_core_layout()->user_size, 2)))                                      \
     ROW(align_zero, "sym_align", "alignment 0", FAILED_VALUE, true, F_MEM,                         \
         is_null(sym_align(0, 64)))                                                                 \
     ROW(align_npot, "sym_align", "alignment 48", FAILED_VALUE, true, F_MEM,                        \
@@ -131,7 +131,7 @@
     ROW(put_past_end, "sym_put", "16 bytes 8 before the heap end", SYM_ERR_NOT_SYMMETRIC, true,    \
         F_RMA, sym_put(PAST_END, c->ltgt, 16, c->right))                                           \
     ROW(put_heap_size, "sym_put", "the heap's size from the target", SYM_ERR_NOT_SYMMETRIC, true,  \
-        F_RMA, sym_put(c->tgt, c->ltgt, sym_rt.layout.user_size, c->right))                        \
+        F_RMA, sym_put(c->tgt, c->ltgt, sym_core_layout()->user_size, c->right))                   \
     ROW(put_pe_neg, "sym_put", "PE -1", SYM_ERR_INVALID_PE, true, F_RMA,                           \
         sym_put(c->tgt, c->ltgt, 8, -1))                                                           \
     ROW(put_pe_n, "sym_put", "PE npes", SYM_ERR_INVALID_PE, true, F_RMA,                           \

@@ -31,7 +31,7 @@
 static void pmix_identity_body(int me, int npes, void *arg)
 {
     (void)arg;
-    const char *boot = sym_rt.boot ? sym_rt.boot->ops->name : "none";
+    const char *boot = sym_core_boot() ? sym_core_boot()->ops->name : "none";
     PE_ASSERT(!strcmp(boot, "pmix"), "joined through the %s bootstrap, not pmix", boot);
     const char *rank = getenv("PMIX_RANK"), *size = getenv("OMPI_COMM_WORLD_SIZE");
     const char *ns = getenv("PMIX_NAMESPACE");

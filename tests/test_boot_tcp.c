@@ -245,6 +245,7 @@ Test(boot_tcp, init_timeout_bounds_init)
              "PE 1 never connected to the root (PE 0) at 127.0.0.1:%d within 1 s", port);
     bjob_assert_exit(&job, 1, 0);
     bjob_assert_output(&job, 1, want);
+    bjob_assert_output(&job, 1, "(SYMHEAP_INIT_TIMEOUT)"); /* what set the limit */
     bjob_fini(&job);
 }
 

@@ -61,11 +61,13 @@ void check_alltoall(struct tctx *t, bool v, sym_algorithm_t a, sym_datatype_t dt
     GB_FINISH(&s, &dbuf, orig, want, d);
 }
 
-static void all_to_all_matrix(struct tctx *t)
+void all_to_all_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
+        if (!matrix_wants(all_to_all_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++) {
             size_t count = counts[c] == LARGE ? LARGE / (size_t)t->n + 1 : counts[c];
             for (enum mode m = OUT; m <= OVERLAP; m++)
@@ -77,11 +79,13 @@ static void all_to_all_matrix(struct tctx *t)
     }
 }
 
-static void all_to_allv_matrix(struct tctx *t)
+void all_to_allv_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
+        if (!matrix_wants(all_to_all_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++) {
             size_t count = counts[c] == LARGE ? LARGE / (size_t)t->n + 1 : counts[c];
             for (int ragged = 0; ragged < 2; ragged++)

@@ -56,19 +56,21 @@ void check_broadcast(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_
     free(want);
 }
 
-static void barrier_matrix(struct tctx *t)
+void barrier_matrix(struct tctx *t)
 {
     int round = 0;
     for (size_t a = 0; a < NELEMS(barrier_algos); a++)
-        for (int k = 0; k < 2 * t->n + 2; k++)
+        for (int k = 0; k < 2 * t->n + 2 && matrix_wants(barrier_algos[a]); k++)
             check_barrier(t, barrier_algos[a], round++);
 }
 
-static void broadcast_matrix(struct tctx *t)
+void broadcast_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(broadcast_algos); a++) {
+        if (!matrix_wants(broadcast_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (int root = 0; root < t->n; root++)
                 if (root_wanted(t, counts[c], root))

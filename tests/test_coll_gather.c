@@ -107,11 +107,13 @@ void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t 
     GB_FINISH(&s, &dbuf, orig, want, d);
 }
 
-static void all_gather_matrix(struct tctx *t)
+void all_gather_matrix(struct tctx *t)
 {
     size_t counts[6], per[HARNESS_MAX_PES];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(all_gather_algos); a++) {
+        if (!matrix_wants(all_gather_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++) {
             for (int r = 0; r < t->n; r++)
                 per[r] = counts[c];
@@ -124,11 +126,13 @@ static void all_gather_matrix(struct tctx *t)
     }
 }
 
-static void all_gatherv_matrix(struct tctx *t)
+void all_gatherv_matrix(struct tctx *t)
 {
     size_t counts[6], per[HARNESS_MAX_PES];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(all_gatherv_algos); a++) {
+        if (!matrix_wants(all_gatherv_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (int ragged = 0; ragged < 2; ragged++) {
                 /* ragged: every third member sends nothing, the others differ */
@@ -144,11 +148,13 @@ static void all_gatherv_matrix(struct tctx *t)
     }
 }
 
-static void gather_matrix(struct tctx *t)
+void gather_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(gather_algos); a++) {
+        if (!matrix_wants(gather_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (int root = 0; root < t->n; root++)
                 if (root_wanted(t, counts[c], root))
@@ -160,11 +166,13 @@ static void gather_matrix(struct tctx *t)
     }
 }
 
-static void scatter_matrix(struct tctx *t)
+void scatter_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(gather_algos); a++) {
+        if (!matrix_wants(gather_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (int root = 0; root < t->n; root++)
                 if (root_wanted(t, counts[c], root))

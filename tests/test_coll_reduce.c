@@ -82,11 +82,13 @@ void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, 
     GB_FINISH(&s, &o_dst, want, orig, d);
 }
 
-static void reduce_matrix(struct tctx *t)
+void reduce_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(reduce_algos); a++) {
+        if (!matrix_wants(reduce_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (int root = 0; root < t->n; root++) {
                 if (!root_wanted(t, counts[c], root))
@@ -100,11 +102,13 @@ static void reduce_matrix(struct tctx *t)
     }
 }
 
-static void allreduce_matrix(struct tctx *t)
+void allreduce_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
+        if (!matrix_wants(allreduce_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++)
             for (enum mode m = OUT; m <= OVERLAP; m++)
                 check_reduction(t, false, allreduce_algos[a], matrix_dt(c + m, counts[c]),
@@ -114,11 +118,13 @@ static void allreduce_matrix(struct tctx *t)
     }
 }
 
-static void reduce_scatter_matrix(struct tctx *t)
+void reduce_scatter_matrix(struct tctx *t)
 {
     size_t counts[6];
     const int nc = count_list(t->n, counts);
     for (size_t a = 0; a < NELEMS(reduce_scatter_algos); a++) {
+        if (!matrix_wants(reduce_scatter_algos[a]))
+            continue;
         for (int c = 0; c < nc; c++) {
             /* n blocks of LARGE would be n times the work of the others */
             size_t count = counts[c] == LARGE ? LARGE / (size_t)t->n + 1 : counts[c];

@@ -32,36 +32,36 @@ enum kind {
     K_COUNT
 };
 
+/* The bit of an algorithm in a kind's set. */
+#define BIT(algo) (1u << SYM_ALGO_##algo)
+
 static const struct kind_info {
     const char *name; /* as in the library's messages */
     unsigned algos;   /* bit (1 << algorithm) for each documented one */
     const char *env;  /* the variable that selects it */
     sym_algorithm_t env_pick, call_pick;
 } kinds[K_COUNT] = {
-    [K_BARRIER] = {"barrier", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE | 1u << SYM_ALGO_RD,
-                   "SYMHEAP_BARRIER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE},
-    [K_BROADCAST] = {"broadcast", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+    [K_BARRIER] = {"barrier", BIT(NAIVE) | BIT(TREE) | BIT(RD), "SYMHEAP_BARRIER_ALGORITHM=tree",
+                   SYM_ALGO_TREE, SYM_ALGO_NAIVE},
+    [K_BROADCAST] = {"broadcast", BIT(NAIVE) | BIT(RING) | BIT(TREE) | BIT(DIRECT),
                      "SYMHEAP_BROADCAST_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE},
-    [K_REDUCE] = {"reduce", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE,
+    [K_REDUCE] = {"reduce", BIT(NAIVE) | BIT(RING) | BIT(TREE) | BIT(DIRECT),
                   "SYMHEAP_REDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE},
-    [K_ALLREDUCE] = {"allreduce",
-                     1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_TREE |
-                         1u << SYM_ALGO_RD,
+    [K_ALLREDUCE] = {"allreduce", BIT(NAIVE) | BIT(RING) | BIT(TREE) | BIT(RD) | BIT(DIRECT),
                      "SYMHEAP_ALLREDUCE_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_TREE},
-    [K_REDUCE_SCATTER] = {"reduce_scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING,
+    [K_REDUCE_SCATTER] = {"reduce_scatter", BIT(NAIVE) | BIT(RING) | BIT(DIRECT),
                           "SYMHEAP_REDUCE_SCATTER_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_NAIVE},
-    [K_ALL_GATHER] = {"all_gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_RD,
+    [K_ALL_GATHER] = {"all_gather", BIT(NAIVE) | BIT(RING) | BIT(RD) | BIT(DIRECT),
                       "SYMHEAP_ALL_GATHER_ALGORITHM=rd", SYM_ALGO_RD, SYM_ALGO_RING},
-    [K_ALL_GATHERV] = {"all_gatherv",
-                       1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_RING | 1u << SYM_ALGO_RD,
+    [K_ALL_GATHERV] = {"all_gatherv", BIT(NAIVE) | BIT(RING) | BIT(RD) | BIT(DIRECT),
                        "SYMHEAP_ALL_GATHER_ALGORITHM=ring", SYM_ALGO_RING, SYM_ALGO_RD},
-    [K_ALL_TO_ALL] = {"all_to_all", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+    [K_ALL_TO_ALL] = {"all_to_all", BIT(NAIVE) | BIT(PAIRWISE) | BIT(DIRECT),
                       "SYMHEAP_ALL_TO_ALL_ALGORITHM=pairwise", SYM_ALGO_PAIRWISE, SYM_ALGO_NAIVE},
-    [K_ALL_TO_ALLV] = {"all_to_allv", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_PAIRWISE,
+    [K_ALL_TO_ALLV] = {"all_to_allv", BIT(NAIVE) | BIT(PAIRWISE) | BIT(DIRECT),
                        "SYMHEAP_ALL_TO_ALL_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE},
-    [K_GATHER] = {"gather", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
-                  "SYMHEAP_GATHER_ALGORITHM=tree", SYM_ALGO_TREE, SYM_ALGO_NAIVE},
-    [K_SCATTER] = {"scatter", 1u << SYM_ALGO_NAIVE | 1u << SYM_ALGO_TREE,
+    [K_GATHER] = {"gather", BIT(NAIVE) | BIT(TREE) | BIT(DIRECT), "SYMHEAP_GATHER_ALGORITHM=tree",
+                  SYM_ALGO_TREE, SYM_ALGO_NAIVE},
+    [K_SCATTER] = {"scatter", BIT(NAIVE) | BIT(TREE) | BIT(DIRECT),
                    "SYMHEAP_SCATTER_ALGORITHM=naive", SYM_ALGO_NAIVE, SYM_ALGO_TREE},
 };
 
@@ -215,7 +215,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
     const enum kind k = *(const enum kind *)arg;
     const struct kind_info *ki = &kinds[k];
     if (me == 0) {
-        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE + 2; a++) {
+        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_DIRECT + 2; a++) {
             if (ki->algos & (1u << a))
                 continue;
             sym_coll_opts_t o = {(sym_algorithm_t)a, 0};
@@ -231,7 +231,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
         o.timeout_s = NAN;
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
     }
-    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++) {
+    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_DIRECT; a++) {
         if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
             continue;
         sym_coll_opts_t o = {(sym_algorithm_t)a, 0};

@@ -33,11 +33,8 @@ static void types_allreduce_body(int me, int n, void *arg)
     static const struct {
         sym_algorithm_t a;
         size_t count;
-    } runs[] = {{SYM_ALGO_TREE, 1},
-                {SYM_ALGO_NAIVE, 5},
-                {SYM_ALGO_RD, 13},
-                {SYM_ALGO_RING, 1031},
-                {SYM_ALGO_AUTO, 17}};
+    } runs[] = {{SYM_ALGO_TREE, 1},    {SYM_ALGO_NAIVE, 5},     {SYM_ALGO_RD, 13},
+                {SYM_ALGO_RING, 1031}, {SYM_ALGO_DIRECT, 4099}, {SYM_ALGO_AUTO, 17}};
     for (size_t d = 0; d < NDTS; d++)
         for (size_t o = 0; o < NOPS; o++) {
             if (!op_valid(all_dts[d], all_ops[o]))
@@ -57,7 +54,7 @@ static void types_reduce_body(int me, int n, void *arg)
         for (size_t o = 0; o < NOPS; o++) {
             if (!op_valid(all_dts[d], all_ops[o]))
                 continue;
-            for (size_t k = 0; k < 3; k++)
+            for (size_t k = 0; k < 4; k++)
                 check_reduction(&t, true, reduce_algos[1 + k], all_dts[d], all_ops[o], 7 + 100 * k,
                                 (int)((d + o + k) % (size_t)n), (enum mode)((d + k) % 3));
         }
@@ -73,9 +70,9 @@ static void types_reduce_scatter_body(int me, int n, void *arg)
         for (size_t o = 0; o < NOPS; o++) {
             if (!op_valid(all_dts[d], all_ops[o]))
                 continue;
-            for (size_t k = 0; k < 2; k++)
+            for (size_t k = 0; k < 3; k++)
                 check_reduce_scatter(&t, reduce_scatter_algos[1 + k], all_dts[d], all_ops[o],
-                                     3 + 200 * k, k ? OWN : OUT);
+                                     3 + 200 * k, k == 1 ? OWN : OUT);
         }
 }
 

@@ -1,7 +1,7 @@
 /* test_config.c - the SYMHEAP_* environment: the size parser, sym_init's
  * handling of malformed and valid values (each in a PE of its own, so the
- * environment is set only there), retry after a failed init, and the
- * symheap-info tool. */
+ * environment is set only there), retry after a failed init, and choices
+ * loaded as enums (symheap-info: test_config_info.c). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <fcntl.h>
@@ -11,19 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "config_cases.h"
 #include "core/internal.h"
+#include "harness.h"
+#include "shm/shm_settings.h"
 
 #define MiB ((size_t)1 << 20)
-
-/* Every variable name of the table, in table order. */
-#define TABLE_NAME_(field, name, type, dflt, help) name,
-static const char *const table_names[] = {SYM_CONFIG_TABLE(TABLE_NAME_)};
-#undef TABLE_NAME_
-#define TABLE_DFLT_(field, name, type, dflt, help) dflt,
-static const char *const table_defaults[] = {SYM_CONFIG_TABLE(TABLE_DFLT_)};
-#undef TABLE_DFLT_
-#define NVARS (sizeof(table_names) / sizeof(table_names[0]))
 
 /* ---- sym_config_parse_size ------------------------------------------------ */
 
@@ -73,71 +66,6 @@ Test(config, parse_size_invalid)
 }
 
 /* ---- malformed values make sym_init fail --------------------------------- */
-
-struct env_case {
-    const char *var;
-    const char *value;
-    sym_status_t expect;
-    const char *good; /* a valid value for the retry */
-};
-
-static const struct env_case bad_env[] = {
-    {"SYMHEAP_HEAP_SIZE", "abc", SYM_ERR_CONFIG, "2M"},
-    {"SYMHEAP_HEAP_SIZE", "0", SYM_ERR_CONFIG, "2M"},
-    {"SYMHEAP_TIMEOUT", "-3", SYM_ERR_CONFIG, "30"},
-    {"SYMHEAP_TIMEOUT", "0", SYM_ERR_CONFIG, "30"},
-    {"SYMHEAP_TIMEOUT", "xyz", SYM_ERR_CONFIG, "30"},
-    {"SYMHEAP_INIT_TIMEOUT", "1.5", SYM_ERR_CONFIG, "30"},
-    {"SYMHEAP_DEBUG", "maybe", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_MAILBOX_SIZE", "1Q", SYM_ERR_CONFIG, "256K"},
-    {"SYMHEAP_HEAP_PREALLOC", "2", SYM_ERR_CONFIG, "1"},
-    {"SYMHEAP_COLL_CHECK", "paranoid", SYM_ERR_CONFIG, "off"},
-    {"SYMHEAP_OFI_EAGER_CONNECT", "sometimes", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_SHMEM_ONECOPY_MIN", "16 kibibytes", SYM_ERR_CONFIG, "16K"},
-    {"SYMHEAP_TRANSPORT", "carrier-pigeon", SYM_ERR_CONFIG, "shm"},
-    {"SYMHEAP_SHM_MAP", "sometimes", SYM_ERR_CONFIG, "lazy"},
-    {"SYMHEAP_WAIT_SPIN", "-5", SYM_ERR_CONFIG, "100"},
-    {"SYMHEAP_WAIT_YIELD_US", "1e3", SYM_ERR_CONFIG, "1000"},
-    {"SYMHEAP_WAIT_POLL_US", "50us", SYM_ERR_CONFIG, "50"},
-#ifndef SYM_HAVE_OFI /* with libfabric it works: test_ofi */
-    {"SYMHEAP_TRANSPORT", "ofi", SYM_ERR_UNAVAILABLE, "auto"},
-#endif
-    {"SYMHEAP_OFI_PROVIDER", "a-provider-name-far-longer-than-sixty-three-characters-is-garbage",
-     SYM_ERR_CONFIG, "tcp;ofi_rxm"},
-    {"SYMHEAP_TEAM_AREA_SIZE", "1K", SYM_ERR_CONFIG, "64K"},
-    {"SYMHEAP_TEAM_AREA_SIZE", "1G", SYM_ERR_CONFIG, "64K"},
-    {"SYMHEAP_TEAM_REGION_SIZE", "lots", SYM_ERR_CONFIG, "128M"},
-    {"SYMHEAP_CHUNK_SIZE", "10", SYM_ERR_CONFIG, "64K"},
-    {"SYMHEAP_CHUNK_SIZE", "lots", SYM_ERR_CONFIG, "64K"},
-    {"SYMHEAP_BARRIER_ALGORITHM", "ring", SYM_ERR_CONFIG, "rd"},
-    {"SYMHEAP_BROADCAST_ALGORITHM", "rd", SYM_ERR_CONFIG, "tree"},
-    {"SYMHEAP_REDUCE_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring"},
-    {"SYMHEAP_ALLREDUCE_ALGORITHM", "fastest", SYM_ERR_CONFIG, "rd"},
-    {"SYMHEAP_REDUCE_SCATTER_ALGORITHM", "tree", SYM_ERR_CONFIG, "ring"},
-    {"SYMHEAP_ALL_GATHER_ALGORITHM", "pairwise", SYM_ERR_CONFIG, "ring"},
-    {"SYMHEAP_ALL_TO_ALL_ALGORITHM", "ring", SYM_ERR_CONFIG, "pairwise"},
-    {"SYMHEAP_GATHER_ALGORITHM", "ring", SYM_ERR_CONFIG, "tree"},
-    {"SYMHEAP_SCATTER_ALGORITHM", "RING", SYM_ERR_CONFIG, "naive"},
-    {"SYMHEAP_GLOBALS", "share", SYM_ERR_CONFIG, "remap"},
-    {"SYMHEAP_FAULT", "explode:pe=0:op=put:count=1", SYM_ERR_CONFIG, "none"},
-    {"SYMHEAP_FAULT", "kill:pe=0:op=teleport:count=1", SYM_ERR_CONFIG, "kill:pe=0:op=recv:count=9"},
-    {"SYMHEAP_FAULT", "kill:pe=0:op=put:count=0", SYM_ERR_CONFIG, "stall:pe=0:op=scatter:count=1"},
-    {"SYMHEAP_FAULT", "kill:pe=0:op=put", SYM_ERR_CONFIG, ""},
-    {"SYMHEAP_FAULT", "kill:pe=-1:op=put:count=1", SYM_ERR_CONFIG, ""},
-    {"SYMHEAP_FAULT", "kill:pe=0:op=put:count=1:seconds=5", SYM_ERR_CONFIG, ""},
-    {"SYMHEAP_FAULT", "stall:pe=0:op=put:count=1:seconds=0", SYM_ERR_CONFIG, ""},
-    {"SYMHEAP_BOOTSTRAP", "mpi", SYM_ERR_CONFIG, "auto"},
-    {"SYMHEAP_RANK", "first", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_SIZE", "-2", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_ROOT_ADDR", "no-port-here", SYM_ERR_CONFIG, ""},
-    {"SYMHEAP_OFI_MR_FORCE", "local,virtual", SYM_ERR_CONFIG, "local,prov_key"},
-    {"SYMHEAP_OFI_EAGAIN_EVERY", "often", SYM_ERR_CONFIG, "0"},
-    {"SYMHEAP_OFI_IGNORE_ORDER", "unordered", SYM_ERR_CONFIG, "0"},
-    /* checked whatever the bootstrap; the message never shows the secret */
-    {"SYMHEAP_JOB_SECRET", "0123456789abcdef", SYM_ERR_CONFIG, "0123456789abcdef0123456789abcdef"},
-    {"SYMHEAP_JOB_SECRET_FILE", "/nonexistent/secret", SYM_ERR_CONFIG, ""},
-};
-#define NBAD (sizeof(bad_env) / sizeof(bad_env[0]))
 
 /* The launcher's own variables: the launcher sets them last, over a job's
  * environment, so their malformed values are tried inside a PE
@@ -214,10 +142,11 @@ static void bad_env_body(int me, int npes, void *arg)
 
 ParameterizedTestParameters(config, malformed_env_fails_init)
 {
-    static int idx[NBAD];
-    for (size_t i = 0; i < NBAD; i++)
+    static int idx[128];
+    const size_t n = NBAD < 128 ? NBAD : 128;
+    for (size_t i = 0; i < n; i++)
         idx[i] = (int)i;
-    return cr_make_param_array(int, idx, NBAD);
+    return cr_make_param_array(int, idx, n);
 }
 
 ParameterizedTest(int *i, config, malformed_env_fails_init)
@@ -405,13 +334,13 @@ static void parsed_values_body(int me, int npes, void *arg)
     (void)me;
     (void)npes;
     (void)arg;
-    const struct sym_config *c = &sym_rt.cfg;
+    const struct sym_config *c = sym_core_config();
     PE_ASSERT(c->heap_size == 3 * MiB, "heap_size %zu", c->heap_size);
     PE_ASSERT(c->timeout == 12.5, "timeout %g", c->timeout);
     PE_ASSERT(!c->debug, "debug on");
     PE_ASSERT(c->mailbox_size == 256 * 1024, "mailbox_size %zu", c->mailbox_size);
-    PE_ASSERT(sym_rt.layout.mailbox_size == 256 * 1024, "layout mailbox %llu",
-              (unsigned long long)sym_rt.layout.mailbox_size);
+    PE_ASSERT(sym_core_layout()->mailbox_size == 256 * 1024, "layout mailbox %llu",
+              (unsigned long long)sym_core_layout()->mailbox_size);
     PE_ASSERT(!c->heap_prealloc, "heap_prealloc on");
     PE_ASSERT(!strcmp(c->transport.s, "shm"), "transport '%s'", c->transport.s);
     PE_ASSERT(c->wait_spin == 100, "wait_spin %lu", c->wait_spin);
@@ -492,11 +421,6 @@ Test(config, debug_takes_effect)
 
 /* sym_config_load straight from this test process's own environment: the
  * other spellings each type accepts. */
-static void clear_symheap_env(void)
-{
-    for (size_t v = 0; v < NVARS; v++)
-        unsetenv(table_names[v]);
-}
 
 Test(config, accepted_spellings)
 {
@@ -565,227 +489,48 @@ Test(config, accepted_spellings)
     clear_symheap_env();
 }
 
-/* ---- symheap-info --------------------------------------------------------- */
-
-static void info_path(char *out, size_t len)
+/* A CHOICE loads as the index of its word, which the enums of config.h
+ * name: each enum constant must be its word's index. */
+Test(config, choice_enums_match_words)
 {
-    const char *env = getenv("SYMHEAP_INFO");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-    } else {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        cr_assert(n > 0, "readlink /proc/self/exe");
-        self[n] = '\0';
-        snprintf(out, len, "%s/../symheap-info", dirname(self));
+    static const struct {
+        const char *var, *word;
+        int value;
+    } c[] = {
+        {"SYMHEAP_TRANSPORT", "auto", SYM_CFG_TRANSPORT_AUTO},
+        {"SYMHEAP_GLOBALS", "auto", SYM_CFG_GLOBALS_AUTO},
+        {"SYMHEAP_GLOBALS", "remap", SYM_CFG_GLOBALS_REMAP},
+        {"SYMHEAP_GLOBALS", "cma", SYM_CFG_GLOBALS_CMA},
+        {"SYMHEAP_GLOBALS", "off", SYM_CFG_GLOBALS_OFF},
+        {"SYMHEAP_BOOTSTRAP", "auto", SYM_CFG_BOOTSTRAP_AUTO},
+        {"SYMHEAP_BOOTSTRAP", "pmix", SYM_CFG_BOOTSTRAP_PMIX},
+        {"SYMHEAP_BOOTSTRAP", "symrun", SYM_CFG_BOOTSTRAP_SYMRUN},
+        {"SYMHEAP_BOOTSTRAP", "tcp", SYM_CFG_BOOTSTRAP_TCP},
+        {"SYMHEAP_BOOTSTRAP", "singleton", SYM_CFG_BOOTSTRAP_SINGLETON},
+        {"SYMHEAP_COLL_CHECK", "off", SYM_CFG_COLL_CHECK_OFF},
+        {"SYMHEAP_COLL_CHECK", "strict", SYM_CFG_COLL_CHECK_STRICT},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        int k = sym_config_choice_index(&sym_config_job_table, c[i].var, c[i].word);
+        cr_expect(k == c[i].value, "%s=%s loads as %d, its enum constant is %d", c[i].var,
+                  c[i].word, k, c[i].value);
     }
-    cr_assert(access(out, X_OK) == 0, "symheap-info not found at %s (set SYMHEAP_INFO)", out);
-}
-
-struct tool_run {
-    int exit_code; /* -1 if it did not exit normally */
-    char out[16384];
-    char err[4096];
-};
-
-static void read_all(int fd, char *buf, size_t len)
-{
-    ssize_t n = pread(fd, buf, len - 1, 0);
-    buf[n > 0 ? n : 0] = '\0';
-    close(fd);
-}
-
-/* Run symheap-info with only the given SYMHEAP_* variables set.  Output goes
- * to files, not pipes, so a chatty tool cannot block on a full pipe. */
-static void run_info(const char *const *env, struct tool_run *r)
-{
-    char path[PATH_MAX];
-    info_path(path, sizeof(path));
-    char opath[] = "/tmp/symheap-info-out-XXXXXX", epath[] = "/tmp/symheap-info-err-XXXXXX";
-    int ofd = mkstemp(opath), efd = mkstemp(epath);
-    cr_assert(ofd >= 0 && efd >= 0, "mkstemp");
-    unlink(opath);
-    unlink(epath);
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0, "fork");
-    if (pid == 0) {
-        clear_symheap_env();
-        for (size_t i = 0; env && env[i]; i++) {
-            char name[64];
-            const char *eq = strchr(env[i], '=');
-            snprintf(name, sizeof(name), "%.*s", (int)(eq - env[i]), env[i]);
-            setenv(name, eq + 1, 1);
-        }
-        dup2(ofd, 1);
-        dup2(efd, 2);
-        execl(path, "symheap-info", (char *)NULL);
-        _exit(127);
+    /* a transport's own table: the shm transport's */
+    static const struct {
+        const char *word;
+        int value;
+    } map[] = {{"auto", SHM_MAP_AUTO}, {"lazy", SHM_MAP_LAZY}, {"eager", SHM_MAP_EAGER}};
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        int k = sym_config_choice_index(&shm_settings_table, "SYMHEAP_SHM_MAP", map[i].word);
+        cr_expect(k == map[i].value, "SYMHEAP_SHM_MAP=%s loads as %d, its enum constant is %d",
+                  map[i].word, k, map[i].value);
     }
-    int ws;
-    cr_assert(waitpid(pid, &ws, 0) == pid, "waitpid");
-    r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-    read_all(ofd, r->out, sizeof(r->out));
-    read_all(efd, r->err, sizeof(r->err));
-}
-
-/* The table line of `name`: name type default value ...; copies the value
- * column to `value` and returns the line (NULL if absent). */
-static const char *info_line(const char *out, const char *name, char *value, size_t vlen,
-                             char *dflt, size_t dlen, bool *set)
-{
-    size_t nl = strlen(name);
-    for (const char *line = out; *line;) {
-        const char *next = strchr(line, '\n');
-        if (strncmp(line, name, nl) != 0 || line[nl] != ' ') {
-            if (!next)
-                break;
-            line = next + 1;
-            continue;
-        }
-        char type[32], d[64], v[64];
-        if (sscanf(line + nl, "%31s %63s %63s", type, d, v) != 3)
-            return NULL;
-        /* symheap-info shows an empty string as "-" */
-        snprintf(value, vlen, "%s", strcmp(v, "-") ? v : "");
-        snprintf(dflt, dlen, "%s", strcmp(d, "-") ? d : "");
-        size_t len = next ? (size_t)(next - line) : strlen(line);
-        *set = len >= 5 && memcmp(line + len - 5, "[set]", 5) == 0;
-        return line;
-    }
-    return NULL;
-}
-
-Test(config, symheap_info_lists_every_variable)
-{
-    static struct tool_run r;
-    static const char *const env[] = {"SYMHEAP_HEAP_SIZE=3M", "SYMHEAP_WAIT_SPIN=77", NULL};
-    run_info(env, &r);
-    cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
-    for (size_t v = 0; v < NVARS; v++) {
-        char value[64], dflt[64];
-        bool set;
-        const char *line =
-            info_line(r.out, table_names[v], value, sizeof(value), dflt, sizeof(dflt), &set);
-        cr_assert(line, "symheap-info does not list %s:\n%s", table_names[v], r.out);
-        cr_expect(!strcmp(dflt, table_defaults[v]), "%s: default shown as '%s', table says '%s'",
-                  table_names[v], dflt, table_defaults[v]);
-        if (!strcmp(table_names[v], "SYMHEAP_HEAP_SIZE")) {
-            cr_expect(!strcmp(value, "3M") && set, "SYMHEAP_HEAP_SIZE=3M shown as '%s'%s", value,
-                      set ? "" : " without [set]");
-        } else if (!strcmp(table_names[v], "SYMHEAP_WAIT_SPIN")) {
-            cr_expect(!strcmp(value, "77") && set, "SYMHEAP_WAIT_SPIN=77 shown as '%s'%s", value,
-                      set ? "" : " without [set]");
-        } else {
-            cr_expect(!strcmp(value, table_defaults[v]) && !set,
-                      "unset %s shown as '%s'%s (default '%s')", table_names[v], value,
-                      set ? " [set]" : "", table_defaults[v]);
-        }
-    }
-}
-
-Test(config, symheap_info_rejects_malformed_values)
-{
-    static struct tool_run r;
-    for (size_t i = 0; i < NBAD; i++) {
-        if (bad_env[i].expect != SYM_ERR_CONFIG)
-            continue;
-        char entry[128];
-        snprintf(entry, sizeof(entry), "%s=%s", bad_env[i].var, bad_env[i].value);
-        const char *env[] = {entry, NULL};
-        run_info(env, &r);
-        cr_expect(r.exit_code != 0, "symheap-info with %s exited 0", entry);
-        bool secret = !strcmp(bad_env[i].var, "SYMHEAP_JOB_SECRET"); /* never shown */
-        cr_expect(strstr(r.err, bad_env[i].var) &&
-                      (strstr(r.err, bad_env[i].value) != NULL) != secret,
-                  "symheap-info with %s: stderr '%s' does not name it (or shows the secret)", entry,
-                  r.err);
-    }
-    /* a valid but unbuilt transport is a configuration the tool can show */
-    static const char *const ofi[] = {"SYMHEAP_TRANSPORT=ofi", NULL};
-    run_info(ofi, &r);
-    cr_expect(r.exit_code == 0, "symheap-info with SYMHEAP_TRANSPORT=ofi exited %d: %s",
-              r.exit_code, r.err);
-}
-
-#ifdef SYM_HAVE_OFI
-/* symheap-info lists the libfabric providers found, with what symheap
- * needs of each, and marks the one auto picks: RDMA hardware first, else
- * tcp;ofi_rxm; never udp;ofi_rxd, net, sockets or shm by default. */
-Test(config, symheap_info_lists_providers)
-{
-    static struct tool_run r;
-    run_info(NULL, &r);
-    cr_assert(r.exit_code == 0, "symheap-info exited %d: %s", r.exit_code, r.err);
-    const char *list = strstr(r.out, "RDM providers with RMA and atomics:");
-    cr_assert(list, "no provider listing in:\n%s", r.out);
-    static const char *const rdma[] = {"verbs;ofi_rxm", "efa", "cxi", "psm3"};
-    int defaults = 0;
-    bool tcp = false, shm = false, rdma_found = false;
-    char dflt[64] = "";
-    for (const char *line = strchr(list, '\n'); line && line[1] == ' ';) {
-        line++;
-        const char *end = strchr(line, '\n');
-        char text[512], prov[64];
-        snprintf(text, sizeof(text), "%.*s", (int)(end ? end - line : (long)strlen(line)), line);
-        cr_assert(sscanf(text, "%63s", prov) == 1, "unreadable line '%s'", text);
-        cr_expect(strstr(text, "mr_mode ") && strstr(text, "inject ") &&
-                      strstr(text, " progress, "),
-                  "line without mr_mode, inject size or progress: '%s'", text);
-        tcp |= strcmp(prov, "tcp;ofi_rxm") == 0 && strstr(text, "all atomics");
-        shm |= strcmp(prov, "shm") == 0 && strstr(text, "VIRT_ADDR");
-        for (size_t k = 0; k < sizeof(rdma) / sizeof(rdma[0]); k++)
-            rdma_found |= strcmp(prov, rdma[k]) == 0;
-        if (strstr(text, "[default]")) {
-            defaults++;
-            snprintf(dflt, sizeof(dflt), "%s", prov);
-        }
-        if (strstr(prov, "ofi_rxd") || !strcmp(prov, "net") || !strncmp(prov, "net;", 4) ||
-            !strcmp(prov, "sockets") || !strcmp(prov, "shm"))
-            cr_expect(strstr(text, "[not by default: "), "%s is not excluded with a reason: '%s'",
-                      prov, text);
-        line = end;
-    }
-    cr_expect(tcp, "tcp;ofi_rxm with all atomics not listed:\n%s", list);
-    cr_expect(shm, "libfabric's shm provider (mr_mode VIRT_ADDR) not listed:\n%s", list);
-    cr_expect(defaults == 1, "%d providers marked [default]:\n%s", defaults, list);
-    if (!rdma_found)
-        cr_expect(!strcmp(dflt, "tcp;ofi_rxm"), "default %s, expected tcp;ofi_rxm:\n%s", dflt,
-                  list);
-}
-#endif
-
-/* README.md's table of environment variables names every variable of the
- * one table (src/config_table.h), with its default.  The source tree is
- * the one meson configured this build from (meson-info). */
-Test(config, readme_documents_every_variable)
-{
-    char self[PATH_MAX], path[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    cr_assert(n > 0, "readlink /proc/self/exe");
-    self[n] = '\0';
-    snprintf(path, sizeof(path), "%s/../meson-info/meson-info.json", dirname(self));
-    static char buf[1 << 17];
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "cannot open %s", path);
-    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
-    fclose(f);
-    const char *src = strstr(buf, "\"source\": \"");
-    cr_assert(src, "%s names no source directory", path);
-    src += strlen("\"source\": \"");
-    snprintf(path, sizeof(path), "%.*s/README.md", (int)strcspn(src, "\""), src);
-    f = fopen(path, "r");
-    cr_assert(f, "cannot open %s", path);
-    buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
-    fclose(f);
-    for (size_t v = 0; v < NVARS; v++) {
-        char row[96];
-        snprintf(row, sizeof(row), "| `%s` | %s |", table_names[v],
-                 *table_defaults[v] ? table_defaults[v] : "(empty)");
-        /* the symrun trio shares one row */
-        if (!strncmp(table_names[v], "SYMHEAP_SYMRUN_", 15)) {
-            snprintf(row, sizeof(row), "`%s`", table_names[v]);
-        }
-        cr_expect(strstr(buf, row), "README.md has no row '%s' (src/config_table.h)", row);
-    }
+    /* and the value loaded is that index, the word kept beside it */
+    struct sym_config cfg;
+    clear_symheap_env();
+    setenv("SYMHEAP_GLOBALS", "cma", 1);
+    cr_assert(sym_config_load(&cfg) == SYM_OK, "%s", sym_last_error());
+    cr_expect(cfg.globals.v == SYM_CFG_GLOBALS_CMA && !strcmp(cfg.globals.s, "cma"),
+              "SYMHEAP_GLOBALS=cma loaded as %u '%s'", cfg.globals.v, cfg.globals.s);
+    clear_symheap_env();
 }

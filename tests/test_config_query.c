@@ -14,8 +14,8 @@ static void values_body(int me, int npes, void *arg)
 {
     (void)me, (void)npes, (void)arg;
     uint64_t v = 7;
-    PE_OK(sym_config_uint("SYMHEAP_SHMEM_ONECOPY_MIN", &v));
-    PE_ASSERT(v == 96 * 1024, "SYMHEAP_SHMEM_ONECOPY_MIN=96K gives %llu", (unsigned long long)v);
+    PE_OK(sym_config_uint("SYMHEAP_STAGING_SIZE", &v));
+    PE_ASSERT(v == 96 * 1024, "SYMHEAP_STAGING_SIZE=96K gives %llu", (unsigned long long)v);
     PE_OK(sym_config_uint("SYMHEAP_DEBUG", &v));
     PE_ASSERT(v == 1, "SYMHEAP_DEBUG=yes gives %llu", (unsigned long long)v);
     PE_OK(sym_config_uint("SYMHEAP_TEAM_AREA_SIZE", &v));
@@ -26,7 +26,7 @@ static void values_body(int me, int npes, void *arg)
 
 Test(config_query, values, .timeout = HARNESS_CR_TIMEOUT(120))
 {
-    static const char *const env[] = {"SYMHEAP_SHMEM_ONECOPY_MIN=96K", "SYMHEAP_DEBUG=yes",
+    static const char *const env[] = {"SYMHEAP_STAGING_SIZE=96K", "SYMHEAP_DEBUG=yes",
                                       "SYMHEAP_TEAM_AREA_SIZE=32K", NULL};
     run_pes_env(1, env, values_body, NULL);
 }

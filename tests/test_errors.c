@@ -336,8 +336,8 @@ static void not_symmetric_body(int me, int npes, void *arg)
 {
     (void)arg;
     int right = (me + 1) % npes;
-    uint8_t *lo = sym_rt.base + sym_rt.layout.user_off;
-    uint8_t *hi = lo + sym_rt.layout.user_size;
+    uint8_t *lo = sym_core_base() + sym_core_layout()->user_off;
+    uint8_t *hi = lo + sym_core_layout()->user_size;
 
     /* the last object ends exactly at the end of the heap */
     size_t largest;
@@ -437,8 +437,8 @@ static void not_symmetric_body(int me, int npes, void *arg)
 static void ptr_outside_body(int me, int npes, void *arg)
 {
     (void)arg;
-    uint8_t *lo = sym_rt.base + sym_rt.layout.user_off;
-    uint8_t *hi = lo + sym_rt.layout.user_size;
+    uint8_t *lo = sym_core_base() + sym_core_layout()->user_off;
+    uint8_t *hi = lo + sym_core_layout()->user_size;
     for (int pe = 0; pe < npes; pe++) {
         PE_ASSERT(sym_ptr(lo, pe) != NULL && sym_addr_accessible(lo, pe),
                   "the heap start is not accessible on PE %d", pe);
@@ -668,6 +668,7 @@ Test(errors, status_strings)
 struct thread_ctx {
     sem_t go_thread, go_main;
     char seen_initial[64];
+    sym_status_t initial_status;
     bool ok;
     char why[256];
 };
@@ -676,6 +677,7 @@ static void *error_thread(void *arg)
 {
     struct thread_ctx *c = arg;
     snprintf(c->seen_initial, sizeof(c->seen_initial), "%s", sym_last_error());
+    c->initial_status = sym_last_status();
     uint8_t x = 0;
     sem_wait(&c->go_thread);
     /* main has recorded its own error by now; ours must still be empty */
@@ -685,7 +687,8 @@ static void *error_thread(void *arg)
         return NULL;
     }
     sym_status_t st = sym_get(&x, &x, 1, 2000);
-    if (st != SYM_ERR_INVALID_PE || !strstr(sym_last_error(), "2000")) {
+    if (st != SYM_ERR_INVALID_PE || !strstr(sym_last_error(), "2000") ||
+        sym_last_status() != SYM_ERR_INVALID_PE) {
         snprintf(c->why, sizeof(c->why), "thread's own error: %s '%s'", sym_status_name(st),
                  sym_last_error());
         sem_post(&c->go_main);
@@ -723,7 +726,26 @@ static void per_thread_body(int me, int npes, void *arg)
     PE_ASSERT(pthread_join(t, NULL) == 0, "pthread_join");
     PE_ASSERT(c.ok, "%s", c.why);
     PE_ASSERT(c.seen_initial[0] == '\0', "a new thread starts with message '%s'", c.seen_initial);
+    PE_ASSERT(c.initial_status == SYM_OK, "a new thread starts with status %s",
+              sym_status_name(c.initial_status));
     PE_ASSERT(strstr(sym_last_error(), "3000"), "main's message '%s'", sym_last_error());
+    /* sym_last_status: the status of a call that returns none */
+    PE_ASSERT(sym_last_status() == SYM_ERR_INVALID_PE, "after a bad PE: %s",
+              sym_status_name(sym_last_status()));
+    size_t free_bytes = 0;
+    PE_OK(sym_heap_free(&free_bytes, NULL));
+    PE_ASSERT(sym_malloc(free_bytes + 1) == NULL, "sym_malloc(%zu) past the free space succeeded",
+              free_bytes + 1);
+    PE_ASSERT(sym_last_status() == SYM_ERR_NO_MEMORY, "sym_malloc past the free space: %s '%s'",
+              sym_status_name(sym_last_status()), sym_last_error());
+    uint8_t *obj = sym_malloc(64);
+    PE_ASSERT(obj, "sym_malloc(64): %s", sym_last_error());
+    PE_ASSERT(sym_last_status() == SYM_ERR_NO_MEMORY, "a successful call changed the status to %s",
+              sym_status_name(sym_last_status()));
+    sym_free(obj + 1); /* not the start of an object: fails on every PE */
+    PE_ASSERT(sym_last_status() == SYM_ERR_INVALID_ARG, "sym_free of a bad pointer: %s '%s'",
+              sym_status_name(sym_last_status()), sym_last_error());
+    sym_free(obj);
     sem_destroy(&c.go_thread);
     sem_destroy(&c.go_main);
     final_round(me, npes);

@@ -48,7 +48,7 @@ static void in_effect_body(int me, int npes, void *arg)
 {
     (void)me;
     const char *want = arg;
-    const char *name = sym_rt.boot->ops->name;
+    const char *name = sym_core_boot()->ops->name;
     PE_ASSERT(!strcmp(name, want), "joined through the %s bootstrap, not %s", name, want);
     const bool tcp = !strcmp(want, "tcp");
     assert_env("SYMHEAP_ROOT_ADDR", tcp);
@@ -60,8 +60,8 @@ static void in_effect_body(int me, int npes, void *arg)
     PE_ASSERT(!tcp || !strcmp(getenv("SYMHEAP_BOOTSTRAP"), "tcp"), "SYMHEAP_BOOTSTRAP=%s",
               getenv("SYMHEAP_BOOTSTRAP"));
     /* symrun's segment is reachable from no PE of a rendezvous job */
-    PE_ASSERT(tcp == (sym_rt.job == NULL), "the job control segment is %smapped",
-              sym_rt.job ? "" : "not ");
+    PE_ASSERT(tcp == (sym_core_job() == NULL), "the job control segment is %smapped",
+              sym_core_job() ? "" : "not ");
     PE_ASSERT(npes == NPES, "%d PEs", npes);
     PE_OK(sym_barrier_all());
 }
@@ -97,8 +97,8 @@ static void leak_body(int me, int npes, void *arg)
     if (me != 1)
         return;
     char name[256];
-    snprintf(name, sizeof(name), SYM_SHM_NAME_FMT, (unsigned)getuid(), sym_rt.boot->key,
-             sym_rt.boot->owner, "leak");
+    snprintf(name, sizeof(name), SYM_SHM_NAME_FMT, (unsigned)getuid(), sym_core_boot()->key,
+             sym_core_boot()->owner, "leak");
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     PE_ASSERT(fd >= 0, "shm_open %s: %s", name, strerror(errno));
     close(fd);

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "core/internal.h"
+#include "transport_of.h"
 #include "ofi/ofi_private.h"
 
 static const char *const providers[] = {"tcp;ofi_rxm", "shm"};
@@ -204,9 +205,8 @@ static void signal_part(int me, int npes)
 static void retried_body(int me, int npes, void *arg)
 {
     const struct again_param *p = arg;
-    PE_ASSERT(sym_transport_named("ofi") != NULL,
-              "no ofi transport although SYMHEAP_TRANSPORT=ofi");
-    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
+    PE_ASSERT(test_transport("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    struct ofi_transport *t = ofi_of(test_transport("ofi"));
     PE_ASSERT(t->eagain_every == (unsigned long)p->every,
               "SYMHEAP_OFI_EAGAIN_EVERY=%d read as "
               "%lu",
@@ -268,12 +268,12 @@ static void stuck_body(int me, int npes, void *arg)
               prov, harness_timeout_text(SHORT_TIMEOUT), msg);
     PE_ASSERT(took >= limit && took < limit + harness_seconds(5),
               "sym_put gave up after %.2f s, the timeout is %.1f s", took, limit);
-    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
+    struct ofi_transport *t = ofi_of(test_transport("ofi"));
     PE_ASSERT(t->fake_again == t->post_attempts && t->fake_again > 1,
               "%llu of %lu attempts answered", (unsigned long long)t->fake_again, t->post_attempts);
     /* finalize's barrier goes through the same hook: it fails too, and
      * leaves the library uninitialised */
-    (void)sym_finalize();
+    pe_ignore(sym_finalize());
 }
 
 struct stuck_param {

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "core/internal.h"
+#include "transport_of.h"
 #include "ofi/ofi_fabric.h"
 #include "ofi/ofi.h"
 
@@ -112,10 +113,9 @@ static const size_t sizes[] = {1,
 /* The mode is the one asked for, and does what it says. */
 static void check_mode(const struct mr_param *p, int me, int npes)
 {
-    PE_ASSERT(sym_transport_named("ofi") != NULL,
-              "no ofi transport although SYMHEAP_TRANSPORT=ofi");
+    PE_ASSERT(test_transport("ofi") != NULL, "no ofi transport although SYMHEAP_TRANSPORT=ofi");
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
+    ofi_transport_mr_state(test_transport("ofi"), me, &s);
     const uint64_t want = mode_bits(p->mode);
     PE_ASSERT(s.forced == want && (s.mr_mode & want) == want,
               "%s: forced 0x%llx, mr_mode 0x%llx, expected the bits 0x%llx", modes[p->mode],
@@ -130,7 +130,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
               modes[p->mode], (unsigned long long)s.mr_mode, virt ? "has" : "lacks");
     for (int pe = 0; pe < npes; pe++) {
         struct ofi_mr_state q;
-        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &q);
+        ofi_transport_mr_state(test_transport("ofi"), pe, &q);
         if (!virt) {
             PE_ASSERT(q.base_of_pe == 0 && q.data_base_of_pe == 0,
                       "no FI_MR_VIRT_ADDR, yet "
@@ -151,7 +151,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
     /* The key of every peer's heap is the one that peer exchanged: on tcp
      * the random key each PE asked for (so different on every PE), on shm
      * one the provider chose instead of ours. */
-    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
+    ofi_transport_mr_state(test_transport("ofi"), me, &s);
     const uint64_t asked = s.asked_key;
     if (p->provider == 0)
         PE_ASSERT(s.key_of_pe == asked, "my heap key is %llu, I asked for %llu",
@@ -161,9 +161,9 @@ static void check_mode(const struct mr_param *p, int me, int npes)
                   (unsigned long long)s.key_of_pe);
     for (int pe = 0; pe < npes; pe++) {
         struct ofi_mr_state a, b;
-        ofi_transport_mr_state(sym_transport_named("ofi"), pe, &a);
+        ofi_transport_mr_state(test_transport("ofi"), pe, &a);
         for (int other = pe + 1; other < npes && p->provider == 0; other++) {
-            ofi_transport_mr_state(sym_transport_named("ofi"), other, &b);
+            ofi_transport_mr_state(test_transport("ofi"), other, &b);
             PE_ASSERT(a.key_of_pe != b.key_of_pe, "PEs %d and %d share the heap key %llu", pe,
                       other, (unsigned long long)a.key_of_pe);
         }
@@ -173,7 +173,7 @@ static void check_mode(const struct mr_param *p, int me, int npes)
 static uint64_t staged_now(int me)
 {
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
+    ofi_transport_mr_state(test_transport("ofi"), me, &s);
     return s.staged;
 }
 
@@ -405,7 +405,7 @@ static void unforced_body(int me, int npes, void *arg)
 {
     (void)arg;
     struct ofi_mr_state s;
-    ofi_transport_mr_state(sym_transport_named("ofi"), me, &s);
+    ofi_transport_mr_state(test_transport("ofi"), me, &s);
     PE_ASSERT(s.forced == 0 && !(s.mr_mode & (FI_MR_LOCAL | FI_MR_PROV_KEY | FI_MR_ENDPOINT)),
               "forced 0x%llx, mr_mode 0x%llx without SYMHEAP_OFI_MR_FORCE",
               (unsigned long long)s.forced, (unsigned long long)s.mr_mode);

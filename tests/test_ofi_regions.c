@@ -16,6 +16,7 @@
 #include "amo_check.h"
 #include "harness.h"
 #include "core/internal.h"
+#include "transport_of.h"
 #include "ofi/ofi.h"
 #include "ofi/ofi_private.h"
 #include "ofi_check.h"
@@ -176,13 +177,13 @@ ParameterizedTest(struct ofi_param *p, ofi, globals_rma_amo_signal,
 static void bounds_body(int me, int npes, void *arg)
 {
     (void)arg;
-    struct sym_transport *tp = sym_transport_named("ofi");
+    struct sym_transport *tp = test_transport("ofi");
     PE_ASSERT(tp != NULL, "no ofi transport");
     const int right = (me + 1) % npes;
-    const uint64_t end = sym_rt.heap_total + sym_rt.globals.len;
+    const uint64_t end = sym_core_layout()->total + sym_core_globals()->len;
     uint64_t word = 0;
     struct sym_deadline dl = sym_deadline_default("bounds");
-    PE_ASSERT(sym_rt.globals.len > 0, "no global variables registered");
+    PE_ASSERT(sym_core_globals()->len > 0, "no global variables registered");
     /* the last word of the globals is in range: the check is not too strict */
     PE_OK(tp->ops->get(tp, right, &word, end - 8, 8, &dl));
     PE_FAILS_WITH(tp->ops->put(tp, right, end - 4, &word, 8, &dl), SYM_ERR_INVALID_ARG);
@@ -190,14 +191,14 @@ static void bounds_body(int me, int npes, void *arg)
     PE_FAILS_WITH(tp->ops->get(tp, right, &word, end, 8, &dl), SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(tp->ops->put_nbi(tp, right, UINT64_MAX - 3, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     /* straddling the heap's end and the globals' start: neither region */
-    PE_FAILS_WITH(tp->ops->get_nbi(tp, right, &word, sym_rt.heap_total - 4, 8, &dl),
+    PE_FAILS_WITH(tp->ops->get_nbi(tp, right, &word, sym_core_layout()->total - 4, 8, &dl),
                   SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(tp->ops->atomic(tp, right, end, SYM_AMO_ADD, 8, 1, 0, NULL, &dl),
                   SYM_ERR_INVALID_ARG);
     /* a bad signal word: nothing is written, not even the data */
-    PE_FAILS_WITH(
-        tp->ops->put_signal(tp, right, sym_rt.heap_total, &word, 8, end, 1, SYM_SIGNAL_SET, &dl),
-        SYM_ERR_INVALID_ARG);
+    PE_FAILS_WITH(tp->ops->put_signal(tp, right, sym_core_layout()->total, &word, 8, end, 1,
+                                      SYM_SIGNAL_SET, &dl),
+                  SYM_ERR_INVALID_ARG);
     PE_FAILS_WITH(tp->ops->put(tp, npes, 0, &word, 8, &dl), SYM_ERR_INVALID_ARG);
     PE_OK(sym_barrier_all());
 }
@@ -232,11 +233,11 @@ static void late_read_body(int me, int npes, void *arg)
 {
     (void)npes;
     (void)arg;
-    struct sym_transport *tp = sym_transport_named("ofi");
+    struct sym_transport *tp = test_transport("ofi");
     PE_ASSERT(tp != NULL, "no ofi transport");
     uint64_t *word = sym_malloc(8);
     PE_ASSERT(word != NULL, "sym_malloc: %s", sym_last_error());
-    const uint64_t off = (uint64_t)((uint8_t *)word - (uint8_t *)sym_rt.base);
+    const uint64_t off = (uint64_t)((uint8_t *)word - (uint8_t *)sym_core_base());
     const uint64_t remote = 0x1122334455667788u, sentinel = 0x5a5a5a5a5a5a5a5au;
     *word = remote;
     PE_OK(sym_barrier_all());
@@ -314,7 +315,7 @@ static void provider_error_body(int me, int npes, void *arg)
     (void)npes;
     (void)arg;
     PE_OK(sym_init());
-    struct ofi_transport *t = ofi_of(sym_transport_named("ofi"));
+    struct ofi_transport *t = ofi_of(test_transport("ofi"));
     uint64_t *word = sym_calloc(1, 8);
     PE_ASSERT(word != NULL, "sym_calloc: %s", sym_last_error());
     PE_OK(sym_barrier_all());
@@ -322,7 +323,7 @@ static void provider_error_body(int me, int npes, void *arg)
         /* serve PE 0's write (manual progress) until it has its error */
         const double deadline = harness_now() + harness_seconds(60);
         while (access(provider_error_flag, F_OK) != 0) {
-            PE_OK(sym_transport_named("ofi")->ops->progress(sym_transport_named("ofi")));
+            PE_OK(test_transport("ofi")->ops->progress(test_transport("ofi")));
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             PE_ASSERT(harness_now() < deadline, "PE 0 never reported its failed put");

@@ -1,12 +1,17 @@
 /*
  * test_symrun_cli.c - the symrun command line: usage errors (exit 2, one
- * message naming the problem, no PE started), --help and --version, and a
- * program that cannot be executed.
+ * message naming the problem, no PE started), --help and --version, -n2,
+ * a program of the current directory, and a program that cannot be
+ * executed; --version, --help and --showme of the other tools.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "symrun_run.h"
 
@@ -127,4 +132,94 @@ Test(symrun, program_not_found)
                  "stderr:\n%s", ERR(&r));
     cr_assert_str_empty(OUT(&r));
     run_free(&r);
+}
+
+/* The number of PEs glued to the option, as mpirun takes it: -n2, -np2. */
+Test(symrun, npes_glued)
+{
+    static const char *const forms[] = {"-n2", "-np2"};
+    for (int f = 0; f < 2; f++) {
+        const char *args[] = {forms[f], "@PE", "ring", NULL};
+        struct run r;
+        run_job(&r, args, NULL);
+        assert_exit(&r, 0);
+        assert_contains("stdout", OUT(&r), "pe 0 of 2 ok");
+        assert_contains("stdout", OUT(&r), "pe 1 of 2 ok");
+        run_free(&r);
+    }
+}
+
+/* "symrun -n 2 prog" with prog in the current directory and not in PATH
+ * runs it, as mpirun does (a shell would not). */
+Test(symrun, program_in_current_directory)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", getenv("SYMRUN_PE") ? getenv("SYMRUN_PE") : "");
+    char *slash = strrchr(dir, '/');
+    cr_assert(slash, "SYMRUN_PE is not a path: '%s'", dir);
+    *slash = '\0';
+    cr_assert(chdir(dir) == 0, "chdir %s: %s", dir, strerror(errno));
+    const char *args[] = {"-n", "2", slash + 1, "ring", NULL};
+    static const char *const env[] = {"PATH=/usr/bin:/bin", NULL};
+    struct run r;
+    run_job(&r, args, env);
+    assert_exit(&r, 0);
+    assert_contains("stdout", OUT(&r), "pe 1 of 2 ok");
+    run_free(&r);
+}
+
+/* ---- symcc and symheap-info, next to symrun in the build tree ------------ */
+
+/* Runs "<tool next to symrun> <args>" through the shell, stderr into the
+ * output; returns its exit status (-1: not an exit). */
+static int run_tool(const char *tool, const char *args, char *out, size_t len)
+{
+    const char *symrun = getenv("SYMRUN");
+    cr_assert(symrun && strrchr(symrun, '/'), "SYMRUN is not set to symrun's path");
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof(cmd), "'%.*s/%s' %s 2>&1", (int)(strrchr(symrun, '/') - symrun), symrun,
+             tool, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "popen %s: %s", cmd, strerror(errno));
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int ws = pclose(p);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+/* Every tool answers --version with its name and symheap's version on the
+ * first line, and --help with its usage, both exit 0. */
+Test(tools, version_and_help)
+{
+    static const char *const tools[] = {"symrun", "symcc", "symheap-info"};
+    static char out[8192];
+    for (int t = 0; t < 3; t++) {
+        char want[96];
+        snprintf(want, sizeof(want), "%s (symheap) %s\n", tools[t], SYM_VERSION_STRING);
+        cr_expect(run_tool(tools[t], "--version", out, sizeof(out)) == 0, "%s --version: %s",
+                  tools[t], out);
+        cr_expect(strncmp(out, want, strlen(want)) == 0, "%s --version printed:\n%s", tools[t],
+                  out);
+        cr_expect(run_tool(tools[t], "--help", out, sizeof(out)) == 0, "%s --help: %s", tools[t],
+                  out);
+        cr_expect(strncmp(out, "Usage: ", 7) == 0, "%s --help printed:\n%s", tools[t], out);
+    }
+}
+
+/* symcc --showme prints the command it would run, as mpicc does, and
+ * --showme:compile / --showme:link the flags of each step. */
+Test(tools, symcc_showme)
+{
+    static char out[8192];
+    cr_assert(run_tool("symcc", "--showme -O2 prog.c", out, sizeof(out)) == 0, "%s", out);
+    static const char *const all[] = {"-I", "-O2 ", "prog.c", "-lsymheap", "-Wl,-rpath,", NULL};
+    for (int i = 0; all[i]; i++)
+        cr_expect(strstr(out, all[i]), "--showme lacks '%s':\n%s", all[i], out);
+    cr_assert(run_tool("symcc", "--showme -c prog.c", out, sizeof(out)) == 0, "%s", out);
+    cr_expect(!strstr(out, "-lsymheap"), "--showme -c links:\n%s", out);
+    cr_assert(run_tool("symcc", "--showme:compile", out, sizeof(out)) == 0, "%s", out);
+    cr_expect(strstr(out, "-I") && !strstr(out, "-lsymheap"), "--showme:compile:\n%s", out);
+    cr_assert(run_tool("symcc", "--showme:link", out, sizeof(out)) == 0, "%s", out);
+    cr_expect(strstr(out, "-lsymheap") && strstr(out, "-Wl,-rpath,"), "--showme:link:\n%s", out);
+    cr_expect(run_tool("symcc", "--showme:bogus", out, sizeof(out)) == 2, "%s", out);
 }

@@ -202,3 +202,92 @@ ParameterizedTest(int *which, symrun, forwards_signal)
                   c->sig);
     run_free(&r);
 }
+
+/* A program that checks nothing (the README's first program as newcomers
+ * write it), run with a malformed variable: every PE's failed sym_init is
+ * on stderr, naming the variable, not only symrun's exit status of the
+ * later failed finalize; SYMHEAP_QUIET=1 keeps it quiet. */
+Test(symrun, ignored_init_error_is_printed)
+{
+    const char *args[] = {"-n", "2", "@PE", "ignore-errors", NULL};
+    static const char *const bad[] = {"SYMHEAP_HEAP_SIZE=12Q", NULL};
+    const char *says = "sym_init failed: environment variable SYMHEAP_HEAP_SIZE='12Q' is not valid";
+    struct run r;
+    run_start(&r, args, bad);
+    run_finish(&r);
+    assert_exit(&r, 256 + SYM_ERR_NOT_INITIALIZED); /* sym_finalize's status */
+    cr_assert_eq(count_occurrences(ERR(&r), says), 2, "stderr:\n%s", ERR(&r));
+    run_free(&r);
+
+    static const char *const quiet[] = {"SYMHEAP_HEAP_SIZE=12Q", "SYMHEAP_QUIET=1", NULL};
+    run_start(&r, args, quiet);
+    run_finish(&r);
+    assert_exit(&r, 256 + SYM_ERR_NOT_INITIALIZED);
+    cr_assert(!strstr(ERR(&r), "SYMHEAP_HEAP_SIZE"), "SYMHEAP_QUIET=1, yet:\n%s", ERR(&r));
+    run_free(&r);
+}
+
+/* A misspelt variable is warned of once per job (by PE 0), with the name
+ * it was meant to be; SYMHEAP_QUIET=1 keeps it quiet. */
+Test(symrun, misspelt_variable_warned_once)
+{
+    const char *args[] = {"-n", "3", "@PE", "ring", NULL};
+    static const char *const typo[] = {"SYMHEAP_TIMOUT=5", NULL};
+    struct run r;
+    run_job(&r, args, typo);
+    assert_exit(&r, 0);
+    cr_assert_eq(count_occurrences(ERR(&r), "SYMHEAP_TIMOUT is not a symheap variable, did you "
+                                            "mean SYMHEAP_TIMEOUT?"),
+                 1, "stderr:\n%s", ERR(&r));
+    run_free(&r);
+
+    static const char *const quiet[] = {"SYMHEAP_TIMOUT=5", "SYMHEAP_QUIET=1", NULL};
+    run_job(&r, args, quiet);
+    assert_exit(&r, 0);
+    cr_assert(!strstr(ERR(&r), "SYMHEAP_TIMOUT"), "SYMHEAP_QUIET=1, yet:\n%s", ERR(&r));
+    run_free(&r);
+}
+
+/* A transport's own variables are symheap's (whether or not this symheap
+ * has the transport): sym_init warns of none of them, only of a misspelt
+ * one, with the transport's name it was meant to be. */
+Test(symrun, transport_variables_are_known)
+{
+    const char *args[] = {"-n", "2", "@PE", "ring", NULL};
+    static const char *const env[] = {
+        "SYMHEAP_OFI_PROVIDER=tcp;ofi_rxm", "SYMHEAP_OFI_EAGER_CONNECT=0",
+        "SYMHEAP_WAIT_POLL_US=50",          "SYMHEAP_OFI_IGNORE_ORDER=0",
+        "SYMHEAP_OFI_PROVDER=tcp",          NULL};
+    struct run r;
+    run_job(&r, args, env);
+    assert_exit(&r, 0);
+    cr_assert_eq(count_occurrences(ERR(&r), "is not a symheap variable"), 1, "stderr:\n%s",
+                 ERR(&r));
+    cr_assert_eq(count_occurrences(ERR(&r), "SYMHEAP_OFI_PROVDER is not a symheap variable, did "
+                                            "you mean SYMHEAP_OFI_PROVIDER?"),
+                 1, "stderr:\n%s", ERR(&r));
+    run_free(&r);
+}
+
+/* A PE that ends badly after an error its program never read: symrun
+ * prints that error; once the program read it (sym_last_error), not. */
+Test(symrun, unread_error_is_printed)
+{
+    for (int read = 0; read < 2; read++) {
+        const char *args[] = {"--grace",        "20", "-n", "2", "@PE", "unread", "1",
+                              read ? "1" : "0", NULL};
+        struct run r;
+        run_job(&r, args, NULL);
+        assert_exit(&r, 3);
+        const char *says = "symrun: PE 1's first symheap error, which it never read: "
+                           "SYM_ERR_INVALID_PE: sym_put: PE 99";
+        if (read) {
+            cr_assert(!strstr(ERR(&r), says), "printed although read:\n%s", ERR(&r));
+            assert_contains("stderr", ERR(&r), "pe 1 read: sym_put: PE 99");
+        } else {
+            cr_assert_eq(count_occurrences(ERR(&r), says), 1, "stderr:\n%s", ERR(&r));
+        }
+        assert_survivors_saw_loss(&r, 2, 1);
+        run_free(&r);
+    }
+}

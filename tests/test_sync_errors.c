@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "core/internal.h" /* sym_rt: the heap's reserved regions, for error cases */
+#include "core/internal.h" /* sym_core_layout: the heap's reserved regions, for error cases */
 
 /* ------------------------------------------------------------------------ */
 /* Argument errors                                                           */
@@ -88,8 +88,8 @@ static void errors_body(int me, int n, void *arg)
     TYPE_ERRORS(uint32, uint32_t, w, stackbuf);
     TYPE_ERRORS(uint64, uint64_t, w, heapbuf);
     /* inside the heap mapping but outside its user part, and a peer's copy */
-    uint8_t *sync_area = sym_rt.base + SYM_SYNC_OFF;
-    uint8_t *mailbox = sym_rt.base + sym_rt.layout.mailbox_off;
+    uint8_t *sync_area = sym_core_base() + SYM_SYNC_OFF;
+    uint8_t *mailbox = sym_core_base() + sym_core_layout()->mailbox_off;
     ALL_FORMS_FAIL(uint64, uint64_t, sync_area, SYM_CMP_EQ, SYM_ERR_NOT_SYMMETRIC, "the sync area");
     ALL_FORMS_FAIL(int32, int32_t, mailbox, SYM_CMP_EQ, SYM_ERR_NOT_SYMMETRIC, "the mailbox");
     EXPECT(sym_signal_wait_until((uint64_t *)sync_area, SYM_CMP_EQ, 0, &v), SYM_ERR_NOT_SYMMETRIC,

@@ -39,29 +39,34 @@ extern "C" {
  *   and, or, xor / fetch_and, fetch_or, fetch_xor
  */
 #define SYM_AMO_DECLARE_(bits)                                                                     \
-    SYM_API sym_status_t sym_atomic_fetch##bits(uint##bits##_t *old_p, const uint##bits##_t *dest, \
-                                                int pe);                                           \
-    SYM_API sym_status_t sym_atomic_set##bits(uint##bits##_t *dest, uint##bits##_t value, int pe); \
-    SYM_API sym_status_t sym_atomic_swap##bits(uint##bits##_t *dest, uint##bits##_t value,         \
-                                               uint##bits##_t *old_p, int pe);                     \
-    SYM_API sym_status_t sym_atomic_compare_swap##bits(uint##bits##_t *dest, uint##bits##_t cond,  \
-                                                       uint##bits##_t value,                       \
-                                                       uint##bits##_t *old_p, int pe);             \
-    SYM_API sym_status_t sym_atomic_add##bits(uint##bits##_t *dest, uint##bits##_t value, int pe); \
-    SYM_API sym_status_t sym_atomic_fetch_add##bits(uint##bits##_t *dest, uint##bits##_t value,    \
-                                                    uint##bits##_t *old_p, int pe);                \
-    SYM_API sym_status_t sym_atomic_inc##bits(uint##bits##_t *dest, int pe);                       \
-    SYM_API sym_status_t sym_atomic_fetch_inc##bits(uint##bits##_t *dest, uint##bits##_t *old_p,   \
-                                                    int pe);                                       \
-    SYM_API sym_status_t sym_atomic_and##bits(uint##bits##_t *dest, uint##bits##_t value, int pe); \
-    SYM_API sym_status_t sym_atomic_or##bits(uint##bits##_t *dest, uint##bits##_t value, int pe);  \
-    SYM_API sym_status_t sym_atomic_xor##bits(uint##bits##_t *dest, uint##bits##_t value, int pe); \
-    SYM_API sym_status_t sym_atomic_fetch_and##bits(uint##bits##_t *dest, uint##bits##_t value,    \
-                                                    uint##bits##_t *old_p, int pe);                \
-    SYM_API sym_status_t sym_atomic_fetch_or##bits(uint##bits##_t *dest, uint##bits##_t value,     \
-                                                   uint##bits##_t *old_p, int pe);                 \
-    SYM_API sym_status_t sym_atomic_fetch_xor##bits(uint##bits##_t *dest, uint##bits##_t value,    \
-                                                    uint##bits##_t *old_p, int pe);
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch##bits(uint##bits##_t *old_p,               \
+                                                              const uint##bits##_t *dest, int pe); \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_set##bits(uint##bits##_t *dest,                  \
+                                                            uint##bits##_t value, int pe);         \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_swap##bits(                                      \
+        uint##bits##_t *dest, uint##bits##_t value, uint##bits##_t *old_p, int pe);                \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_compare_swap##bits(                              \
+        uint##bits##_t *dest, uint##bits##_t cond, uint##bits##_t value, uint##bits##_t *old_p,    \
+        int pe);                                                                                   \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_add##bits(uint##bits##_t *dest,                  \
+                                                            uint##bits##_t value, int pe);         \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch_add##bits(                                 \
+        uint##bits##_t *dest, uint##bits##_t value, uint##bits##_t *old_p, int pe);                \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_inc##bits(uint##bits##_t *dest, int pe);         \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch_inc##bits(uint##bits##_t *dest,            \
+                                                                  uint##bits##_t *old_p, int pe);  \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_and##bits(uint##bits##_t *dest,                  \
+                                                            uint##bits##_t value, int pe);         \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_or##bits(uint##bits##_t *dest,                   \
+                                                           uint##bits##_t value, int pe);          \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_xor##bits(uint##bits##_t *dest,                  \
+                                                            uint##bits##_t value, int pe);         \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch_and##bits(                                 \
+        uint##bits##_t *dest, uint##bits##_t value, uint##bits##_t *old_p, int pe);                \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch_or##bits(                                  \
+        uint##bits##_t *dest, uint##bits##_t value, uint##bits##_t *old_p, int pe);                \
+    SYM_API SYM_NODISCARD sym_status_t sym_atomic_fetch_xor##bits(                                 \
+        uint##bits##_t *dest, uint##bits##_t value, uint##bits##_t *old_p, int pe);
 SYM_AMO_DECLARE_(32)
 SYM_AMO_DECLARE_(64)
 #undef SYM_AMO_DECLARE_

@@ -28,12 +28,12 @@ extern "C" {
  * (names the dead PE), SYM_ERR_ABORTED, SYM_ERR_MISMATCH (on every PE, when
  * a PE met it in sym_finalize or a collective allocation call instead: the
  * world barrier carries each call's fingerprint, see sym_malloc). */
-SYM_API sym_status_t sym_barrier_all(void);
+SYM_API SYM_NODISCARD sym_status_t sym_barrier_all(void);
 
 /* Wait until every PE has entered; unlike sym_barrier_all() it does not
  * complete outstanding non-blocking operations first.  Errors as
  * sym_barrier_all(). */
-SYM_API sym_status_t sym_sync_all(void);
+SYM_API SYM_NODISCARD sym_status_t sym_sync_all(void);
 
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                               */
@@ -53,7 +53,12 @@ SYM_API sym_status_t sym_sync_all(void);
  * scatter root, ...) returns as soon as its data is in its receivers'
  * mailbox slots, without waiting for them to take it, so a loop of small
  * calls runs ahead of slow receivers, bounded by the mailbox slots of each
- * link (credits): a sender waits only for a slot it needs again.
+ * link (credits): a sender waits only for a slot it needs again.  The
+ * direct algorithm (SYM_ALGO_DIRECT, members on one host) lets members read
+ * each other's buffers where they lie: a member whose buffer is read in
+ * place (in the symmetric heap, or by cross-memory attach) returns once
+ * every reader took it; one whose data was copied into its staging area
+ * returns as soon as it is copied.
  *
  * Mismatched calls.  Each call has a fingerprint (the team's call number,
  * kind, datatype, op, count, root, algorithm; with SYMHEAP_COLL_CHECK=strict
@@ -134,6 +139,8 @@ typedef enum sym_algorithm {
     SYM_ALGO_TREE,     /* binomial tree */
     SYM_ALGO_RD,       /* recursive doubling (non-powers of two folded in) */
     SYM_ALGO_PAIRWISE, /* pairwise exchange (all_to_all) */
+    SYM_ALGO_DIRECT,   /* members on one host read each other's buffers where they lie
+                        * (shared memory, cross-memory attach, or a copy made once) */
 } sym_algorithm_t;
 
 /* Per-call options; pass NULL (or zero every field) for the defaults. */
@@ -154,14 +161,15 @@ SYM_API const char *sym_algorithm_name(sym_algorithm_t algo);
 /* Return when every member has entered.  Algorithms: rd (dissemination,
  * the default), naive (everyone reports to member 0, which releases all),
  * tree (binomial fan-in and fan-out). */
-SYM_API sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_barrier(sym_team_t team, const sym_coll_opts_t *opts);
 
 /* Copy `count` elements of buf at `root` (team number) into buf on every
  * member.  Algorithms: naive, ring (pipelined chain), tree.  The root (and
  * with ring or tree a member whose part ends with sends) returns once its
  * data is in its receivers' mailbox slots (see "Completion" above). */
-SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
-                                   int root, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count,
+                                                 sym_datatype_t dt, int root,
+                                                 const sym_coll_opts_t *opts);
 
 /* A broadcast that carries its length, in bytes.  At `root`, *nbytes_p is
  * the length of the message in buf (capacity is not used there); every
@@ -178,29 +186,31 @@ SYM_API sym_status_t sym_broadcast(sym_team_t team, void *buf, size_t count, sym
  * SYM_ERR_INVALID_ARG on that PE only (the others cannot know and time
  * out); SYM_ERR_TRUNCATED; SYM_ERR_NO_MEMORY (a member whose buffer is too
  * small could not get one to forward from). */
-SYM_API sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
-                                     int root, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_broadcast_v(sym_team_t team, void *buf, size_t capacity,
+                                                   size_t *nbytes_p, int root,
+                                                   const sym_coll_opts_t *opts);
 
 /* Combine `src` of every member element-wise with `op` into `dst` at `root`
  * (dst is ignored elsewhere and may be NULL there).  Algorithms: naive,
  * ring, tree.  A NULL dst at the root is SYM_ERR_INVALID_ARG there only:
  * the other members cannot know and time out.  Members that only send
  * return without waiting for the root, as in sym_broadcast. */
-SYM_API sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                sym_datatype_t dt, sym_op_t op, int root,
-                                const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_reduce(sym_team_t team, void *dst, const void *src,
+                                              size_t count, sym_datatype_t dt, sym_op_t op,
+                                              int root, const sym_coll_opts_t *opts);
 
 /* Combine `src` of every member into `dst` on every member.  Algorithms:
  * naive, ring (reduce-scatter + all-gather), tree (reduce + broadcast),
  * rd. */
-SYM_API sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_allreduce(sym_team_t team, void *dst, const void *src,
+                                                 size_t count, sym_datatype_t dt, sym_op_t op,
+                                                 const sym_coll_opts_t *opts);
 
 /* src holds n blocks of `count` elements; member i gets in dst the combined
  * block i.  Algorithms: naive, ring. */
-SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                        sym_datatype_t dt, sym_op_t op,
-                                        const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *src,
+                                                      size_t count, sym_datatype_t dt, sym_op_t op,
+                                                      const sym_coll_opts_t *opts);
 
 /* Destination sizes (all_gather, all_gatherv, all_to_all, all_to_allv,
  * and gather at the root): how many elements land in dst follows from this
@@ -215,20 +225,22 @@ SYM_API sym_status_t sym_reduce_scatter(sym_team_t team, void *dst, const void *
 
 /* dst (n * count elements) receives every member's `count`-element src in
  * team order.  Algorithms: naive, ring, rd. */
-SYM_API sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_all_gather(sym_team_t team, void *dst, const void *src,
+                                                  size_t count, sym_datatype_t dt,
+                                                  const sym_coll_opts_t *opts);
 
 /* Like sym_all_gather with counts[i] elements from member i (the same array
  * on every member, checked); dst receives them packed in team order.
  * Algorithms: naive, ring, rd. */
-SYM_API sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
-                                     const size_t *counts, sym_datatype_t dt,
-                                     const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_all_gatherv(sym_team_t team, void *dst, const void *src,
+                                                   const size_t *counts, sym_datatype_t dt,
+                                                   const sym_coll_opts_t *opts);
 
 /* src holds n blocks of `count` elements, block j for member j; dst receives
  * block i from every member i, in team order.  Algorithms: naive, pairwise. */
-SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
+                                                  size_t count, sym_datatype_t dt,
+                                                  const sym_coll_opts_t *opts);
 
 /* Uneven all-to-all, send side first (MPI's and torch's order):
  * send_counts[j] elements of src (packed in team order) go to member j;
@@ -236,19 +248,22 @@ SYM_API sym_status_t sym_all_to_all(sym_team_t team, void *dst, const void *src,
  * sends to B must equal what B expects from A: otherwise both return
  * SYM_ERR_MISMATCH and nothing of that block is written.
  * Algorithms: naive, pairwise. */
-SYM_API sym_status_t sym_all_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
-                                     void *dst, const size_t *recv_counts, sym_datatype_t dt,
-                                     const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_all_to_allv(sym_team_t team, const void *src,
+                                                   const size_t *send_counts, void *dst,
+                                                   const size_t *recv_counts, sym_datatype_t dt,
+                                                   const sym_coll_opts_t *opts);
 
 /* Every member's `count` elements land in dst (n * count, team order) at
  * root.  Algorithms: naive, tree. */
-SYM_API sym_status_t sym_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_gather(sym_team_t team, void *dst, const void *src,
+                                              size_t count, sym_datatype_t dt, int root,
+                                              const sym_coll_opts_t *opts);
 
 /* Block i of root's src (n * count elements) lands in dst on member i.
  * Algorithms: naive, tree. */
-SYM_API sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_scatter(sym_team_t team, void *dst, const void *src,
+                                               size_t count, sym_datatype_t dt, int root,
+                                               const sym_coll_opts_t *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */

@@ -81,7 +81,7 @@ SYM_API void sym_free(void *ptr);
 
 /* Bytes still available to sym_malloc() (sum of free blocks) and the largest
  * single block; either output may be NULL. */
-SYM_API sym_status_t sym_heap_free(size_t *free_bytes_p, size_t *largest_p);
+SYM_API SYM_NODISCARD sym_status_t sym_heap_free(size_t *free_bytes_p, size_t *largest_p);
 
 /* Direct load/store pointer to the object at symmetric address `addr` on PE
  * `pe`, when that PE's heap is mapped into this process (same host, shm
@@ -105,8 +105,9 @@ SYM_API int sym_pe_accessible(int pe);
  * Outputs are set only on success.  Errors: SYM_ERR_NOT_SYMMETRIC (outside
  * the user heap and the global variables), SYM_ERR_INVALID_ARG (NULL
  * output), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
-SYM_API sym_status_t sym_addr_to_offset(const void *addr, size_t nbytes, uint64_t *off_p);
-SYM_API sym_status_t sym_offset_to_addr(uint64_t off, size_t nbytes, void **addr_p);
+SYM_API SYM_NODISCARD sym_status_t sym_addr_to_offset(const void *addr, size_t nbytes,
+                                                      uint64_t *off_p);
+SYM_API SYM_NODISCARD sym_status_t sym_offset_to_addr(uint64_t off, size_t nbytes, void **addr_p);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,14 @@ extern "C" {
  * SYM_ERR_NO_MEMORY naming the size; the heap itself is backed as
  * sym_malloc hands it out.
  * Thread safety: call from one thread, before any other symheap call. */
-SYM_API sym_status_t sym_init(void);
+SYM_API SYM_NODISCARD sym_status_t sym_init(void);
+
+/* The version of the symheap library the program runs with,
+ * "MAJOR.MINOR.PATCH", which may be newer than the headers it was compiled
+ * with (SYM_VERSION_STRING); *major_p, *minor_p and *patch_p (each may be
+ * NULL) receive its numbers.  No sym_init() needed; never fails.
+ * Thread-safe. */
+SYM_API const char *sym_version(int *major_p, int *minor_p, int *patch_p);
 
 /* Thread levels, as OpenSHMEM's SHMEM_THREAD_*: increasing values, each
  * allowing more than the previous one. */
@@ -63,7 +70,7 @@ typedef enum sym_thread_level {
  * NULL) receives `requested`; sym_thread_level() reports it afterwards.
  * Errors: SYM_ERR_INVALID_ARG (requested is not a sym_thread_level_t),
  * then those of sym_init().  Thread safety: as sym_init(). */
-SYM_API sym_status_t sym_init_thread(int requested, int *provided_p);
+SYM_API SYM_NODISCARD sym_status_t sym_init_thread(int requested, int *provided_p);
 
 /* The level of the current initialisation: what sym_init_thread() provided,
  * SYM_THREAD_SINGLE after sym_init(); -1 when not initialised.
@@ -82,7 +89,7 @@ SYM_API int sym_thread_level(void);
  * of any PE that exits without finalizing.
  * Errors: SYM_ERR_NOT_INITIALIZED ("called after sym_finalize()" once it
  * ran), SYM_ERR_PEER_LOST, SYM_ERR_TIMEOUT, SYM_ERR_MISMATCH, SYM_ERR_ABORTED. */
-SYM_API sym_status_t sym_finalize(void);
+SYM_API SYM_NODISCARD sym_status_t sym_finalize(void);
 
 /* 1 between a successful sym_init() and sym_finalize(), else 0. */
 SYM_API int sym_initialized(void);
@@ -110,7 +117,7 @@ SYM_API void sym_global_exit(int status) __attribute__((noreturn));
  * Errors: SYM_ERR_INVALID_ARG (NULL argument, no setting of that name, or
  * one that is not a whole number: seconds, words, text; the message says
  * which), SYM_ERR_NOT_INITIALIZED.  Thread-safe. */
-SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p);
+SYM_API SYM_NODISCARD sym_status_t sym_config_uint(const char *name, uint64_t *value_p);
 
 /* Whether this build can run over `name` on this machine, asked now (no
  * sym_init() needed):
@@ -136,7 +143,7 @@ SYM_API int sym_transport_available(const char *name);
  * cannot be loaded or queried: the message says which),
  * SYM_ERR_INVALID_ARG (NULL needed_p, NULL buf with len > 0).
  * Thread-safe. */
-SYM_API sym_status_t sym_transport_providers(char *buf, size_t len, size_t *needed_p);
+SYM_API SYM_NODISCARD sym_status_t sym_transport_providers(char *buf, size_t len, size_t *needed_p);
 
 #ifdef __cplusplus
 }

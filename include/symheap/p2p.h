@@ -82,8 +82,8 @@ typedef struct sym_p2p_opts {
 /* Send nbytes to PE `pe` with `tag`.  Returns when `buf` may be reused:
  * the data is in the receiver's mailbox or queue; if its mailbox is full
  * this waits for the receiver to make room (up to the timeout). */
-SYM_API sym_status_t sym_send_opts(const void *buf, size_t nbytes, int pe, int tag,
-                                   const sym_p2p_opts_t *opts);
+SYM_API SYM_NODISCARD sym_status_t sym_send_opts(const void *buf, size_t nbytes, int pe, int tag,
+                                                 const sym_p2p_opts_t *opts);
 
 /* Receive the next matching message (from `pe` or SYM_ANY_PE, with `tag`
  * or SYM_ANY_TAG) into buf (capacity bytes).  On SYM_OK *status (may be
@@ -91,36 +91,41 @@ SYM_API sym_status_t sym_send_opts(const void *buf, size_t nbytes, int pe, int t
  * the buffer is SYM_ERR_TRUNCATED: nothing is written, *status names the
  * message with nbytes the size needed, and the message stays queued for a
  * larger buffer (a receive with that source and tag gets it). */
-SYM_API sym_status_t sym_recv_opts(void *buf, size_t capacity, int pe, int tag,
-                                   const sym_p2p_opts_t *opts, sym_msg_status_t *status);
+SYM_API SYM_NODISCARD sym_status_t sym_recv_opts(void *buf, size_t capacity, int pe, int tag,
+                                                 const sym_p2p_opts_t *opts,
+                                                 sym_msg_status_t *status);
 
 /* Send to `dest` and receive from `source` (a PE or SYM_ANY_PE) at the
  * same time (they may be the same PE): never deadlocks, whatever the
  * sizes.  The two buffers must not overlap (SYM_ERR_INVALID_ARG).  The
  * receive side is as sym_recv_opts, status included. */
-SYM_API sym_status_t sym_sendrecv_opts(const void *sendbuf, size_t sendbytes, int dest, int sendtag,
-                                       void *recvbuf, size_t capacity, int source, int recvtag,
-                                       const sym_p2p_opts_t *opts, sym_msg_status_t *status);
+SYM_API SYM_NODISCARD sym_status_t sym_sendrecv_opts(const void *sendbuf, size_t sendbytes,
+                                                     int dest, int sendtag, void *recvbuf,
+                                                     size_t capacity, int source, int recvtag,
+                                                     const sym_p2p_opts_t *opts,
+                                                     sym_msg_status_t *status);
 
 /* Wait until a message matching (pe or SYM_ANY_PE, tag or SYM_ANY_TAG)
  * is there and describe it in *status (may be NULL), without receiving
  * it: a message is there as soon as its first chunk arrived. */
-SYM_API sym_status_t sym_probe(int pe, int tag, const sym_p2p_opts_t *opts,
-                               sym_msg_status_t *status);
+SYM_API SYM_NODISCARD sym_status_t sym_probe(int pe, int tag, const sym_p2p_opts_t *opts,
+                                             sym_msg_status_t *status);
 
 /* As sym_probe, without waiting: *found_p is 1 (and *status filled) if a
  * matching message is there, else 0.  Drives progress once. */
-SYM_API sym_status_t sym_iprobe(int pe, int tag, int *found_p, sym_msg_status_t *status);
+SYM_API SYM_NODISCARD sym_status_t sym_iprobe(int pe, int tag, int *found_p,
+                                              sym_msg_status_t *status);
 
 /* Shorthands with default options: sym_send_opts(..., NULL), and
  * sym_recv_opts / sym_sendrecv_opts with NULL options whose status is
  * reduced to the size received (*received_p, may be NULL; on
  * SYM_ERR_TRUNCATED the size needed). */
-SYM_API sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag);
-SYM_API sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag, size_t *received_p);
-SYM_API sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int dest, int sendtag,
-                                  void *recvbuf, size_t capacity, int source, int recvtag,
-                                  size_t *received_p);
+SYM_API SYM_NODISCARD sym_status_t sym_send(const void *buf, size_t nbytes, int pe, int tag);
+SYM_API SYM_NODISCARD sym_status_t sym_recv(void *buf, size_t capacity, int pe, int tag,
+                                            size_t *received_p);
+SYM_API SYM_NODISCARD sym_status_t sym_sendrecv(const void *sendbuf, size_t sendbytes, int dest,
+                                                int sendtag, void *recvbuf, size_t capacity,
+                                                int source, int recvtag, size_t *received_p);
 
 #ifdef __cplusplus
 }

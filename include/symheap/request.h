@@ -39,50 +39,62 @@ typedef struct sym_request *sym_request_t;
 
 /* Complete the request, free it and set *req_p to SYM_REQUEST_NULL;
  * returns the collective's status (its message in sym_last_error()). */
-SYM_API sym_status_t sym_wait(sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_wait(sym_request_t *req_p);
 
 /* Make progress; *done_p = 1 and the request is completed as by sym_wait()
  * (status returned) if it has finished, else *done_p = 0 and SYM_OK. */
-SYM_API sym_status_t sym_test(sym_request_t *req_p, int *done_p);
+SYM_API SYM_NODISCARD sym_status_t sym_test(sym_request_t *req_p, int *done_p);
 
 /* The collective's name ("allreduce"), or "invalid". */
 SYM_API const char *sym_request_op(sym_request_t req);
 
-SYM_API sym_status_t sym_ibarrier(sym_team_t team, const sym_coll_opts_t *opts,
-                                  sym_request_t *req_p);
-SYM_API sym_status_t sym_ibroadcast(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
-                                    int root, const sym_coll_opts_t *opts, sym_request_t *req_p);
-SYM_API sym_status_t sym_ireduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                 sym_datatype_t dt, sym_op_t op, int root,
-                                 const sym_coll_opts_t *opts, sym_request_t *req_p);
-SYM_API sym_status_t sym_iallreduce(sym_team_t team, void *dst, const void *src, size_t count,
-                                    sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts,
-                                    sym_request_t *req_p);
-SYM_API sym_status_t sym_ireduce_scatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                         sym_datatype_t dt, sym_op_t op,
-                                         const sym_coll_opts_t *opts, sym_request_t *req_p);
-SYM_API sym_status_t sym_iall_gather(sym_team_t team, void *dst, const void *src, size_t count,
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
-                                     sym_request_t *req_p);
-SYM_API sym_status_t sym_iall_gatherv(sym_team_t team, void *dst, const void *src,
-                                      const size_t *counts, sym_datatype_t dt,
-                                      const sym_coll_opts_t *opts, sym_request_t *req_p);
-SYM_API sym_status_t sym_iall_to_all(sym_team_t team, void *dst, const void *src, size_t count,
-                                     sym_datatype_t dt, const sym_coll_opts_t *opts,
-                                     sym_request_t *req_p);
-SYM_API sym_status_t sym_iall_to_allv(sym_team_t team, const void *src, const size_t *send_counts,
-                                      void *dst, const size_t *recv_counts, sym_datatype_t dt,
-                                      const sym_coll_opts_t *opts, sym_request_t *req_p);
-SYM_API sym_status_t sym_igather(sym_team_t team, void *dst, const void *src, size_t count,
-                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
-                                 sym_request_t *req_p);
-SYM_API sym_status_t sym_iscatter(sym_team_t team, void *dst, const void *src, size_t count,
-                                  sym_datatype_t dt, int root, const sym_coll_opts_t *opts,
-                                  sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_ibarrier(sym_team_t team, const sym_coll_opts_t *opts,
+                                                sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_ibroadcast(sym_team_t team, void *buf, size_t count,
+                                                  sym_datatype_t dt, int root,
+                                                  const sym_coll_opts_t *opts,
+                                                  sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_ireduce(sym_team_t team, void *dst, const void *src,
+                                               size_t count, sym_datatype_t dt, sym_op_t op,
+                                               int root, const sym_coll_opts_t *opts,
+                                               sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iallreduce(sym_team_t team, void *dst, const void *src,
+                                                  size_t count, sym_datatype_t dt, sym_op_t op,
+                                                  const sym_coll_opts_t *opts,
+                                                  sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_ireduce_scatter(sym_team_t team, void *dst, const void *src,
+                                                       size_t count, sym_datatype_t dt, sym_op_t op,
+                                                       const sym_coll_opts_t *opts,
+                                                       sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iall_gather(sym_team_t team, void *dst, const void *src,
+                                                   size_t count, sym_datatype_t dt,
+                                                   const sym_coll_opts_t *opts,
+                                                   sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iall_gatherv(sym_team_t team, void *dst, const void *src,
+                                                    const size_t *counts, sym_datatype_t dt,
+                                                    const sym_coll_opts_t *opts,
+                                                    sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iall_to_all(sym_team_t team, void *dst, const void *src,
+                                                   size_t count, sym_datatype_t dt,
+                                                   const sym_coll_opts_t *opts,
+                                                   sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iall_to_allv(sym_team_t team, const void *src,
+                                                    const size_t *send_counts, void *dst,
+                                                    const size_t *recv_counts, sym_datatype_t dt,
+                                                    const sym_coll_opts_t *opts,
+                                                    sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_igather(sym_team_t team, void *dst, const void *src,
+                                               size_t count, sym_datatype_t dt, int root,
+                                               const sym_coll_opts_t *opts, sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_iscatter(sym_team_t team, void *dst, const void *src,
+                                                size_t count, sym_datatype_t dt, int root,
+                                                const sym_coll_opts_t *opts, sym_request_t *req_p);
 /* *nbytes_p is read (at the root) and written (elsewhere) when the request
  * runs: it stays valid until completion, as the buffer does. */
-SYM_API sym_status_t sym_ibroadcast_v(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
-                                      int root, const sym_coll_opts_t *opts, sym_request_t *req_p);
+SYM_API SYM_NODISCARD sym_status_t sym_ibroadcast_v(sym_team_t team, void *buf, size_t capacity,
+                                                    size_t *nbytes_p, int root,
+                                                    const sym_coll_opts_t *opts,
+                                                    sym_request_t *req_p);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,19 @@ extern "C" {
 #define SYM_API
 #endif
 
+/* Every function that returns a sym_status_t carries SYM_NODISCARD: GCC
+ * and Clang warn (-Wunused-result, on by default) when a caller drops the
+ * status, since a failure the program never looks at tells nobody
+ * anything.  A program that checks errors some other way (sym_last_error()
+ * after a sequence of calls) defines SYM_NO_WARN_UNUSED_RESULT before it
+ * includes <symheap.h>.  (GCC does not take a cast to void as using the
+ * result: test it, or pass it to a function.) */
+#if defined(__GNUC__) && !defined(SYM_NO_WARN_UNUSED_RESULT)
+#define SYM_NODISCARD __attribute__((warn_unused_result))
+#else
+#define SYM_NODISCARD
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                              */
 /* ------------------------------------------------------------------------ */
@@ -65,6 +78,15 @@ SYM_API const char *sym_status_name(sym_status_t status);
  * next failure on the same thread.  Thread-safe. */
 SYM_API const char *sym_last_error(void);
 
+/* The status of the calling thread's most recent failed call, the failure
+ * sym_last_error() describes; SYM_OK if no call has failed on this thread.
+ * It is how a caller learns the status of a call that returns none: a NULL
+ * from sym_malloc, sym_calloc, sym_align or sym_realloc says SYM_ERR_NO_MEMORY,
+ * SYM_ERR_MISMATCH, SYM_ERR_PEER_LOST..., and a failed sym_free records its
+ * status here.  Overwritten, with the message, by the thread's next failure.
+ * Thread-safe (the status is the calling thread's). */
+SYM_API sym_status_t sym_last_status(void);
+
 #if defined(__GNUC__)
 #define SYM_PRINTF_(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
@@ -81,7 +103,8 @@ SYM_API const char *sym_last_error(void);
  * Errors: SYM_ERR_INVALID_ARG (status is SYM_OK or no SYM_ERR_* code, or
  * fmt is NULL): that error is recorded instead.  Thread-safe (the message
  * is the calling thread's). */
-SYM_API sym_status_t sym_set_error(sym_status_t status, const char *fmt, ...) SYM_PRINTF_(2, 3);
+SYM_API SYM_NODISCARD sym_status_t sym_set_error(sym_status_t status, const char *fmt, ...)
+    SYM_PRINTF_(2, 3);
 
 #ifdef __cplusplus
 }

@@ -42,24 +42,25 @@ typedef enum sym_signal_op {
  * (sym_signal_wait_until, sym_wait_until_u64) may read the data.  Blocking
  * with respect to `src`.  Errors as sym_put(); sig_addr must be 8-byte
  * aligned and symmetric; a bad op is SYM_ERR_INVALID_ARG. */
-SYM_API sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
-                                    uint64_t signal, sym_signal_op_t op, int pe);
+SYM_API SYM_NODISCARD sym_status_t sym_put_signal(void *dest, const void *src, size_t nbytes,
+                                                  uint64_t *sig_addr, uint64_t signal,
+                                                  sym_signal_op_t op, int pe);
 
 /* Non-blocking put-with-signal: `src` may be reused only after sym_quiet(). */
-SYM_API sym_status_t sym_put_signal_nbi(void *dest, const void *src, size_t nbytes,
-                                        uint64_t *sig_addr, uint64_t signal, sym_signal_op_t op,
-                                        int pe);
+SYM_API SYM_NODISCARD sym_status_t sym_put_signal_nbi(void *dest, const void *src, size_t nbytes,
+                                                      uint64_t *sig_addr, uint64_t signal,
+                                                      sym_signal_op_t op, int pe);
 
 /* Atomically read this PE's local signal word. */
-SYM_API sym_status_t sym_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p);
+SYM_API SYM_NODISCARD sym_status_t sym_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p);
 
 /* Wait until this PE's local signal word satisfies `cmp value`; store the
  * value that satisfied it in *value_p (may be NULL).  Errors:
  * SYM_ERR_TIMEOUT (message names the address and the awaited condition),
  * SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, SYM_ERR_NOT_SYMMETRIC,
  * SYM_ERR_INVALID_ARG (bad cmp or alignment). */
-SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, uint64_t value,
-                                           uint64_t *value_p);
+SYM_API SYM_NODISCARD sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp,
+                                                         uint64_t value, uint64_t *value_p);
 
 /*
  * Waits and tests on this PE's own symmetric words, typed for int32, int64,
@@ -89,22 +90,23 @@ SYM_API sym_status_t sym_signal_wait_until(uint64_t *sig_addr, sym_cmp_t cmp, ui
  * SYM_ERR_INVALID_ARG (bad cmp, NULL output, misalignment).
  */
 #define SYM_WAIT_DECLARE_(name, T)                                                                 \
-    SYM_API sym_status_t sym_wait_until_##name(T *ivar, sym_cmp_t cmp, T value);                   \
-    SYM_API sym_status_t sym_test_##name(T *ivar, sym_cmp_t cmp, T value, int *satisfied_p);       \
-    SYM_API sym_status_t sym_wait_until_all_##name(T *ivars, size_t nelems, const int *status,     \
-                                                   sym_cmp_t cmp, T value);                        \
-    SYM_API sym_status_t sym_wait_until_any_##name(T *ivars, size_t nelems, const int *status,     \
-                                                   sym_cmp_t cmp, T value, size_t *index_p);       \
-    SYM_API sym_status_t sym_wait_until_some_##name(T *ivars, size_t nelems, const int *status,    \
-                                                    sym_cmp_t cmp, T value, size_t *indices,       \
-                                                    size_t *count_p);                              \
-    SYM_API sym_status_t sym_test_all_##name(T *ivars, size_t nelems, const int *status,           \
-                                             sym_cmp_t cmp, T value, int *satisfied_p);            \
-    SYM_API sym_status_t sym_test_any_##name(T *ivars, size_t nelems, const int *status,           \
-                                             sym_cmp_t cmp, T value, size_t *index_p);             \
-    SYM_API sym_status_t sym_test_some_##name(T *ivars, size_t nelems, const int *status,          \
-                                              sym_cmp_t cmp, T value, size_t *indices,             \
-                                              size_t *count_p);
+    SYM_API SYM_NODISCARD sym_status_t sym_wait_until_##name(T *ivar, sym_cmp_t cmp, T value);     \
+    SYM_API SYM_NODISCARD sym_status_t sym_test_##name(T *ivar, sym_cmp_t cmp, T value,            \
+                                                       int *satisfied_p);                          \
+    SYM_API SYM_NODISCARD sym_status_t sym_wait_until_all_##name(                                  \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value);                       \
+    SYM_API SYM_NODISCARD sym_status_t sym_wait_until_any_##name(                                  \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value, size_t *index_p);      \
+    SYM_API SYM_NODISCARD sym_status_t sym_wait_until_some_##name(                                 \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value, size_t *indices,       \
+        size_t *count_p);                                                                          \
+    SYM_API SYM_NODISCARD sym_status_t sym_test_all_##name(                                        \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value, int *satisfied_p);     \
+    SYM_API SYM_NODISCARD sym_status_t sym_test_any_##name(                                        \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value, size_t *index_p);      \
+    SYM_API SYM_NODISCARD sym_status_t sym_test_some_##name(                                       \
+        T *ivars, size_t nelems, const int *status, sym_cmp_t cmp, T value, size_t *indices,       \
+        size_t *count_p);
 SYM_WAIT_DECLARE_(int32, int32_t)
 SYM_WAIT_DECLARE_(int64, int64_t)
 SYM_WAIT_DECLARE_(uint32, uint32_t)
@@ -126,9 +128,10 @@ SYM_WAIT_DECLARE_(uint64, uint64_t)
  * SYM_ERR_ABORTED, SYM_ERR_INVALID_ARG (ready is NULL, timeout_s negative,
  * NaN, infinite or above SYM_TIMEOUT_MAX), SYM_ERR_NOT_INITIALIZED.  Thread-safe: several threads
  * may wait at once, each on its own condition. */
-SYM_API sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg), void *arg,
-                                   void (*describe)(void *arg, char *buf, size_t len),
-                                   double timeout_s);
+SYM_API SYM_NODISCARD sym_status_t sym_wait_cond(const char *label, int (*ready)(void *arg),
+                                                 void *arg,
+                                                 void (*describe)(void *arg, char *buf, size_t len),
+                                                 double timeout_s);
 
 /* One progress pass of every transport that needs this PE to make calls
  * before its peers' operations on it complete (libfabric providers with

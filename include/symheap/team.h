@@ -75,8 +75,8 @@ SYM_API const char *sym_team_name(sym_team_t team);
  * says how much is in use; destroy teams or raise
  * SYMHEAP_TEAM_REGION_SIZE; or /dev/shm is full), plus the errors of a
  * collective on the parent. */
-SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int stride, int size,
-                                            sym_team_t *new_team_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_split_strided(sym_team_t parent, int start, int stride,
+                                                          int size, sym_team_t *new_team_p);
 
 /* View the parent as a 2-D grid of rows of `xrange` PEs and make the row
  * (x-axis) and column (y-axis) team of this PE; the parent's size must be
@@ -87,15 +87,16 @@ SYM_API sym_status_t sym_team_split_strided(sym_team_t parent, int start, int st
  * size), SYM_ERR_NO_MEMORY (no room in the team region), plus the errors
  * of a collective on the parent.  Thread safety: as the other team calls
  * (serialised on the parent). */
-SYM_API sym_status_t sym_team_split_2d(sym_team_t parent, int xrange, sym_team_t *xaxis_p,
-                                       sym_team_t *yaxis_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_split_2d(sym_team_t parent, int xrange,
+                                                     sym_team_t *xaxis_p, sym_team_t *yaxis_p);
 
 /* sym_team_split_2d, but the last row may be short (OpenSHMEM's
  * shmem_team_split_2d): its PEs get a shorter x-axis team, and the columns
  * past it are one PE shorter.  An xrange above the parent's size is taken
  * as the size.  Errors and thread safety as sym_team_split_2d. */
-SYM_API sym_status_t sym_team_split_2d_ragged(sym_team_t parent, int xrange, sym_team_t *xaxis_p,
-                                              sym_team_t *yaxis_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_split_2d_ragged(sym_team_t parent, int xrange,
+                                                            sym_team_t *xaxis_p,
+                                                            sym_team_t *yaxis_p);
 
 /* Most dimensions of sym_team_split_mesh. */
 #define SYM_MESH_MAX_DIMS 8
@@ -116,16 +117,16 @@ SYM_API sym_status_t sym_team_split_2d_ragged(sym_team_t parent, int xrange, sym
  * SYM_ERR_NO_MEMORY (no room in the team region), plus the errors of a
  * collective on the parent; on any failure every teams_out[d] is
  * SYM_TEAM_INVALID.  Thread safety: as the other team calls. */
-SYM_API sym_status_t sym_team_split_mesh(sym_team_t parent, int ndims, const int *shape,
-                                         sym_team_t *teams_out);
+SYM_API SYM_NODISCARD sym_status_t sym_team_split_mesh(sym_team_t parent, int ndims,
+                                                       const int *shape, sym_team_t *teams_out);
 
 /* Make a team from an explicit list of parent PE numbers (new local number i
  * = members[i]); every parent PE passes the same list (checked: different
  * lists are SYM_ERR_MISMATCH on every PE, the message naming this PE's
  * list and another PE's, and the parent stays usable).  Collective over the
  * parent; non-members get SYM_TEAM_INVALID. */
-SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int nmembers,
-                                     sym_team_t *new_team_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_create(sym_team_t parent, const int *members,
+                                                   int nmembers, sym_team_t *new_team_p);
 
 /* Make the team of the parent's PEs that share memory with this PE: those
  * on its host whose heaps it maps (sym_ptr() gives a pointer to their
@@ -137,10 +138,10 @@ SYM_API sym_status_t sym_team_create(sym_team_t parent, const int *members, int 
  * of sym_team_create(), plus the errors of a collective on the parent;
  * *new_team_p is SYM_TEAM_INVALID after any failure.  Thread safety: as
  * the other team calls (serialised on the parent). */
-SYM_API sym_status_t sym_team_split_shared(sym_team_t parent, sym_team_t *new_team_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_split_shared(sym_team_t parent, sym_team_t *new_team_p);
 
 /* Fill global_pes[0 .. n-1] with the global PE number of each member. */
-SYM_API sym_status_t sym_team_members(sym_team_t team, int *global_pes);
+SYM_API SYM_NODISCARD sym_status_t sym_team_members(sym_team_t team, int *global_pes);
 
 /* Global PE number -> this team's number (-1 if not a member), and back
  * (-1 if out of range). */
@@ -155,7 +156,7 @@ SYM_API int sym_team_translate_pe(sym_team_t src_team, int src_pe, sym_team_t de
  * calls given no timeout of their own.  Errors: SYM_ERR_INVALID_ARG (not a
  * finite number, not positive, too long), SYM_ERR_NOT_INITIALIZED.  Thread
  * safety: serialised with the team's collectives. */
-SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
+SYM_API SYM_NODISCARD sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
 
 /* SYMHEAP_TIMEOUT's default: a team's timeout until sym_team_set_timeout. */
 #define SYM_DEFAULT_TIMEOUT_S 60.0
@@ -165,7 +166,7 @@ SYM_API sym_status_t sym_team_set_timeout(sym_team_t team, double seconds);
  * (default SYM_DEFAULT_TIMEOUT_S).  Errors: SYM_ERR_INVALID_ARG (bad or
  * destroyed team, NULL seconds_p), SYM_ERR_NOT_INITIALIZED.  Thread safety:
  * as the other team queries (sym_team_n_pes). */
-SYM_API sym_status_t sym_team_get_timeout(sym_team_t team, double *seconds_p);
+SYM_API SYM_NODISCARD sym_status_t sym_team_get_timeout(sym_team_t team, double *seconds_p);
 
 /* Release a team and give its area back.  Collective over its members (a
  * barrier on the team first, so no member still uses it, then a wait until
@@ -175,7 +176,7 @@ SYM_API sym_status_t sym_team_get_timeout(sym_team_t team, double *seconds_p);
  * broke it).  Returns the error of a collective on the team that failed on
  * another member after this PE returned from it (SYM_ERR_MISMATCH naming
  * the calls), if any. */
-SYM_API sym_status_t sym_team_destroy(sym_team_t team);
+SYM_API SYM_NODISCARD sym_status_t sym_team_destroy(sym_team_t team);
 
 /* Start a new epoch on a team, broken or not: every member's mailboxes are
  * drained and cleared, link counts and sequence numbers restart, and the
@@ -189,7 +190,7 @@ SYM_API sym_status_t sym_team_destroy(sym_team_t team);
  * for the rest of the job).  Pending non-blocking calls on the team are
  * finished first (with the team's error).  Thread safety: as collectives
  * on the team. */
-SYM_API sym_status_t sym_team_recover(sym_team_t team);
+SYM_API SYM_NODISCARD sym_status_t sym_team_recover(sym_team_t team);
 
 /* Wait until everything this PE sent on the team has been consumed by its
  * receivers and every member has finished every collective this PE has made
@@ -205,7 +206,7 @@ SYM_API sym_status_t sym_team_recover(sym_team_t team);
  * members not finished), SYM_ERR_PEER_LOST, SYM_ERR_ABORTED, and the team's
  * earlier error once it is broken.  Thread safety: as a collective on the
  * team (serialised with the team's other calls). */
-SYM_API sym_status_t sym_team_sync(sym_team_t team);
+SYM_API SYM_NODISCARD sym_status_t sym_team_sync(sym_team_t team);
 
 #ifdef __cplusplus
 }

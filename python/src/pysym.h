@@ -49,13 +49,13 @@ int pysym_buffer(PyObject *obj, Py_buffer *view, int writable, const char *what)
  * TypeError for other formats. */
 int pysym_dtype(const Py_buffer *view, sym_datatype_t *dt_p, int *is_bool_p);
 
-/* A reduce op from NULL (sum), an int (symheap.SUM ...) or a name ("sum", "prod", "min",
- * "max", "avg", "band", "bor", "bxor"); bool data maps sum/max/bor to
- * bor, prod/min/band to band (logical or/and, as numpy's any/all). */
+/* A reduce op from NULL (sum), an int (symheap.SUM ...) or a name
+ * (sym_op_name's: "sum", "prod", ...); bool data maps sum/max/bor to bor,
+ * prod/min/band to band (logical or/and, as numpy's any/all). */
 int pysym_op(PyObject *obj, int is_bool, sym_op_t *op_p);
 
-/* An algorithm from None, an int or a name ("auto", "naive", "ring", "tree",
- * "rd", "pairwise"). */
+/* An algorithm from None, an int or a name (sym_algorithm_name's: "auto",
+ * "naive", "ring", ...). */
 int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p);
 
 /* A team from None (the world), a symheap.Team (its _handle) or an int
@@ -66,5 +66,10 @@ int pysym_team(PyObject *obj, sym_team_t *team_p);
 extern PyMethodDef pysym_rma_methods[];
 extern PyMethodDef pysym_coll_methods[];
 extern PyMethodDef pysym_team_methods[];
+
+/* Add to module m one function per collective of the library's list
+ * (pysym_coll.c) and COLLECTIVES, the tuple of their names; 0 or -1 with
+ * an exception set. */
+int pysym_coll_add(PyObject *m);
 
 #endif /* PYSYM_H */

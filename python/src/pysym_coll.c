@@ -1,45 +1,176 @@
 /*
  * pysym_coll.c - the collectives of symheap._symheap on any C-contiguous
  * array (symmetric or not), with the team, algorithm and timeout of each
- * call.  Element counts come from the arrays: the checks here name the
- * argument whose size does not fit before any PE enters the collective.
+ * call.  One Python function per row of the library's list of collectives
+ * (src/coll/coll_list.h) that has a non-blocking variant, as request.c
+ * makes the sym_i* wrappers: the row's argument shape gives the Python
+ * signature and the call.  Element counts come from the arrays: the checks
+ * here name the argument whose size does not fit before any PE enters the
+ * collective.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "pysym.h"
 
-enum coll_kind {
-    C_BROADCAST,
-    C_REDUCE,
-    C_ALLREDUCE,
-    C_REDUCE_SCATTER,
-    C_ALL_GATHER,
-    C_ALL_TO_ALL,
-    C_GATHER,
-    C_SCATTER,
+#include "coll_list.h"
+
+/* A row's argument shape (coll_list.h), as far as Python sees it. */
+enum shape {
+    SH_BARRIER,
+    SH_BROADCAST,
+    SH_ROOTED_REDUCTION,
+    SH_REDUCTION,
+    SH_MOVE,
+    SH_ROOTED_MOVE,
+    SH_GATHERV,
+    SH_ALL_TO_ALLV,
+    SH_BROADCAST_V,
+    SH_COUNT
 };
 
-struct coll_args {
+/* How a collective's element count follows from its arrays' sizes, n
+ * being the team's size: SAME (dst and src alike, the count), DST_BLOCKS
+ * (dst n times src; the count is src's), SRC_BLOCKS (src n times dst; the
+ * count is dst's), BLOCKS (dst and src alike, n blocks of the count). */
+enum layout { SAME, DST_BLOCKS, SRC_BLOCKS, BLOCKS };
+
+/* Where a shape leaves the layout open, each collective names its own: a
+ * row added to coll_list.h with one of these shapes needs a line here. */
+#define PYSYM_LAYOUT_allreduce      SAME
+#define PYSYM_LAYOUT_reduce_scatter SRC_BLOCKS
+#define PYSYM_LAYOUT_all_gather     DST_BLOCKS
+#define PYSYM_LAYOUT_all_to_all     BLOCKS
+#define PYSYM_LAYOUT_gather         DST_BLOCKS
+#define PYSYM_LAYOUT_scatter        SRC_BLOCKS
+
+typedef void (*any_fn)(void);
+
+struct coll {
+    const char *name;
+    enum shape shape;
+    enum layout layout;
+    any_fn fn; /* sym_<name>, called as its shape's type */
+};
+
+#define PYSYM_ENTRY(name, SHAPE, layout)   {#name, SH_##SHAPE, layout, (any_fn)sym_##name},
+#define PYSYM_SHAPE_BARRIER(name)          PYSYM_ENTRY(name, BARRIER, SAME)
+#define PYSYM_SHAPE_BROADCAST(name)        PYSYM_ENTRY(name, BROADCAST, SAME)
+#define PYSYM_SHAPE_ROOTED_REDUCTION(name) PYSYM_ENTRY(name, ROOTED_REDUCTION, SAME)
+#define PYSYM_SHAPE_REDUCTION(name)        PYSYM_ENTRY(name, REDUCTION, PYSYM_LAYOUT_##name)
+#define PYSYM_SHAPE_MOVE(name)             PYSYM_ENTRY(name, MOVE, PYSYM_LAYOUT_##name)
+#define PYSYM_SHAPE_ROOTED_MOVE(name)      PYSYM_ENTRY(name, ROOTED_MOVE, PYSYM_LAYOUT_##name)
+#define PYSYM_SHAPE_GATHERV(name)          PYSYM_ENTRY(name, GATHERV, SAME)
+#define PYSYM_SHAPE_ALL_TO_ALLV(name)      PYSYM_ENTRY(name, ALL_TO_ALLV, SAME)
+#define PYSYM_SHAPE_BROADCAST_V(name)      PYSYM_ENTRY(name, BROADCAST_V, SAME)
+#define PYSYM_SHAPE_NONE(name)
+
+/* The columns of a coll_list.h row used here, by name: a column added to
+ * the list changes this line only. */
+#define PYSYM_ROW_(KIND, name, env, algos, shape, ...) PYSYM_SHAPE_##shape(name)
+static const struct coll colls[] = {SYM_COLL_LIST(PYSYM_ROW_)};
+#undef PYSYM_ROW_
+#define N_COLLS (sizeof(colls) / sizeof(colls[0]))
+
+/* What an argument of a Python signature is. */
+enum role {
+    R_DST,
+    R_SRC,
+    R_OP,
+    R_ROOT,
+    R_COUNTS,
+    R_RECV_COUNTS,
+    R_SEND_COUNTS,
+    R_COUNT,
+    R_TEAM,
+    R_ALGO,
+    R_TIMEOUT,
+    R_END
+};
+
+struct signature {
+    const char *kw[8];
+    enum role role[8]; /* up to R_END */
+    int required;
+    const char *doc; /* the arguments, for the docstring */
+};
+
+static const struct signature sigs[SH_COUNT] = {
+    [SH_BARRIER] = {{"team", "algorithm", "timeout"},
+                    {R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                    0,
+                    "(team=None, algorithm=None, timeout=0)"},
+    [SH_BROADCAST] = {{"buf", "root", "team", "algorithm", "timeout"},
+                      {R_DST, R_ROOT, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                      1,
+                      "(buf, root=0, team=None, algorithm=None, timeout=0)"},
+    [SH_ROOTED_REDUCTION] = {{"dst", "src", "op", "root", "team", "algorithm", "timeout"},
+                             {R_DST, R_SRC, R_OP, R_ROOT, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                             2,
+                             "(dst, src, op='sum', root=0, team=None, algorithm=None, "
+                             "timeout=0); dst may be None off the root"},
+    [SH_REDUCTION] = {{"dst", "src", "op", "team", "algorithm", "timeout"},
+                      {R_DST, R_SRC, R_OP, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                      2,
+                      "(dst, src, op='sum', team=None, algorithm=None, timeout=0)"},
+    [SH_MOVE] = {{"dst", "src", "team", "algorithm", "timeout"},
+                 {R_DST, R_SRC, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                 2,
+                 "(dst, src, team=None, algorithm=None, timeout=0)"},
+    [SH_ROOTED_MOVE] = {{"dst", "src", "root", "team", "algorithm", "timeout"},
+                        {R_DST, R_SRC, R_ROOT, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                        2,
+                        "(dst, src, root=0, team=None, algorithm=None, timeout=0); the root's "
+                        "n-block array may be None off the root"},
+    [SH_GATHERV] = {{"dst", "src", "counts", "team", "algorithm", "timeout"},
+                    {R_DST, R_SRC, R_COUNTS, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                    3,
+                    "(dst, src, counts, team=None, algorithm=None, timeout=0)"},
+    [SH_ALL_TO_ALLV] = {{"dst", "recv_counts", "src", "send_counts", "team", "algorithm",
+                         "timeout"},
+                        {R_DST, R_RECV_COUNTS, R_SRC, R_SEND_COUNTS, R_TEAM, R_ALGO, R_TIMEOUT,
+                         R_END},
+                        4,
+                        "(dst, recv_counts, src, send_counts, team=None, algorithm=None, "
+                        "timeout=0)"},
+    [SH_BROADCAST_V] = {{"buf", "count", "root", "team", "algorithm", "timeout"},
+                        {R_DST, R_COUNT, R_ROOT, R_TEAM, R_ALGO, R_TIMEOUT, R_END},
+                        1,
+                        "(buf, count=None, root=0, team=None, algorithm=None, timeout=0) -> "
+                        "elements received; the root sends its first `count` elements (all "
+                        "of buf by default)"},
+};
+
+/* One call's arguments, by role. */
+struct call {
+    const struct coll *c;
+    PyObject *arg[R_END];
     struct pysym_buf dst, src;
-    int have_dst, have_src;
+    int have_dst, have_src, is_bool;
     sym_team_t team;
     sym_datatype_t dt;
     sym_op_t op;
-    int root;
+    int root, n, me;
     sym_coll_opts_t opts;
-    int n;
+    size_t *counts, *counts2;
 };
 
-static void release(struct coll_args *a)
+static void release(struct call *a)
 {
     if (a->have_dst)
         pysym_array_release(&a->dst);
     if (a->have_src)
         pysym_array_release(&a->src);
+    free(a->counts);
+    free(a->counts2);
 }
 
-static int setup(struct coll_args *a, PyObject *team, PyObject *algo, double timeout)
+static size_t elems(const struct pysym_buf *v)
+{
+    return (size_t)(v->len / v->itemsize);
+}
+
+static int setup(struct call *a, PyObject *team, PyObject *algo, double timeout)
 {
     if (pysym_team(team, &a->team) < 0 || pysym_algorithm(algo, &a->opts.algorithm) < 0)
         return -1;
@@ -56,18 +187,20 @@ static int setup(struct coll_args *a, PyObject *team, PyObject *algo, double tim
                                   sym_team_name(a->team)));
         return -1;
     }
+    a->me = sym_team_my_pe(a->team);
     return 0;
 }
 
 /* Acquire dst (writable) and src, either may be None when `optional`; their
- * datatypes must agree; *is_bool_p tells bool data. */
-static int buffers(struct coll_args *a, PyObject *dst, PyObject *src, int dst_optional,
-                   int src_optional, const char *name, int *is_bool_p)
+ * datatypes must agree. */
+static int buffers(struct call *a, int dst_optional, int src_optional)
 {
+    PyObject *dst = a->arg[R_DST], *src = a->arg[R_SRC];
+    const char *name = a->c->name;
     sym_datatype_t ddt = 0, sdt = 0;
     int dbool = 0, sbool = 0;
     if (dst && dst != Py_None) {
-        if (pysym_array(dst, &a->dst, 1, "dst") < 0)
+        if (pysym_array(dst, &a->dst, 1, a->c->shape == SH_BROADCAST ? "buf" : "dst") < 0)
             return -1;
         a->have_dst = 1;
         ddt = a->dst.dt, dbool = a->dst.is_bool;
@@ -91,187 +224,9 @@ static int buffers(struct coll_args *a, PyObject *dst, PyObject *src, int dst_op
         return -1;
     }
     a->dt = ddt ? ddt : sdt;
-    *is_bool_p = dbool || sbool;
+    a->is_bool = dbool || sbool;
     return 0;
 }
-
-static size_t elems(const struct pysym_buf *v)
-{
-    return (size_t)(v->len / v->itemsize);
-}
-
-static PyObject *finish(struct coll_args *a, sym_status_t st)
-{
-    release(a);
-    if (st != SYM_OK)
-        return pysym_raise(st);
-    Py_RETURN_NONE;
-}
-
-static PyObject *size_error(struct coll_args *a, const char *fmt, size_t x, size_t y)
-{
-    PyErr_Format(PyExc_ValueError, fmt, x, y);
-    release(a);
-    return NULL;
-}
-
-/* The element-wise collectives share one parser: (dst, src[, op][, root],
- * team, algorithm, timeout) by kind. */
-static PyObject *coll(enum coll_kind kind, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames)
-{
-    static const char *const kw_bcast[] = {"buf", "root", "team", "algorithm", "timeout"};
-    static const char *const kw_reduce[] = {"dst",  "src",       "op",     "root",
-                                            "team", "algorithm", "timeout"};
-    static const char *const kw_red[] = {"dst", "src", "op", "team", "algorithm", "timeout"};
-    static const char *const kw_move[] = {"dst", "src", "team", "algorithm", "timeout"};
-    static const char *const kw_rooted[] = {"dst", "src", "root", "team", "algorithm", "timeout"};
-    static const char *const names[] = {"broadcast",  "reduce",     "allreduce", "reduce_scatter",
-                                        "all_gather", "all_to_all", "gather",    "scatter"};
-    struct coll_args a = {0};
-    PyObject *sl[7], *dst = NULL, *src = NULL, *op = NULL, *rootobj = NULL, *team, *algo, *tmo;
-    double timeout = 0;
-    int ok, is_bool = 0;
-    switch (kind) {
-    case C_BROADCAST:
-        ok = pysym_parse(args, nargs, kwnames, kw_bcast, 5, 1, names[kind], sl) == 0;
-        dst = sl[0], rootobj = sl[1], team = sl[2], algo = sl[3], tmo = sl[4];
-        break;
-    case C_REDUCE:
-        ok = pysym_parse(args, nargs, kwnames, kw_reduce, 7, 2, names[kind], sl) == 0;
-        dst = sl[0], src = sl[1], op = sl[2], rootobj = sl[3], team = sl[4], algo = sl[5];
-        tmo = sl[6];
-        break;
-    case C_ALLREDUCE:
-    case C_REDUCE_SCATTER:
-        ok = pysym_parse(args, nargs, kwnames, kw_red, 6, 2, names[kind], sl) == 0;
-        dst = sl[0], src = sl[1], op = sl[2], team = sl[3], algo = sl[4], tmo = sl[5];
-        break;
-    case C_GATHER:
-    case C_SCATTER:
-        ok = pysym_parse(args, nargs, kwnames, kw_rooted, 6, 2, names[kind], sl) == 0;
-        dst = sl[0], src = sl[1], rootobj = sl[2], team = sl[3], algo = sl[4], tmo = sl[5];
-        break;
-    default:
-        ok = pysym_parse(args, nargs, kwnames, kw_move, 5, 2, names[kind], sl) == 0;
-        dst = sl[0], src = sl[1], team = sl[2], algo = sl[3], tmo = sl[4];
-        break;
-    }
-    if (!ok)
-        return NULL;
-    if (rootobj && rootobj != Py_None) {
-        a.root = (int)PyLong_AsLong(rootobj);
-        if (a.root == -1 && PyErr_Occurred())
-            return NULL;
-    }
-    if (tmo && tmo != Py_None) {
-        timeout = PyFloat_AsDouble(tmo);
-        if (timeout == -1 && PyErr_Occurred())
-            return NULL;
-    }
-    if (!ok || setup(&a, team, algo, timeout) < 0)
-        return NULL;
-    int me = sym_team_my_pe(a.team), n = a.n;
-    int at_root = me == a.root;
-    sym_status_t st = SYM_OK;
-    if (buffers(&a, dst, src,
-                kind == C_BROADCAST || ((kind == C_REDUCE || kind == C_GATHER) && !at_root),
-                kind == C_BROADCAST || (kind == C_SCATTER && !at_root), names[kind],
-                &is_bool) < 0) {
-        release(&a);
-        return NULL;
-    }
-    if (op || kind == C_REDUCE || kind == C_ALLREDUCE || kind == C_REDUCE_SCATTER) {
-        if (pysym_op(op, is_bool, &a.op) < 0) {
-            release(&a);
-            return NULL;
-        }
-    }
-    void *d = a.have_dst ? a.dst.buf : NULL;
-    const void *s = a.have_src ? a.src.buf : NULL;
-    size_t dn = a.have_dst ? elems(&a.dst) : 0, sn = a.have_src ? elems(&a.src) : 0;
-    size_t un = (size_t)n;
-    /* the element counts each collective needs, checked before any PE
-     * enters it */
-    const char *misfit = NULL;
-    size_t x = dn, y = sn;
-    switch (kind) {
-    case C_BROADCAST:
-        break;
-    case C_REDUCE:
-    case C_ALLREDUCE:
-        if ((d || kind == C_ALLREDUCE) && dn != sn)
-            misfit = "symheap: %s: dst has %zu elements, src %zu";
-        break;
-    case C_REDUCE_SCATTER:
-    case C_SCATTER:
-        if ((s || kind == C_REDUCE_SCATTER) && sn != dn * un)
-            misfit = "symheap: %s: src has %zu elements, not team size x dst's (%zu)", x = sn,
-            y = dn * un;
-        break;
-    case C_ALL_GATHER:
-    case C_GATHER:
-        if ((d || kind == C_ALL_GATHER) && dn != sn * un)
-            misfit = "symheap: %s: dst has %zu elements, not team size x src's (%zu)", y = sn * un;
-        break;
-    case C_ALL_TO_ALL:
-        if (dn != sn || sn % un)
-            misfit = "symheap: %s: dst (%zu elements) and src (%zu) must be equal multiples of "
-                     "the team size";
-        break;
-    }
-    if (misfit) {
-        PyErr_Format(PyExc_ValueError, misfit, names[kind], x, y);
-        release(&a);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    switch (kind) {
-    case C_BROADCAST:
-        st = sym_broadcast(a.team, d, dn, a.dt, a.root, &a.opts);
-        break;
-    case C_REDUCE:
-        st = sym_reduce(a.team, d, s, sn, a.dt, a.op, a.root, &a.opts);
-        break;
-    case C_ALLREDUCE:
-        st = sym_allreduce(a.team, d, s, sn, a.dt, a.op, &a.opts);
-        break;
-    case C_REDUCE_SCATTER:
-        st = sym_reduce_scatter(a.team, d, s, dn, a.dt, a.op, &a.opts);
-        break;
-    case C_ALL_GATHER:
-        st = sym_all_gather(a.team, d, s, sn, a.dt, &a.opts);
-        break;
-    case C_ALL_TO_ALL:
-        st = sym_all_to_all(a.team, d, s, sn / un, a.dt, &a.opts);
-        break;
-    case C_GATHER:
-        st = sym_gather(a.team, d, s, sn, a.dt, a.root, &a.opts);
-        break;
-    case C_SCATTER:
-        st = sym_scatter(a.team, d, s, dn, a.dt, a.root, &a.opts);
-        break;
-    }
-    Py_END_ALLOW_THREADS
-    return finish(&a, st);
-}
-
-#define PYSYM_COLL_(name, kind)                                                                    \
-    static PyObject *py_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,            \
-                               PyObject *kwnames)                                                  \
-    {                                                                                              \
-        (void)self;                                                                                \
-        return coll(kind, args, nargs, kwnames);                                                   \
-    }
-PYSYM_COLL_(broadcast, C_BROADCAST)
-PYSYM_COLL_(reduce, C_REDUCE)
-PYSYM_COLL_(allreduce, C_ALLREDUCE)
-PYSYM_COLL_(reduce_scatter, C_REDUCE_SCATTER)
-PYSYM_COLL_(all_gather, C_ALL_GATHER)
-PYSYM_COLL_(all_to_all, C_ALL_TO_ALL)
-PYSYM_COLL_(gather, C_GATHER)
-PYSYM_COLL_(scatter, C_SCATTER)
-#undef PYSYM_COLL_
 
 /* A list of n non-negative counts, malloc'd, summing to *sum_p. */
 static size_t *counts_of(PyObject *obj, int n, size_t *sum_p, const char *what)
@@ -304,102 +259,264 @@ static size_t *counts_of(PyObject *obj, int n, size_t *sum_p, const char *what)
     return c;
 }
 
-/* all_gatherv(dst, src, counts, team, algorithm, timeout) */
-static PyObject *py_all_gatherv(PyObject *self, PyObject *args, PyObject *kw)
+/* The element count of an element-wise collective from its arrays (by its
+ * layout), or -1 with a ValueError naming the misfit. */
+static int element_count(struct call *a, size_t *count_p)
 {
-    (void)self;
-    static char *kwl[] = {"dst", "src", "counts", "team", "algorithm", "timeout", NULL};
-    struct coll_args a = {0};
-    PyObject *dst, *src, *cobj, *team = NULL, *algo = NULL;
-    double timeout = 0;
-    int is_bool;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|OOd:all_gatherv", kwl, &dst, &src, &cobj, &team,
-                                     &algo, &timeout) ||
-        setup(&a, team, algo, timeout) < 0)
-        return NULL;
-    if (buffers(&a, dst, src, 0, 0, "all_gatherv", &is_bool) < 0) {
-        release(&a);
-        return NULL;
+    size_t dn = a->have_dst ? elems(&a->dst) : 0, sn = a->have_src ? elems(&a->src) : 0;
+    size_t n = (size_t)a->n, x = dn, y = sn;
+    const char *misfit = NULL;
+    if (a->c->shape == SH_BROADCAST) {
+        *count_p = dn;
+        return 0;
     }
-    size_t sum, *c = counts_of(cobj, a.n, &sum, "counts");
-    if (!c) {
-        release(&a);
-        return NULL;
+    switch (a->c->layout) {
+    case SAME:
+        if (a->have_dst && dn != sn)
+            misfit = "symheap: %s: dst has %zu elements, src %zu";
+        *count_p = sn;
+        break;
+    case DST_BLOCKS:
+        if (a->have_dst && dn != sn * n)
+            misfit = "symheap: %s: dst has %zu elements, not team size x src's (%zu)", y = sn * n;
+        *count_p = sn;
+        break;
+    case SRC_BLOCKS:
+        if (a->have_src && sn != dn * n)
+            misfit = "symheap: %s: src has %zu elements, not team size x dst's (%zu)", x = sn,
+            y = dn * n;
+        *count_p = dn;
+        break;
+    case BLOCKS:
+        if (dn != sn || sn % n)
+            misfit = "symheap: %s: dst (%zu elements) and src (%zu) must be equal multiples of "
+                     "the team size";
+        *count_p = sn / n;
+        break;
     }
-    int me = sym_team_my_pe(a.team);
-    sym_status_t st;
-    if (elems(&a.dst) != sum || elems(&a.src) != c[me]) {
-        size_t mine = c[me];
-        free(c);
-        return size_error(&a,
-                          "symheap: all_gatherv: dst needs the sum of counts (%zu), src "
-                          "this member's count (%zu)",
-                          sum, mine);
+    if (misfit) {
+        PyErr_Format(PyExc_ValueError, misfit, a->c->name, x, y);
+        return -1;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = sym_all_gatherv(a.team, a.dst.buf, a.src.buf, c, a.dt, &a.opts);
-    Py_END_ALLOW_THREADS
-    free(c);
-    return finish(&a, st);
+    return 0;
 }
 
-/* all_to_allv(dst, recv_counts, src, send_counts, team, algorithm, timeout) */
-static PyObject *py_all_to_allv(PyObject *self, PyObject *args, PyObject *kw)
+/* The v-variants' counts: checked against the arrays. */
+static int v_counts(struct call *a)
 {
-    (void)self;
-    static char *kwl[] = {"dst",  "recv_counts", "src",     "send_counts",
-                          "team", "algorithm",   "timeout", NULL};
-    struct coll_args a = {0};
-    PyObject *dst, *src, *robj, *sobj, *team = NULL, *algo = NULL;
-    double timeout = 0;
-    int is_bool;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|OOd:all_to_allv", kwl, &dst, &robj, &src,
-                                     &sobj, &team, &algo, &timeout) ||
-        setup(&a, team, algo, timeout) < 0)
-        return NULL;
-    if (buffers(&a, dst, src, 0, 0, "all_to_allv", &is_bool) < 0) {
-        release(&a);
-        return NULL;
+    size_t sum, sum2 = 0;
+    const char *name = a->c->name;
+    if (a->c->shape == SH_GATHERV) {
+        if (!(a->counts = counts_of(a->arg[R_COUNTS], a->n, &sum, "counts")))
+            return -1;
+        if (elems(&a->dst) != sum || elems(&a->src) != a->counts[a->me]) {
+            PyErr_Format(PyExc_ValueError,
+                         "symheap: %s: dst needs the sum of counts (%zu), src this member's "
+                         "count (%zu)",
+                         name, sum, a->counts[a->me]);
+            return -1;
+        }
+        return 0;
     }
-    size_t rsum, ssum, *rc = counts_of(robj, a.n, &rsum, "recv_counts"), *sc = NULL;
-    if (rc)
-        sc = counts_of(sobj, a.n, &ssum, "send_counts");
-    if (!sc) {
-        free(rc);
-        release(&a);
-        return NULL;
+    if (!(a->counts = counts_of(a->arg[R_RECV_COUNTS], a->n, &sum, "recv_counts")) ||
+        !(a->counts2 = counts_of(a->arg[R_SEND_COUNTS], a->n, &sum2, "send_counts")))
+        return -1;
+    if (elems(&a->dst) < sum || elems(&a->src) < sum2) {
+        PyErr_Format(PyExc_ValueError,
+                     "symheap: %s: dst needs sum(recv_counts) = %zu elements, src "
+                     "sum(send_counts) = %zu",
+                     name, sum, sum2);
+        return -1;
     }
-    sym_status_t st;
-    if (elems(&a.dst) < rsum || elems(&a.src) < ssum) {
-        free(rc), free(sc);
-        return size_error(&a,
-                          "symheap: all_to_allv: dst needs sum(recv_counts) = %zu "
-                          "elements, src sum(send_counts) = %zu",
-                          rsum, ssum);
-    }
-    Py_BEGIN_ALLOW_THREADS
-    st = sym_all_to_allv(a.team, a.src.buf, sc, a.dst.buf, rc, a.dt, &a.opts);
-    Py_END_ALLOW_THREADS
-    free(rc), free(sc);
-    return finish(&a, st);
+    return 0;
 }
 
-/* barrier(team=None, algorithm=None, timeout=0) */
-static PyObject *py_barrier(PyObject *self, PyObject *args, PyObject *kw)
+/* The call of each shape, as request.c runs them. */
+typedef sym_status_t (*barrier_fn)(sym_team_t, const sym_coll_opts_t *);
+typedef sym_status_t (*broadcast_fn)(sym_team_t, void *, size_t, sym_datatype_t, int,
+                                     const sym_coll_opts_t *);
+typedef sym_status_t (*rooted_reduction_fn)(sym_team_t, void *, const void *, size_t,
+                                            sym_datatype_t, sym_op_t, int, const sym_coll_opts_t *);
+typedef sym_status_t (*reduction_fn)(sym_team_t, void *, const void *, size_t, sym_datatype_t,
+                                     sym_op_t, const sym_coll_opts_t *);
+typedef sym_status_t (*move_fn)(sym_team_t, void *, const void *, size_t, sym_datatype_t,
+                                const sym_coll_opts_t *);
+typedef sym_status_t (*rooted_move_fn)(sym_team_t, void *, const void *, size_t, sym_datatype_t,
+                                       int, const sym_coll_opts_t *);
+typedef sym_status_t (*gatherv_fn)(sym_team_t, void *, const void *, const size_t *, sym_datatype_t,
+                                   const sym_coll_opts_t *);
+typedef sym_status_t (*all_to_allv_fn)(sym_team_t, const void *, const size_t *, void *,
+                                       const size_t *, sym_datatype_t, const sym_coll_opts_t *);
+typedef sym_status_t (*broadcast_v_fn)(sym_team_t, void *, size_t, size_t *, int,
+                                       const sym_coll_opts_t *);
+
+static sym_status_t invoke(struct call *a, size_t count, size_t *nbytes)
 {
-    (void)self;
-    static char *kwl[] = {"team", "algorithm", "timeout", NULL};
-    struct coll_args a = {0};
-    PyObject *team = NULL, *algo = NULL;
+    void *d = a->have_dst ? a->dst.buf : NULL;
+    const void *s = a->have_src ? a->src.buf : NULL;
+    const sym_coll_opts_t *o = &a->opts;
+    any_fn f = a->c->fn;
+    switch (a->c->shape) {
+    case SH_BARRIER:
+        return ((barrier_fn)f)(a->team, o);
+    case SH_BROADCAST:
+        return ((broadcast_fn)f)(a->team, d, count, a->dt, a->root, o);
+    case SH_ROOTED_REDUCTION:
+        return ((rooted_reduction_fn)f)(a->team, d, s, count, a->dt, a->op, a->root, o);
+    case SH_REDUCTION:
+        return ((reduction_fn)f)(a->team, d, s, count, a->dt, a->op, o);
+    case SH_MOVE:
+        return ((move_fn)f)(a->team, d, s, count, a->dt, o);
+    case SH_ROOTED_MOVE:
+        return ((rooted_move_fn)f)(a->team, d, s, count, a->dt, a->root, o);
+    case SH_GATHERV:
+        return ((gatherv_fn)f)(a->team, d, s, a->counts, a->dt, o);
+    case SH_ALL_TO_ALLV:
+        return ((all_to_allv_fn)f)(a->team, s, a->counts2, d, a->counts, a->dt, o);
+    case SH_BROADCAST_V:
+        return ((broadcast_v_fn)f)(a->team, d, a->have_dst ? (size_t)a->dst.len : 0, nbytes,
+                                   a->root, o);
+    case SH_COUNT:
+        break;
+    }
+    return SYM_ERR_INTERNAL;
+}
+
+/* An int argument (NULL or None: `dflt`); -1 with an exception set. */
+static int int_arg(PyObject *obj, long dflt, long *v_p)
+{
+    *v_p = dflt;
+    if (obj && obj != Py_None) {
+        *v_p = PyLong_AsLong(obj);
+        if (*v_p == -1 && PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* broadcast_v: the root's byte count (its `count` elements, or all of buf). */
+static int broadcast_v_bytes(struct call *a, size_t *nbytes_p)
+{
+    long count;
+    size_t all = a->have_dst ? elems(&a->dst) : 0;
+    if (int_arg(a->arg[R_COUNT], (long)all, &count) < 0)
+        return -1;
+    if (count < 0 || (size_t)count > all) {
+        PyErr_Format(PyExc_ValueError, "symheap: %s: count %ld is outside buf's %zu elements",
+                     a->c->name, count, all);
+        return -1;
+    }
+    *nbytes_p = (size_t)count * (a->have_dst ? (size_t)a->dst.itemsize : 1);
+    return 0;
+}
+
+/* Check a call's arguments (before any PE enters), run it without the
+ * GIL, return None (or broadcast_v's element count) or raise. */
+static PyObject *run(struct call *a)
+{
+    const struct coll *c = a->c;
+    enum shape sh = c->shape;
+    long root;
     double timeout = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOd:barrier", kwl, &team, &algo, &timeout) ||
-        setup(&a, team, algo, timeout) < 0)
+    if (int_arg(a->arg[R_ROOT], 0, &root) < 0)
         return NULL;
+    a->root = (int)root;
+    if (a->arg[R_TIMEOUT] && a->arg[R_TIMEOUT] != Py_None) {
+        timeout = PyFloat_AsDouble(a->arg[R_TIMEOUT]);
+        if (timeout == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (setup(a, a->arg[R_TEAM], a->arg[R_ALGO], timeout) < 0)
+        return NULL;
+    /* off the root, the root's whole array of a rooted collective may be
+     * None: the reduction's or gather's dst, the scatter's src */
+    int off_root = (sh == SH_ROOTED_REDUCTION || sh == SH_ROOTED_MOVE) && a->me != a->root;
+    int src_whole = c->layout == SRC_BLOCKS;
+    int no_src = sh == SH_BARRIER || sh == SH_BROADCAST || sh == SH_BROADCAST_V;
+    if (sh != SH_BARRIER &&
+        buffers(a, off_root && !src_whole, no_src || (off_root && src_whole)) < 0)
+        return NULL;
+    if ((sh == SH_ROOTED_REDUCTION || sh == SH_REDUCTION) &&
+        pysym_op(a->arg[R_OP], a->is_bool, &a->op) < 0)
+        return NULL;
+    size_t count = 0, nbytes = 0;
+    if (sh == SH_GATHERV || sh == SH_ALL_TO_ALLV) {
+        if (v_counts(a) < 0)
+            return NULL;
+    } else if (sh == SH_BROADCAST_V) {
+        if (a->me == a->root && broadcast_v_bytes(a, &nbytes) < 0)
+            return NULL;
+    } else if (sh != SH_BARRIER && element_count(a, &count) < 0) {
+        return NULL;
+    }
     sym_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = sym_barrier(a.team, &a.opts);
+    st = invoke(a, count, &nbytes);
     Py_END_ALLOW_THREADS
-    return finish(&a, st);
+    if (st != SYM_OK)
+        return pysym_raise(st);
+    if (sh == SH_BROADCAST_V) {
+        size_t size = a->have_dst ? (size_t)a->dst.itemsize : 1;
+        if (nbytes % size)
+            return PyErr_Format(PyExc_ValueError,
+                                "symheap: %s: received %zu bytes, not a whole number of %zu-byte "
+                                "elements (the root's array has another datatype)",
+                                c->name, nbytes, size);
+        return PyLong_FromSize_t(nbytes / size);
+    }
+    Py_RETURN_NONE;
+}
+
+/* Every collective's Python function: `self` is its index in colls. */
+static PyObject *py_coll(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    struct call a = {.c = &colls[PyLong_AsSize_t(self)]};
+    const struct signature *sg = &sigs[a.c->shape];
+    PyObject *slots[8];
+    int nslots = 0;
+    while (sg->role[nslots] != R_END)
+        nslots++;
+    if (pysym_parse(args, nargs, kwnames, sg->kw, nslots, sg->required, a.c->name, slots) < 0)
+        return NULL;
+    for (int i = 0; i < nslots; i++)
+        a.arg[sg->role[i]] = slots[i];
+    PyObject *r = run(&a);
+    release(&a);
+    return r;
+}
+
+int pysym_coll_add(PyObject *m)
+{
+    static PyMethodDef defs[N_COLLS];
+    static char docs[N_COLLS][320];
+    PyObject *modname = PyModule_GetNameObject(m);
+    PyObject *names = PyTuple_New((Py_ssize_t)N_COLLS);
+    if (!modname || !names || PyModule_AddObject(m, "COLLECTIVES", names) < 0) {
+        Py_XDECREF(modname);
+        Py_XDECREF(names);
+        return -1;
+    }
+    for (size_t i = 0; i < N_COLLS; i++) {
+        PyObject *name = PyUnicode_FromString(colls[i].name);
+        if (!name) {
+            Py_DECREF(modname);
+            return -1;
+        }
+        PyTuple_SET_ITEM(names, (Py_ssize_t)i, name);
+        snprintf(docs[i], sizeof(docs[i]), "%s%s", colls[i].name, sigs[colls[i].shape].doc);
+        defs[i] = (PyMethodDef){colls[i].name, (PyCFunction)(void (*)(void))py_coll,
+                                METH_FASTCALL | METH_KEYWORDS, docs[i]};
+        PyObject *index = PyLong_FromSize_t(i);
+        PyObject *f = index ? PyCFunction_NewEx(&defs[i], index, modname) : NULL;
+        Py_XDECREF(index);
+        if (!f || PyModule_AddObject(m, colls[i].name, f) < 0) {
+            Py_XDECREF(f);
+            Py_DECREF(modname);
+            return -1;
+        }
+    }
+    Py_DECREF(modname);
+    return 0;
 }
 
 static PyObject *py_barrier_all(PyObject *self, PyObject *unused)
@@ -424,9 +541,9 @@ static PyObject *py_native_loop(PyObject *self, PyObject *args)
     long iters;
     if (!PyArg_ParseTuple(args, "OOl", &dst, &src, &iters))
         return NULL;
-    struct coll_args a = {0};
-    int is_bool;
-    if (setup(&a, NULL, NULL, 0) < 0 || buffers(&a, dst, src, 0, 0, "loop", &is_bool) < 0) {
+    static const struct coll loop = {"loop", SH_REDUCTION, SAME, NULL};
+    struct call a = {.c = &loop, .arg = {[R_DST] = dst, [R_SRC] = src}};
+    if (setup(&a, NULL, NULL, 0) < 0 || buffers(&a, 0, 0) < 0) {
         release(&a);
         return NULL;
     }
@@ -443,34 +560,8 @@ static PyObject *py_native_loop(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(sec / (double)(iters > 0 ? iters : 1));
 }
 
-#define KW_ (PyCFunction)(void (*)(void))
 PyMethodDef pysym_coll_methods[] = {
-    {"barrier", KW_ py_barrier, METH_VARARGS | METH_KEYWORDS,
-     "barrier(team=None, algorithm=None, timeout=0)"},
     {"barrier_all", py_barrier_all, METH_NOARGS, "Complete puts, then wait for every PE."},
-    {"broadcast", KW_ py_broadcast, METH_FASTCALL | METH_KEYWORDS,
-     "broadcast(buf, root=0, team=None, algorithm=None, timeout=0)"},
-    {"reduce", KW_ py_reduce, METH_FASTCALL | METH_KEYWORDS,
-     "reduce(dst, src, op='sum', root=0, team=None, algorithm=None, timeout=0); dst may be "
-     "None off the root"},
-    {"allreduce", KW_ py_allreduce, METH_FASTCALL | METH_KEYWORDS,
-     "allreduce(dst, src, op='sum', team=None, algorithm=None, timeout=0)"},
-    {"reduce_scatter", KW_ py_reduce_scatter, METH_FASTCALL | METH_KEYWORDS,
-     "reduce_scatter(dst, src, op='sum', team=None, algorithm=None, timeout=0)"},
-    {"all_gather", KW_ py_all_gather, METH_FASTCALL | METH_KEYWORDS,
-     "all_gather(dst, src, team=None, algorithm=None, timeout=0)"},
-    {"all_gatherv", KW_ py_all_gatherv, METH_VARARGS | METH_KEYWORDS,
-     "all_gatherv(dst, src, counts, team=None, algorithm=None, timeout=0)"},
-    {"all_to_all", KW_ py_all_to_all, METH_FASTCALL | METH_KEYWORDS,
-     "all_to_all(dst, src, team=None, algorithm=None, timeout=0)"},
-    {"all_to_allv", KW_ py_all_to_allv, METH_VARARGS | METH_KEYWORDS,
-     "all_to_allv(dst, recv_counts, src, send_counts, team=None, algorithm=None, timeout=0)"},
-    {"gather", KW_ py_gather, METH_FASTCALL | METH_KEYWORDS,
-     "gather(dst, src, root=0, team=None, algorithm=None, timeout=0); dst may be None off "
-     "the root"},
-    {"scatter", KW_ py_scatter, METH_FASTCALL | METH_KEYWORDS,
-     "scatter(dst, src, root=0, team=None, algorithm=None, timeout=0); src may be None off "
-     "the root"},
     {"_native_allreduce_loop", py_native_loop, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -236,27 +236,71 @@ int pysym_parse(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
     return 0;
 }
 
-static const char *const op_names[] = {NULL,  "sum",  "prod", "min", "max",
-                                       "avg", "band", "bor",  "bxor"};
+/* The library's names of its reduction ops (sym_op_name, from SYM_OP_SUM)
+ * and algorithms (sym_algorithm_name, from SYM_ALGO_AUTO): each list ends
+ * at the first value the library names as it names an invalid one. */
+typedef const char *(*name_fn)(long v);
+
+static const char *op_name(long v)
+{
+    return sym_op_name((sym_op_t)v);
+}
+
+static const char *algo_name(long v)
+{
+    return sym_algorithm_name((sym_algorithm_t)v);
+}
+
+#define NAMES_MAX 64 /* a bound on each list, should the library name every value */
+
+static long names_end(name_fn name_of, long first)
+{
+    const char *invalid = name_of(-1);
+    long v = first;
+    while (v < first + NAMES_MAX && strcmp(name_of(v), invalid) != 0)
+        v++;
+    return v;
+}
+
+/* The value an int or a name stands for; -1 if none. */
+static long name_value(PyObject *obj, name_fn name_of, long first)
+{
+    long end = names_end(name_of, first);
+    if (PyLong_Check(obj)) {
+        long v = PyLong_AsLong(obj);
+        return v >= first && v < end ? v : -1;
+    }
+    const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    for (long v = first; s && v < end; v++)
+        if (!strcmp(s, name_of(v)))
+            return v;
+    return -1;
+}
+
+/* Raise ValueError "symheap: <what> must be <lead>'a', 'b', ...<tail>". */
+static int name_error(const char *what, const char *lead, name_fn name_of, long first, int upper,
+                      const char *tail)
+{
+    char list[512] = "";
+    size_t used = 0;
+    for (long v = first, end = names_end(name_of, first); v < end && used < sizeof(list); v++) {
+        char word[64];
+        snprintf(word, sizeof(word), "%s", name_of(v));
+        for (char *c = word; upper && *c; c++)
+            *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s%s%s",
+                                 v > first ? ", " : "", upper ? "" : "'", word, upper ? "" : "'");
+    }
+    PyErr_Format(PyExc_ValueError, "symheap: %s must be %s%s%s", what, lead, list, tail);
+    return -1;
+}
 
 int pysym_op(PyObject *obj, int is_bool, sym_op_t *op_p)
 {
-    long v = -1;
-    if (!obj) {
-        v = SYM_OP_SUM;
-    } else if (PyLong_Check(obj)) {
-        v = PyLong_AsLong(obj);
-    } else if (PyUnicode_Check(obj)) {
-        const char *s = PyUnicode_AsUTF8(obj);
-        for (long i = 1; s && i < (long)(sizeof(op_names) / sizeof(op_names[0])); i++)
-            if (!strcmp(s, op_names[i]))
-                v = i;
-    }
-    if (v < SYM_OP_SUM || v > SYM_OP_BXOR) {
-        PyErr_SetString(PyExc_ValueError, "symheap: op must be one of symheap.SUM, PROD, MIN, "
-                                          "MAX, AVG, BAND, BOR, BXOR (or their lower-case names)");
-        return -1;
-    }
+    long v = obj ? name_value(obj, op_name, SYM_OP_SUM) : SYM_OP_SUM;
+    if (v < 0)
+        return name_error("op", "one of symheap.", op_name, SYM_OP_SUM, 1,
+                          " (or their lower-case names)");
     sym_op_t op = (sym_op_t)v;
     if (is_bool) {
         if (op == SYM_OP_SUM || op == SYM_OP_MAX)
@@ -272,28 +316,29 @@ int pysym_op(PyObject *obj, int is_bool, sym_op_t *op_p)
     return 0;
 }
 
-static const char *const algo_names[] = {"auto", "naive", "ring", "tree", "rd", "pairwise"};
-
 int pysym_algorithm(PyObject *obj, sym_algorithm_t *algo_p)
 {
-    long v = -1;
-    if (!obj || obj == Py_None) {
-        v = SYM_ALGO_AUTO;
-    } else if (PyLong_Check(obj)) {
-        v = PyLong_AsLong(obj);
-    } else if (PyUnicode_Check(obj)) {
-        const char *s = PyUnicode_AsUTF8(obj);
-        for (long i = 0; s && i < (long)(sizeof(algo_names) / sizeof(algo_names[0])); i++)
-            if (!strcmp(s, algo_names[i]))
-                v = i;
-    }
-    if (v < SYM_ALGO_AUTO || v > SYM_ALGO_PAIRWISE) {
-        PyErr_SetString(PyExc_ValueError, "symheap: algorithm must be None or one of 'auto', "
-                                          "'naive', 'ring', 'tree', 'rd', 'pairwise'");
-        return -1;
-    }
+    long v = !obj || obj == Py_None ? SYM_ALGO_AUTO : name_value(obj, algo_name, SYM_ALGO_AUTO);
+    if (v < 0)
+        return name_error("algorithm", "None or one of ", algo_name, SYM_ALGO_AUTO, 0, "");
     *algo_p = (sym_algorithm_t)v;
     return 0;
+}
+
+/* {name: value} of a name list, for the module's OPS and ALGORITHMS. */
+static PyObject *names_dict(name_fn name_of, long first)
+{
+    PyObject *d = PyDict_New();
+    for (long v = first, end = names_end(name_of, first); d && v < end; v++) {
+        PyObject *value = PyLong_FromLong(v);
+        if (!value || PyDict_SetItemString(d, name_of(v), value) < 0) {
+            Py_XDECREF(value);
+            Py_CLEAR(d);
+            break;
+        }
+        Py_DECREF(value);
+    }
+    return d;
 }
 
 int pysym_team(PyObject *obj, sym_team_t *team_p)
@@ -453,7 +498,9 @@ PyMODINIT_FUNC PyInit__symheap(void)
         return NULL;
     if (PyModule_AddFunctions(m, pysym_rma_methods) < 0 ||
         PyModule_AddFunctions(m, pysym_coll_methods) < 0 ||
-        PyModule_AddFunctions(m, pysym_team_methods) < 0) {
+        PyModule_AddFunctions(m, pysym_team_methods) < 0 || pysym_coll_add(m) < 0 ||
+        PyModule_AddObject(m, "OPS", names_dict(op_name, SYM_OP_SUM)) < 0 ||
+        PyModule_AddObject(m, "ALGORITHMS", names_dict(algo_name, SYM_ALGO_AUTO)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -15,8 +15,8 @@ WorkSymheap::WorkSymheap(c10d::OpType type, std::vector<at::Tensor> outputs,
                          std::exception_ptr error, int source_rank)
     : c10d::Work(-1, type), outputs_(std::move(outputs)), source_rank_(source_rank)
 {
-    future_ =
-        c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()));
+    static const c10::TypePtr tensor_list = c10::ListType::create(c10::TensorType::get());
+    future_ = c10::make_intrusive<c10::ivalue::Future>(tensor_list);
     if (error)
         future_->setError(error);
     else
@@ -86,15 +86,48 @@ ProcessGroupSymheap::ProcessGroupSymheap(int rank, int size, sym_team_t team, do
     init();
 }
 
-// Teams are released with the job (sym_finalize): sym_team_destroy is
-// collective, and Python frees process groups at different moments on
-// different ranks.
+// A group never released keeps its team until the job ends (sym_finalize):
+// sym_team_destroy is collective, and Python frees process groups at
+// different moments on different ranks.
 ProcessGroupSymheap::~ProcessGroupSymheap() = default;
+
+void ProcessGroupSymheap::release()
+{
+    sym_status_t st = SYM_OK;
+    {
+        std::lock_guard<std::mutex> g(op_lock());
+        if (released_)
+            return;
+        released_ = true;
+        if (team_ != sym_team_world())
+            st = sym_team_destroy(team_);
+    }
+    check(st, "destroy_process_group (sym_team_destroy)");
+}
+
+void ProcessGroupSymheap::check_live(c10d::OpType type) const
+{
+    TORCH_CHECK(!released_, "symheap ", c10d::opTypeToString(type),
+                ": the process group was destroyed (destroy_process_group)");
+}
 
 std::mutex &op_lock()
 {
     static std::mutex m;
     return m;
+}
+
+const std::string &profiler_name(c10d::OpType type)
+{
+    static const std::string unknown = "symheap:" + c10d::opTypeToString(c10d::OpType::UNKNOWN);
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (int t = 0; t <= int(c10d::OpType::_REDUCE_SCATTER_BASE); t++)
+            v.push_back("symheap:" + c10d::opTypeToString(c10d::OpType(t)));
+        return v;
+    }();
+    size_t i = size_t(type);
+    return i < names.size() ? names[i] : unknown;
 }
 
 sym_datatype_t datatype_of(const at::Tensor &t, const char *op)

@@ -9,7 +9,12 @@
  * satisfied (DDP's communication hook chains on it).  Operations of the
  * process are serialised by one lock (symheap teams take one call at a
  * time).  Each call's deadline is the group's timeout (init_process_group /
- * new_group timeout=) unless the op's options carry their own.
+ * new_group timeout=) unless the op's options carry their own.  Each
+ * operation is a "symheap:<op>" range in torch's profiler.
+ *
+ * release() (destroy_process_group, through symheap/torch.py) destroys the
+ * group's team, unless it is the world's; the group's operations then
+ * raise.
  */
 #pragma once
 
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
@@ -49,6 +55,12 @@ class WorkSymheap : public c10d::Work
     c10::intrusive_ptr<c10::ivalue::Future> future_;
 };
 
+// The process-wide lock every operation holds while it calls symheap.
+std::mutex &op_lock();
+
+// "symheap:<op>", the profiler's name of an operation.
+const std::string &profiler_name(c10d::OpType type);
+
 class ProcessGroupSymheap : public c10d::ProcessGroup
 {
   public:
@@ -65,6 +77,14 @@ class ProcessGroupSymheap : public c10d::ProcessGroup
     {
         return team_;
     }
+    bool released() const
+    {
+        return released_;
+    }
+    // Destroy the group's team (sym_team_destroy: collective over its
+    // members) unless it is the world team; later operations raise.  A
+    // second call does nothing.  Throws the team's error, if any.
+    void release();
     double timeout_s() const
     {
         return timeout_s_;
@@ -118,12 +138,33 @@ class ProcessGroupSymheap : public c10d::ProcessGroup
   private:
     sym_team_t team_;
     double timeout_s_;
+    bool released_ = false;
+
+    // Throws unless the group is usable (not released).
+    void check_live(c10d::OpType type) const;
+
+  protected:
+    // A Work finished by running `fn` now, under the process's operation
+    // lock and a profiler range named after the op; its exception (if any)
+    // is kept in the Work.
+    template <typename Fn>
+    c10::intrusive_ptr<c10d::Work> run(c10d::OpType type, std::vector<at::Tensor> outputs, Fn &&fn)
+    {
+        check_live(type);
+        std::exception_ptr err;
+        try {
+            RECORD_FUNCTION(profiler_name(type), c10::ArrayRef<const c10::IValue>{});
+            std::lock_guard<std::mutex> g(op_lock());
+            fn();
+        } catch (...) {
+            err = std::current_exception();
+        }
+        return c10::make_intrusive<WorkSymheap>(type, std::move(outputs), err);
+    }
 };
 
 // --- helpers shared by the operation files ---
 
-// The process-wide lock every operation holds while it calls symheap.
-std::mutex &op_lock();
 
 // symheap datatype of a tensor's dtype; throws naming the dtype otherwise.
 sym_datatype_t datatype_of(const at::Tensor &t, const char *op);
@@ -141,19 +182,5 @@ void check(sym_status_t st, const char *op);
 
 // A CPU tensor check: throws unless `t` is a CPU tensor.
 void check_cpu(const at::Tensor &t, const char *op);
-
-// A Work finished by running `fn` now; its exception (if any) is kept.
-template <typename Fn>
-c10::intrusive_ptr<c10d::Work> run(c10d::OpType type, std::vector<at::Tensor> outputs, Fn &&fn)
-{
-    std::exception_ptr err;
-    try {
-        std::lock_guard<std::mutex> g(op_lock());
-        fn();
-    } catch (...) {
-        err = std::current_exception();
-    }
-    return c10::make_intrusive<WorkSymheap>(type, std::move(outputs), err);
-}
 
 } // namespace symheap_torch

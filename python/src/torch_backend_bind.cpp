@@ -89,10 +89,13 @@ WorkPtr ProcessGroupSymheap::recv(std::vector<at::Tensor> &ts, int src_rank, int
 WorkPtr ProcessGroupSymheap::recvAnysource(std::vector<at::Tensor> &ts, int tag)
 {
     check_p2p(ts, tag, "recvAnysource");
+    check_live(c10d::OpType::RECVANYSOURCE);
 #ifdef SYM_ANY_PE
     std::exception_ptr err;
     int source = -1;
     try {
+        RECORD_FUNCTION(profiler_name(c10d::OpType::RECVANYSOURCE),
+                        c10::ArrayRef<const c10::IValue>{});
         std::lock_guard<std::mutex> g(op_lock());
         at::Tensor c = ts[0].contiguous();
         sym_p2p_opts_t o{timeout_s_};
@@ -137,7 +140,11 @@ PYBIND11_MODULE(_torch_backend, m)
              py::arg("rank"), py::arg("size"), py::arg("team"), py::arg("timeout_s"))
         .def_property_readonly("team",
                                [](const ProcessGroupSymheap &pg) { return team_handle(pg.team()); })
-        .def_property_readonly("timeout_s", &ProcessGroupSymheap::timeout_s);
+        .def_property_readonly("timeout_s", &ProcessGroupSymheap::timeout_s)
+        .def_property_readonly("released", &ProcessGroupSymheap::released)
+        // Destroy the group's team (collective over its members; not the
+        // world's); its operations raise afterwards.
+        .def("_release", &ProcessGroupSymheap::release, py::call_guard<py::gil_scoped_release>());
     m.def("team_world", [] { return team_handle(sym_team_world()); });
     // sym_team_create over the world: collective over every PE of the job;
     // returns 0 on PEs outside the new team.

@@ -3,8 +3,11 @@
  * are checked before any rank enters symheap (a wrong tensor count or size
  * raises at once, on that rank); a failure inside symheap (mismatched
  * calls across ranks, a lost peer, a deadline) is kept in the returned
- * Work, whose wait() raises it.  Non-contiguous tensors are copied to
- * contiguous ones and the results copied back.
+ * Work, whose wait() raises it.  A contiguous tensor is used where it
+ * is, never copied; a list of tensors that lie back to back in memory (views
+ * of one buffer, as torch.chunk and split make them) is used as that one
+ * buffer.  Non-contiguous tensors, and lists elsewhere, are copied to a
+ * contiguous buffer and the results copied back.
  */
 #include "torch_backend.hpp"
 
@@ -58,6 +61,54 @@ at::Tensor pack(const std::vector<at::Tensor> &ins)
         flat.push_back(t.reshape({-1}));
     return at::cat(flat);
 }
+
+// The first byte of `ts` when they lie back to back in memory, in order,
+// each contiguous and of one dtype, so that a collective can read or write
+// all of them as one buffer; nullptr otherwise (and for an empty list).
+// Empty tensors take no room and are skipped.
+void *adjacent(const std::vector<at::Tensor> &ts)
+{
+    char *base = nullptr, *next = nullptr;
+    for (auto &t : ts) {
+        if (!t.is_contiguous() || t.scalar_type() != ts[0].scalar_type())
+            return nullptr;
+        if (t.numel() == 0)
+            continue;
+        char *p = static_cast<char *>(t.data_ptr());
+        if (next && p != next)
+            return nullptr;
+        base = base ? base : p;
+        next = p + t.nbytes();
+    }
+    return base;
+}
+
+// A list of tensors as one flat buffer of `numel` elements: the tensors'
+// own memory when adjacent(), else a new buffer (an input list packed into
+// it, an output list filled from it by write_back()).
+struct FlatList {
+    std::vector<at::Tensor> ts;
+    at::Tensor copy;
+    void *base;
+    FlatList(const std::vector<at::Tensor> &list, bool input, const at::TensorOptions &o,
+             int64_t numel)
+        : ts(list), base(adjacent(list))
+    {
+        if (!base && numel > 0) {
+            copy = input ? pack(ts) : at::empty({numel}, o);
+            base = copy.data_ptr();
+        }
+    }
+    void *ptr()
+    {
+        return base;
+    }
+    void write_back()
+    {
+        if (copy.defined())
+            unpack(copy, ts);
+    }
+};
 
 // The result tensor of an in-place op on t: t itself when contiguous, else
 // a contiguous copy that write_back() copies into t.
@@ -119,11 +170,14 @@ WorkPtr ProcessGroupSymheap::allreduce_coalesced(std::vector<at::Tensor> &ts,
     sym_datatype_t dt = datatype_of(ts[0], "allreduce_coalesced");
     sym_op_t op = op_of(opts.reduceOp, ts[0], "allreduce_coalesced");
     auto o = coll_opts(opts.timeout, timeout_s_);
+    int64_t total = 0;
+    for (auto &t : ts)
+        total += t.numel();
     return run(OpType::ALLREDUCE_COALESCED, ts, [&] {
-        at::Tensor flat = pack(ts);
-        check(sym_allreduce(team_, flat.data_ptr(), flat.data_ptr(), n_of(flat), dt, op, &o),
+        FlatList f(ts, true, ts[0].options(), total);
+        check(sym_allreduce(team_, f.ptr(), f.ptr(), size_t(total), dt, op, &o),
               "allreduce_coalesced");
-        unpack(flat, ts);
+        f.write_back();
     });
 }
 
@@ -155,9 +209,9 @@ WorkPtr ProcessGroupSymheap::allgather(std::vector<std::vector<at::Tensor>> &out
     auto o = coll_opts(opts.timeout, timeout_s_);
     return run(OpType::ALLGATHER, outs[0], [&] {
         at::Tensor in = ins[0].contiguous();
-        at::Tensor flat = at::empty({int64_t(size_) * in.numel()}, in.options());
-        check(sym_all_gather(team_, flat.data_ptr(), in.data_ptr(), n_of(in), dt, &o), "allgather");
-        unpack(flat, outs[0]);
+        FlatList f(outs[0], false, in.options(), int64_t(size_) * in.numel());
+        check(sym_all_gather(team_, f.ptr(), in.data_ptr(), n_of(in), dt, &o), "allgather");
+        f.write_back();
     });
 }
 
@@ -201,11 +255,11 @@ WorkPtr ProcessGroupSymheap::allgather_coalesced(std::vector<std::vector<at::Ten
     return run(OpType::ALLGATHER_COALESCED, all, [&] {
         for (size_t k = 0; k < ins.size(); k++) {
             at::Tensor in = ins[k].contiguous();
-            at::Tensor flat = at::empty({int64_t(size_) * in.numel()}, in.options());
-            check(sym_all_gather(team_, flat.data_ptr(), in.data_ptr(), n_of(in),
+            FlatList f(outs[k], false, in.options(), int64_t(size_) * in.numel());
+            check(sym_all_gather(team_, f.ptr(), in.data_ptr(), n_of(in),
                                  datatype_of(in, "allgather_coalesced"), &o),
                   "allgather_coalesced");
-            unpack(flat, outs[k]);
+            f.write_back();
         }
     });
 }
@@ -228,14 +282,9 @@ WorkPtr ProcessGroupSymheap::gather(std::vector<std::vector<at::Tensor>> &outs,
     std::vector<at::Tensor> result = outs.empty() ? std::vector<at::Tensor>() : outs[0];
     return run(OpType::GATHER, result, [&] {
         at::Tensor in = ins[0].contiguous();
-        at::Tensor flat;
-        if (rank_ == root)
-            flat = at::empty({int64_t(size_) * in.numel()}, in.options());
-        check(sym_gather(team_, rank_ == root ? flat.data_ptr() : nullptr, in.data_ptr(), n_of(in),
-                         dt, root, &o),
-              "gather");
-        if (rank_ == root)
-            unpack(flat, outs[0]);
+        FlatList f(result, false, in.options(), rank_ == root ? int64_t(size_) * in.numel() : 0);
+        check(sym_gather(team_, f.ptr(), in.data_ptr(), n_of(in), dt, root, &o), "gather");
+        f.write_back();
     });
 }
 
@@ -256,13 +305,10 @@ WorkPtr ProcessGroupSymheap::scatter(std::vector<at::Tensor> &outs,
     sym_datatype_t dt = datatype_of(outs[0], "scatter");
     auto o = coll_opts(opts.timeout, timeout_s_);
     return run(OpType::SCATTER, outs, [&] {
-        at::Tensor flat;
-        if (rank_ == root)
-            flat = pack(ins[0]);
         Staged s(outs[0]);
-        check(sym_scatter(team_, s.ptr(), rank_ == root ? flat.data_ptr() : nullptr, n_of(s.c), dt,
-                          root, &o),
-              "scatter");
+        FlatList f(rank_ == root ? ins[0] : std::vector<at::Tensor>(), true, s.c.options(),
+                   rank_ == root ? int64_t(size_) * s.c.numel() : 0);
+        check(sym_scatter(team_, s.ptr(), f.ptr(), n_of(s.c), dt, root, &o), "scatter");
         s.write_back();
     });
 }
@@ -280,10 +326,9 @@ WorkPtr ProcessGroupSymheap::reduce_scatter(std::vector<at::Tensor> &outs,
     sym_op_t op = op_of(opts.reduceOp, outs[0], "reduce_scatter");
     auto o = coll_opts(opts.timeout, timeout_s_);
     return run(OpType::REDUCE_SCATTER, outs, [&] {
-        at::Tensor flat = pack(ins[0]);
         Staged s(outs[0]);
-        check(sym_reduce_scatter(team_, s.ptr(), flat.data_ptr(), n_of(s.c), dt, op, &o),
-              "reduce_scatter");
+        FlatList f(ins[0], true, s.c.options(), int64_t(size_) * s.c.numel());
+        check(sym_reduce_scatter(team_, s.ptr(), f.ptr(), n_of(s.c), dt, op, &o), "reduce_scatter");
         s.write_back();
     });
 }
@@ -394,16 +439,15 @@ WorkPtr ProcessGroupSymheap::alltoall(std::vector<at::Tensor> &outs, std::vector
         rc.push_back(n_of(outs[i]));
     }
     auto o = coll_opts(opts.timeout, timeout_s_);
+    int64_t sent = 0, received = 0;
+    for (size_t i = 0; i < ins.size(); i++)
+        sent += int64_t(sc[i]), received += int64_t(rc[i]);
     return run(OpType::ALLTOALL, outs, [&] {
-        at::Tensor flat_in = pack(ins);
-        int64_t total = 0;
-        for (auto x : rc)
-            total += int64_t(x);
-        at::Tensor flat_out = at::empty({total}, ins[0].options());
-        check(sym_all_to_allv(team_, flat_in.data_ptr(), sc.data(), flat_out.data_ptr(), rc.data(),
-                              dt, &o),
+        FlatList in(ins, true, ins[0].options(), sent);
+        FlatList out(outs, false, ins[0].options(), received);
+        check(sym_all_to_allv(team_, in.ptr(), sc.data(), out.ptr(), rc.data(), dt, &o),
               "alltoall");
-        unpack(flat_out, outs);
+        out.write_back();
     });
 }
 

@@ -13,15 +13,18 @@ collectives on numpy arrays.
 Start PEs with `symrun -n N python3 script.py`, a PMIx launcher (mpirun,
 srun) or the TCP rendezvous (SYMHEAP_ROOT_ADDR); one symheap job per process.
 
-Collectives take any C-contiguous numpy array (symmetric or not), infer the
-datatype from it (int8..uint64, float16/32/64; bool with logical ops), and
-accept team=, algorithm= ('auto', 'naive', 'ring', 'tree', 'rd', 'pairwise')
-and timeout= (seconds; 0: the team's).  Every failure raises a subclass of
-symheap.Error with .status and the library's message.
+Collectives (one per collective of the library: COLLECTIVES names them)
+take any C-contiguous numpy array (symmetric or not), infer the datatype
+from it (int8..uint64, float16/32/64; bool with logical ops), and accept
+team=, algorithm= (a name of ALGORITHMS: 'auto', 'naive', 'ring', ...) and
+timeout= (seconds; 0: the team's); reductions take op= (a name of OPS, or
+symheap.SUM ...).  Every failure raises a subclass of symheap.Error with
+.status and the library's message.
 """
 
 import numpy as _np
 
+from ._version import __version__  # noqa: F401  (meson.build's version)
 from . import _symheap
 from . import _errors
 from ._errors import *  # noqa: F401,F403  (the Error classes)
@@ -31,11 +34,16 @@ _symheap._set_error_factory(_errors.from_status)
 
 from ._symheap import (  # noqa: E402  (after the error factory is in place)
     finalize, initialized, my_pe, n_pes, put, get, wait_until, quiet, fence,
-    barrier, barrier_all, broadcast, reduce, allreduce, reduce_scatter, all_gather,
-    all_gatherv, all_to_all, all_to_allv, gather, scatter, status_name,
+    barrier_all, status_name, COLLECTIVES,
 )
 
-SUM, PROD, MIN, MAX, AVG, BAND, BOR, BXOR = range(1, 9)
+# The collectives (barrier, broadcast, ..., all_to_allv), the reduction ops
+# (SUM, PROD, ...: sym_op_t values) and the algorithm names, as the library
+# lists them.
+globals().update({_name: getattr(_symheap, _name) for _name in COLLECTIVES})
+OPS = dict(_symheap.OPS)
+ALGORITHMS = dict(_symheap.ALGORITHMS)
+globals().update({_name.upper(): _value for _name, _value in OPS.items()})
 SIGNAL_SET, SIGNAL_ADD = 1, 2
 CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE = range(1, 7)
 

@@ -9,6 +9,16 @@ it (sym_init); it lasts until the interpreter exits (sym_finalize at exit).
 A later init_process_group after destroy_process_group reuses the running
 job when its rank and world size match (else it raises).
 
+destroy_process_group(group) destroys that group's symheap team (collective
+over the group's ranks, as torch has every member call it);
+destroy_process_group() destroys the default group and every symheap group,
+collectively over all ranks, and readies the next init_process_group:
+torch's group numbering goes on instead of restarting at 0 (torchrun's
+store outlives the group, and torch 1.13 names its store keys by that
+number: a restarted numbering found the first group's keys there and waited
+for ever), and under symrun or a PMIx launcher rank 0 picks a new
+MASTER_PORT for the next group's store.
+
 How the job starts:
 - under torchrun (or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT set by hand),
   through the c10d Store torch gives the backend, the job's trust anchor as
@@ -25,7 +35,10 @@ How the job starts:
 Sub-groups (dist.new_group) are symheap teams made by sym_team_create over
 the world, which every process of the job calls: this module wraps
 dist.new_group (as torch requires, every process calls it) so that the team
-exists before torch creates the group on its members.
+exists before torch creates the group on its members, and
+dist.destroy_process_group so that the team goes with the group.  (Code
+that took those functions from torch.distributed before importing this
+module calls torch's own.)
 
 The init_process_group (or new_group) timeout bounds every operation of the
 group; SYMHEAP_TIMEOUT (unless set) becomes that timeout too, which bounds
@@ -47,7 +60,9 @@ ProcessGroupSymheap = _torch_backend.ProcessGroupSymheap
 BACKEND = "symheap"
 
 _pending_teams = {}  # tuple(global ranks) -> team handle, made by new_group
+_groups = {}  # the live ProcessGroupSymheap objects, in creation order
 _finalize_registered = False
+_own_master_port = False  # MASTER_PORT was set here (symrun, PMIx)
 
 
 def _launcher():
@@ -118,7 +133,9 @@ def _create(opts, pg_options=None):
             raise RuntimeError(
                 f"symheap: no team for group {ranks}: create sub-groups with "
                 "torch.distributed.new_group after `import symheap.torch`, on every process")
-    return ProcessGroupSymheap(opts.group_rank, opts.group_size, team, timeout_s)
+    pg = ProcessGroupSymheap(opts.group_rank, opts.group_size, team, timeout_s)
+    _groups[pg] = None
+    return pg
 
 
 _orig_new_group = _c10d.new_group
@@ -140,6 +157,64 @@ def new_group(ranks=None, timeout=_c10d.default_pg_timeout, backend=None, pg_opt
     return _orig_new_group(ranks, timeout, backend, pg_options)
 
 
+_orig_destroy = _c10d.destroy_process_group
+
+
+def _release(pg):
+    _groups.pop(pg, None)
+    pg._release()
+
+
+def destroy_process_group(group=None):
+    """torch.distributed.destroy_process_group; a symheap group's team goes
+    with it.  For the default group (group None or WORLD): every symheap
+    group's team, in creation order, then a world barrier (a rank's store
+    of this group is closed before any rank starts the next); collective
+    over all ranks then."""
+    default = group is None or group is _c10d.GroupMember.WORLD
+    if not default:
+        _orig_destroy(group)
+        if isinstance(group, ProcessGroupSymheap):
+            _release(group)
+        return
+    symheap_default = isinstance(_c10d.GroupMember.WORLD, ProcessGroupSymheap)
+    count = _c10d._group_count
+    _orig_destroy(group)
+    errors = []
+    for pg in list(_groups):
+        try:
+            _release(pg)
+        except RuntimeError as e:  # the others are still released
+            errors.append(e)
+    if symheap_default:
+        _c10d._group_count = count
+        _next_rendezvous()
+    if errors:
+        raise errors[0]
+
+
+def _next_rendezvous():
+    """After the default group: every rank is done with its store before
+    any starts the next one, and a MASTER_PORT this module chose is
+    replaced by a new one (rank 0's old store may outlive its group)."""
+    if not _own_master_port:
+        _symheap.barrier_all()
+        return
+    import numpy as np
+    port = np.zeros(1, np.int64)
+    if _symheap.my_pe() == 0:
+        port[0] = _free_port()
+    _symheap.broadcast(port, 0)
+    _symheap.barrier_all()
+    os.environ["MASTER_PORT"] = str(int(port[0]))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _set_launcher_env():
     """Under symrun or a PMIx launcher: join the job now and give torch's
     env:// what it needs, unless the environment already has it."""
@@ -149,23 +224,26 @@ def _set_launcher_env():
             if v not in os.environ]
     if not need:
         return
+    global _own_master_port
     import numpy as np
     _start_job()
     port = np.zeros(1, np.int64)
     if _symheap.my_pe() == 0:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port[0] = s.getsockname()[1]
+        port[0] = _free_port()
     _symheap.broadcast(port, 0)
     os.environ.setdefault("RANK", str(_symheap.my_pe()))
     os.environ.setdefault("WORLD_SIZE", str(_symheap.n_pes()))
     os.environ.setdefault("LOCAL_RANK", str(_symheap.my_pe()))
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(int(port[0])))
+    if "MASTER_PORT" not in os.environ:
+        os.environ["MASTER_PORT"] = str(int(port[0]))
+        _own_master_port = True
 
 
 if BACKEND.upper() not in dist.Backend._plugins:
     dist.Backend.register_backend(BACKEND, _create, extended_api=True)
     dist.new_group = new_group
     _c10d.new_group = new_group
+    dist.destroy_process_group = destroy_process_group
+    _c10d.destroy_process_group = destroy_process_group
 _set_launcher_env()

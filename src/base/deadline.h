@@ -16,6 +16,7 @@
 #define SYM_BASE_DEADLINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symheap.h"
@@ -29,13 +30,25 @@ struct sym_deadline {
     double timeout_s;
     /* CLOCK_MONOTONIC nanoseconds of the end; 0 until anchored. */
     uint64_t at_ns;
+    /* What set the timeout, for the message: a variable or an option
+     * ("SYMHEAP_INIT_TIMEOUT"); NULL: SYMHEAP_TIMEOUT for the default, else
+     * the call or its team. */
+    const char *source;
 };
 
 /* A deadline `timeout_s` seconds from the first wait that blocks (<= 0:
  * SYMHEAP_TIMEOUT). */
 static inline struct sym_deadline sym_deadline_in(const char *op, double timeout_s)
 {
-    struct sym_deadline dl = {op, timeout_s, 0};
+    struct sym_deadline dl = {op, timeout_s, 0, NULL};
+    return dl;
+}
+
+/* The same, with the name of what set timeout_s for the message. */
+static inline struct sym_deadline sym_deadline_named(const char *op, double timeout_s,
+                                                     const char *source)
+{
+    struct sym_deadline dl = {op, timeout_s, 0, source};
     return dl;
 }
 
@@ -53,7 +66,7 @@ uint64_t sym_deadline_anchor(struct sym_deadline *dl);
 bool sym_deadline_passed(struct sym_deadline *dl);
 
 /* Record and return the timeout of `dl`: "<op>: timed out after <s> s
- * waiting for <what>". */
+ * (<what set it>) waiting for <what>". */
 sym_status_t sym_deadline_timeout(const struct sym_deadline *dl, const char *what);
 
 /* Check a timeout given by the caller: SYM_OK, or SYM_ERR_INVALID_ARG
@@ -64,5 +77,21 @@ sym_status_t sym_timeout_check(const char *op, double seconds, bool zero_ok);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t sym_now_ns(void);
+
+/* When each step of a long call ended, for SYMHEAP_DEBUG's account of
+ * where its time went (sym_init's: one line per PE).  Owned by the call. */
+#define SYM_STEPS_MAX 8
+struct sym_steps {
+    uint64_t start;
+    int n;
+    const char *step[SYM_STEPS_MAX];
+    uint64_t end[SYM_STEPS_MAX];
+};
+/* Start counting now. */
+void sym_steps_start(struct sym_steps *s);
+/* Step `step` (a constant string) ends now; beyond SYM_STEPS_MAX, ignored. */
+void sym_steps_done(struct sym_steps *s, const char *step);
+/* Under SYMHEAP_DEBUG: "<what> steps (s): a 0.0012, b 0.0340; total 0.0352". */
+void sym_steps_log(const struct sym_steps *s, const char *what);
 
 #endif /* SYM_BASE_DEADLINE_H */

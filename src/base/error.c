@@ -9,6 +9,8 @@
 
 /* Large enough for a timeout message listing missing PEs. */
 static _Thread_local char last_error[1024];
+/* The status last_error describes. */
+static _Thread_local sym_status_t last_status = SYM_OK;
 
 /* Set by init and finalize; read by any thread (relaxed: a log prefix). */
 static int log_pe = -1;
@@ -50,7 +52,18 @@ SYM_API const char *sym_status_name(sym_status_t status)
 
 SYM_API const char *sym_last_error(void)
 {
+    sym_health_error_read();
     return last_error;
+}
+
+const char *sym_error_text(void)
+{
+    return last_error;
+}
+
+SYM_API sym_status_t sym_last_status(void)
+{
+    return last_status;
 }
 
 sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
@@ -59,6 +72,7 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof(last_error), fmt, ap);
     va_end(ap);
+    last_status = status;
     /* Messages quote bytes from peers and the network (bootstrap hellos,
      * names): no control character, an ANSI escape included, reaches a
      * terminal that prints sym_last_error(). */
@@ -66,6 +80,7 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
     sym_health_note_error(status);
+    sym_health_note_message(status, last_error);
     if (__atomic_load_n(&log_debug, __ATOMIC_RELAXED))
         fprintf(stderr, "[symheap pe %d] error %s: %s\n",
                 __atomic_load_n(&log_pe, __ATOMIC_RELAXED), sym_status_name(status), last_error);

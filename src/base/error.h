@@ -24,6 +24,16 @@ sym_status_t sym_error(sym_status_t status, const char *fmt, ...)
     })
 #endif
 
+/* The calling thread's detail message, as sym_last_error() returns it,
+ * for the library's own use (passing a message on, quoting it in a
+ * larger one): only the program's sym_last_error() counts as the program
+ * having read its error (sym_health_error_read), so inside the library
+ * the public name means this function. */
+const char *sym_error_text(void);
+#ifndef SYM_ERROR_C
+#define sym_last_error() sym_error_text()
+#endif
+
 /* Debug log line to stderr, prefixed with the PE, when SYMHEAP_DEBUG is set. */
 void sym_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

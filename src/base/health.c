@@ -134,6 +134,30 @@ void sym_health_note_error(sym_status_t status)
         hv.tell_error(hv.tell_error_arg, status, blames ? blamed : -1);
 }
 
+void sym_health_note_message(sym_status_t status, const char *msg)
+{
+    if (!hv.job || hv.me < 0)
+        return;
+    struct sym_job_pe *slot = &hv.job->pe[hv.me];
+    uint32_t state = __atomic_load_n(&slot->error_state, __ATOMIC_ACQUIRE);
+    /* an unread one stays: it is the first; another thread may be writing */
+    if ((state != SYM_JOB_ERROR_NONE && state != SYM_JOB_ERROR_READ) ||
+        !__atomic_compare_exchange_n(&slot->error_state, &state, SYM_JOB_ERROR_WRITING, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    snprintf(slot->error_msg, sizeof(slot->error_msg), "%s: %s", sym_status_name(status), msg);
+    __atomic_store_n(&slot->error_state, SYM_JOB_ERROR_UNREAD, __ATOMIC_RELEASE);
+}
+
+void sym_health_error_read(void)
+{
+    if (!hv.job || hv.me < 0)
+        return;
+    uint32_t unread = SYM_JOB_ERROR_UNREAD;
+    __atomic_compare_exchange_n(&hv.job->pe[hv.me].error_state, &unread, SYM_JOB_ERROR_READ, false,
+                                __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
 /* PE i's control block where its heap is mapped here (another thread may
  * map it meanwhile: the entry is read atomically), or NULL. */
 static uint8_t *peer_ctrl(int i)

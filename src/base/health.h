@@ -74,6 +74,16 @@ void sym_health_set(const struct sym_health_view *view);
  * thread-safe. */
 void sym_health_note_error(sym_status_t status);
 
+/* Keep `msg`, the detail message of an error of any status, where the
+ * launcher can print it if this PE ends badly without the program having
+ * read it: the first one since the program last read one.  Called by
+ * sym_error(); cheap and thread-safe. */
+void sym_health_note_message(sym_status_t status, const char *msg);
+
+/* The program read its error (sym_last_error()), or the library printed
+ * it: the launcher need not.  Cheap and thread-safe. */
+void sym_health_error_read(void);
+
 /* The job abort, if raised: 0, or 1 + the PE that raised it (npes + 1:
  * the launcher), with its status in *status_p; read from this PE's heap,
  * the launcher's segment and the bootstrap.  Cheap and thread-safe. */

@@ -5,6 +5,9 @@
  *                   the abort word, debug records
  *   SYNC_OFF        sync area: one 64-byte line per flag (barrier rounds, ...)
  *   mailbox_off     mailbox region (collectives, point-to-point), page aligned
+ *   staging_off     the world team's staging area: a PE copies data that its
+ *                   peers cannot reach where it lies into it once, and they
+ *                   read it from there (coll/direct.c), page aligned
  *   user_off        user heap: sym_malloc() and friends, page aligned
  *   teams_off       team region: split teams' mailbox areas, taken on demand
  *                   (never reserved at init: its pages are backed when a
@@ -23,7 +26,7 @@
 #include <stdint.h>
 
 #define SYM_HEAP_MAGIC          UINT64_C(0x53594d4845415031) /* "SYMHEAP1" */
-#define SYM_HEAP_LAYOUT_VERSION 4u
+#define SYM_HEAP_LAYOUT_VERSION 5u
 #define SYM_PAGE                4096u
 /* Every heap is mapped at an address aligned to this, so an offset aligned
  * to any power of two up to it is an address aligned to it (sym_align). */
@@ -94,11 +97,22 @@ struct sym_heap_ctrl {
      * heap only if it names the peer's own job. */
     char job_key[40];
     uint8_t pad5[SYM_LINE - 40];
+    /* Cross-memory attach (core/cma.c): where the owner's heap is mapped in
+     * its own address space and a random word at cma_token, which a peer
+     * reads with process_vm_readv and compares with its mapping's copy;
+     * cma_ok says whether the owner could read every peer of its host
+     * that way (written before sym_init's last barrier). */
+    uint64_t self_va;
+    uint64_t cma_token;
+    uint32_t cma_ok;
+    uint8_t pad6[SYM_LINE - 20];
 };
 
 struct sym_heap_layout {
     uint64_t mailbox_off;
     uint64_t mailbox_size;
+    uint64_t staging_off;
+    uint64_t staging_size;
     uint64_t user_off;
     uint64_t user_size;
     uint64_t teams_off;
@@ -111,18 +125,21 @@ static inline uint64_t sym_round_up(uint64_t x, uint64_t a)
     return (x + a - 1) / a * a;
 }
 
-/* Compute the layout for the given user heap, mailbox and team region
- * sizes; returns -1 if the total would overflow. */
+/* Compute the layout for the given user heap, mailbox, staging and team
+ * region sizes; returns -1 if the total would overflow. */
 static inline int sym_heap_layout_compute(uint64_t user_size, uint64_t mailbox_size,
-                                          uint64_t teams_size, struct sym_heap_layout *l)
+                                          uint64_t staging_size, uint64_t teams_size,
+                                          struct sym_heap_layout *l)
 {
     const uint64_t limit = UINT64_C(1) << 46; /* 64 TiB: far beyond any machine */
-    if (user_size > limit || mailbox_size > limit || teams_size > limit)
+    if (user_size > limit || mailbox_size > limit || staging_size > limit || teams_size > limit)
         return -1;
     l->mailbox_off = SYM_SYNC_OFF + (uint64_t)SYM_SYNC_LINES * SYM_LINE;
     l->mailbox_off = sym_round_up(l->mailbox_off, SYM_PAGE);
     l->mailbox_size = sym_round_up(mailbox_size, SYM_PAGE);
-    l->user_off = l->mailbox_off + l->mailbox_size;
+    l->staging_off = l->mailbox_off + l->mailbox_size;
+    l->staging_size = sym_round_up(staging_size, SYM_PAGE);
+    l->user_off = l->staging_off + l->staging_size;
     l->user_size = sym_round_up(user_size, SYM_PAGE);
     l->teams_off = l->user_off + l->user_size;
     l->teams_size = sym_round_up(teams_size, SYM_PAGE);

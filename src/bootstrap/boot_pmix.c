@@ -51,6 +51,7 @@ struct pmix_boot {
     pmix_proc_t me;
     uint32_t step;
     int timeout_s;
+    const char *timeout_name; /* what set timeout_s, for messages */
     bool debug;
     bool handler;
     size_t handler_ref;
@@ -177,7 +178,7 @@ static sym_status_t fence(struct pmix_boot *pb, const char *step, bool collect)
     }
     /* PMIx's own timeout should answer first: it knows more. */
     struct sym_waiter w = {fence_ready, fence_describe, f, NULL};
-    struct sym_deadline dl = sym_deadline_in(op, pb->timeout_s + 5.0);
+    struct sym_deadline dl = sym_deadline_named(op, pb->timeout_s + 5.0, pb->timeout_name);
     sym_status_t st = sym_wait_for(&dl, &w);
     if (st == SYM_OK && f->status != PMIX_SUCCESS)
         st = pmix_failed(pb, step, "PMIx_Fence_nb", f->status);
@@ -413,6 +414,7 @@ sym_status_t sym_boot_pmix_open(const struct sym_boot_settings *set, struct sym_
     pb->debug = set->debug;
     double t = ceil(set->timeout);
     pb->timeout_s = t > 1e6 ? 1000000 : t < 1 ? 1 : (int)t;
+    pb->timeout_name = set->timeout_name;
     pthread_mutex_init(&pb->lock, NULL);
     pmix_status_t rc = PMIx_Init(&pb->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {

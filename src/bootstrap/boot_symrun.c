@@ -20,6 +20,7 @@ struct symrun_boot {
     size_t map_len;
     uint64_t barriers; /* bootstrap barriers entered so far */
     double timeout;    /* of each step, from the settings at open */
+    const char *timeout_name;
 };
 
 /* One launcher variable for a message: its value, or "(unset)". */
@@ -74,7 +75,7 @@ static sym_status_t symrun_barrier(struct sym_boot *b, const char *step)
     if (before + 1 == w.target * b->job->npes)
         sym_job_boot_wake(b->job);
     struct sym_waiter waiter = {boot_all_arrived, boot_describe, &w, NULL};
-    struct sym_deadline dl = sym_deadline_in(step, sb->timeout);
+    struct sym_deadline dl = sym_deadline_named(step, sb->timeout, sb->timeout_name);
     return sym_wait_for_sleeping(&dl, &waiter, boot_sleep);
 }
 
@@ -183,6 +184,7 @@ sym_status_t sym_boot_symrun_open(const struct sym_boot_settings *cfg, struct sy
     fcntl((int)fd, F_SETFD, FD_CLOEXEC);
     sb->base.ops = &symrun_ops;
     sb->timeout = cfg->timeout;
+    sb->timeout_name = cfg->timeout_name;
     sb->base.rank = (int)pe;
     sb->base.size = (int)npes;
     memcpy(sb->base.key, job->key, sizeof(sb->base.key));

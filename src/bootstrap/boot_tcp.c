@@ -317,10 +317,10 @@ static sym_status_t join(struct tcp_boot *tb)
                      tb->auth_failures, tb->auth_last);
         pthread_mutex_unlock(&tb->lock);
         st = sym_error(SYM_ERR_TIMEOUT,
-                       "sym_init (tcp bootstrap): %s %s never joined at %s within %.0f s "
+                       "sym_init (tcp bootstrap): %s %s never joined at %s within %.0f s (%s) "
                        "(not started, wrong SYMHEAP_ROOT_ADDR, or blocked by a firewall?)%s",
                        strchr(missing, ',') ? "PEs" : "PE", missing, tb->addr_text, tb->timeout,
-                       failed);
+                       tb->timeout_name, failed);
     }
     if (st != SYM_OK) {
         tcp_root_fail_all(tb, st, sym_last_error());
@@ -370,6 +370,7 @@ sym_status_t sym_boot_tcp_open(const struct sym_boot_settings *cfg, struct sym_b
     tb->base.size = (int)cfg->size;
     snprintf(tb->addr_text, sizeof(tb->addr_text), "%s", cfg->root_addr);
     tb->timeout = cfg->timeout;
+    tb->timeout_name = cfg->timeout_name;
     tb->listen_fd = -1;
     tb->wake[0] = tb->wake[1] = -1;
     tb->lost = -1;

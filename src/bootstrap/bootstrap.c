@@ -29,13 +29,14 @@ int sym_boot_random_key(char *key)
  * inherited by whatever they start, so it comes last. */
 sym_status_t sym_boot_open(const struct sym_boot_settings *set, struct sym_boot **boot_p)
 {
-    const char *mode = set->mode;
+    const unsigned mode = set->mode;
+    const bool any = mode == SYM_CFG_BOOTSTRAP_AUTO;
     sym_status_t st;
-    if (!strcmp(mode, "symrun") || (!strcmp(mode, "auto") && set->symrun_fd_set))
+    if (mode == SYM_CFG_BOOTSTRAP_SYMRUN || (any && set->symrun_fd_set))
         st = sym_boot_symrun_open(set, boot_p);
-    else if (!strcmp(mode, "tcp") || (!strcmp(mode, "auto") && set->root_addr[0]))
+    else if (mode == SYM_CFG_BOOTSTRAP_TCP || (any && set->root_addr[0]))
         st = sym_boot_tcp_open(set, boot_p);
-    else if (!strcmp(mode, "pmix") || (!strcmp(mode, "auto") && getenv("PMIX_NAMESPACE")))
+    else if (mode == SYM_CFG_BOOTSTRAP_PMIX || (any && getenv("PMIX_NAMESPACE")))
         st = sym_boot_pmix_open(set, boot_p);
     else
         st = sym_boot_singleton_open(boot_p);

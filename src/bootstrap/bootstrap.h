@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/config.h"
 #include "base/secret.h"
 #include "launch/job.h"
 #include "symheap.h"
@@ -22,9 +23,10 @@
 /* What the bootstraps take from the configuration (SYMHEAP_*), handed over
  * by init when it opens one. */
 struct sym_boot_settings {
-    char mode[16];  /* SYMHEAP_BOOTSTRAP: auto, symrun, tcp, pmix, singleton */
+    unsigned mode;  /* SYMHEAP_BOOTSTRAP: enum sym_cfg_bootstrap */
     double timeout; /* seconds each step may wait (SYMHEAP_TIMEOUT or SYMHEAP_INIT_TIMEOUT) */
-    bool debug;     /* SYMHEAP_DEBUG: log what the launcher says */
+    const char *timeout_name; /* which of the two set it, for timeout messages */
+    bool debug;               /* SYMHEAP_DEBUG: log what the launcher says */
     /* symrun: set by the launcher, parsed but not trusted */
     bool symrun_fd_set, symrun_pe_set, symrun_npes_set;
     unsigned long symrun_fd, symrun_pe, symrun_npes;

@@ -106,6 +106,7 @@ struct tcp_boot {
     struct sym_boot base;
     char addr_text[256]; /* SYMHEAP_ROOT_ADDR as given */
     double timeout;
+    const char *timeout_name; /* what set timeout, for messages */
 
     pthread_t thread;
     bool thread_started;

@@ -200,7 +200,7 @@ sym_status_t tcp_wait_for(struct tcp_wait *w, const char *op, double timeout)
 {
     struct tcp_boot *tb = w->tb;
     struct sym_waiter waiter = {tcp_ready, tcp_describe, w, NULL};
-    struct sym_deadline dl = sym_deadline_in(op, timeout);
+    struct sym_deadline dl = sym_deadline_named(op, timeout, tb->timeout_name);
     sym_status_t st = sym_wait_for(&dl, &waiter);
     pthread_mutex_lock(&tb->lock);
     sym_status_t fatal = tb->fatal;

@@ -228,14 +228,16 @@ sym_status_t tcp_pe_connect(struct tcp_boot *tb)
     struct connect_try t = {
         .res = res, .deadline = tcp_now() + tb->timeout, .pause = 0.01, .fd = -1};
     struct sym_waiter w = {connect_ready, connect_describe, &t, NULL};
-    struct sym_deadline dl = sym_deadline_in("sym_init (tcp bootstrap)", tb->timeout);
+    struct sym_deadline dl =
+        sym_deadline_named("sym_init (tcp bootstrap)", tb->timeout, tb->timeout_name);
     st = sym_wait_for(&dl, &w);
     freeaddrinfo(res);
     if (st == SYM_ERR_TIMEOUT && t.fd < 0)
         return sym_error(SYM_ERR_TIMEOUT,
                          "sym_init (tcp bootstrap): PE %d never connected to the root (PE 0) "
-                         "at %s within %.0f s: %s (is PE 0 running and listening there?)",
-                         tb->base.rank, tb->addr_text, tb->timeout, strerror(t.err));
+                         "at %s within %.0f s (%s): %s (is PE 0 running and listening there?)",
+                         tb->base.rank, tb->addr_text, tb->timeout, tb->timeout_name,
+                         strerror(t.err));
     if (st != SYM_OK) {
         if (t.fd >= 0)
             close(t.fd);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Where member b's block lives in dst; NULL for an empty block (dst may be
  * NULL then, and offsetting NULL is undefined). */
@@ -147,19 +148,32 @@ sym_status_t sym_all_gatherv_rd(struct sym_coll *c, void *dst, const void *src, 
     return SYM_OK;
 }
 
-static const sym_all_gatherv_fn all_gather_algorithms[] = {SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)};
-
-/* rd takes ceil(log2 n) steps, the ring n-1 but with every link busy
- * with one neighbour, which wins once blocks are large; with two members
- * each is one exchange and naive the leanest.
- * Provisional crossover: the 2-core development machine cannot measure
- * teams above 2, bench_coll has to set it. */
-static sym_algorithm_t all_gather_auto(int n, size_t total_bytes)
+/* Every member copies every other's block straight out of its buffer. */
+sym_status_t sym_all_gatherv_direct(struct sym_coll *c, void *dst, const void *src,
+                                    const size_t *bytes, const size_t *displ)
 {
-    if (n <= 2 || sym_coll_crowded()) /* crowded: naive 1.2-5.5x faster at every size */
-        return SYM_ALGO_NAIVE;
-    return total_bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    for (int i = 0; i < n; i++)
+        d.dt->dsts[i] = slot(dst, bytes, displ, i);
+    sym_status_t st = sym_dcall_offer(&d, 1, src, bytes[me], 0, 0,
+                                      (struct sym_dreaders){.all = true, .one = -1}, NULL, NULL);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+    for (int i = 0; i < n && st == SYM_OK; i++)
+        if (i != me && d.dt->views[i].rlen != bytes[i])
+            st = sym_error(SYM_ERR_INTERNAL,
+                           "%s: member %d offers %llu bytes where %zu were expected", c->name, i,
+                           (unsigned long long)d.dt->views[i].rlen, bytes[i]);
+    if (st == SYM_OK)
+        st = sym_direct_copy_all(&d, d.dt->views, n, d.dt->dsts);
+    if (st == SYM_OK && bytes[me] && d.dt->dsts[me] != src)
+        memmove(d.dt->dsts[me], src, bytes[me]);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
+
+static const sym_all_gatherv_fn all_gather_algorithms[] = {SYM_ALL_GATHERV_ALGOS(SYM_ALGO_ENTRY)};
 
 /* The part both wrappers share, from a prepared call on: choose, start,
  * normalise src, run.  bytes/displ are owned by the caller. */
@@ -169,7 +183,7 @@ static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *op
     struct sym_team *team = c->team;
     const int n = team->size, me = team->rank;
     const size_t total = displ[n - 1] + bytes[n - 1];
-    sym_status_t st = sym_coll_select(c, opts, all_gather_auto(n, total));
+    sym_status_t st = sym_coll_select(c, opts, total);
     if (st != SYM_OK)
         return st;
     sym_coll_start(c);

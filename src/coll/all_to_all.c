@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
+#include "coll/tuning.h"
 
 /* An empty block may come with a NULL buffer: never offset NULL. */
 static inline uint8_t *at(void *p, size_t off)
@@ -95,27 +97,58 @@ sym_status_t sym_all_to_allv_pairwise(struct sym_coll *c, void *dst, const size_
     return finish(c, st, dst, rbytes, rdispl, src, sdispl);
 }
 
+/* Every member copies its block straight out of every other's buffer,
+ * blocks of at least direct.pair_min bytes only; smaller ones go through
+ * the mailboxes (the naive algorithm, on the small pairs alone), whose
+ * small cells cost less than an announcement and run further ahead.  Both
+ * ends of a pair know its size, so they agree on its path; a block's size
+ * is checked by its reader, which alone knows both sides. */
+sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t *rbytes,
+                                    const size_t *rdispl, const void *src, const size_t *sbytes,
+                                    const size_t *sdispl)
+{
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    struct sym_dteam *t = d.dt;
+    bool *big_out = t->picks, *big_in = t->picks + n, any_out = false, any_in = false;
+    size_t stotal = 0;
+    for (int i = 0; i < n; i++) {
+        big_out[i] = i != me && sbytes[i] >= sym_tuning.pair_min;
+        big_in[i] = i != me && rbytes[i] >= sym_tuning.pair_min;
+        any_out |= big_out[i];
+        any_in |= big_in[i];
+        /* the mailboxes carry the small blocks only (and the own block) */
+        t->roff[i] = big_out[i] ? 0 : sbytes[i];
+        t->rlen[i] = big_in[i] ? 0 : rbytes[i];
+        t->dsts[i] = rbytes[i] ? (uint8_t *)dst + rdispl[i] : NULL;
+        if (sdispl[i] + sbytes[i] > stotal)
+            stotal = sdispl[i] + sbytes[i];
+    }
+    sym_status_t st = SYM_OK;
+    if (any_out)
+        st = sym_dcall_offer(&d, 1, src, stotal, sdispl[me], sdispl[me] + sbytes[me],
+                             (struct sym_dreaders){.one = -1, .which = big_out}, sdispl, sbytes);
+    if (st == SYM_OK)
+        st = sym_all_to_allv_naive(c, dst, t->rlen, rdispl, src, t->roff, sdispl);
+    for (int i = 0; i < n && st == SYM_OK; i++) {
+        struct sym_dview *v = &t->views[i];
+        v->owner = -1;
+        if (!big_in[i] || (st = sym_dcall_view(&d, 1, i, v)) != SYM_OK || v->rlen == rbytes[i])
+            continue;
+        char msg[256];
+        snprintf(msg, sizeof(msg), "PE %d sends %llu bytes to PE %d, which expects %zu",
+                 c->team->pe_of[i], (unsigned long long)v->rlen, sym_rt.me, rbytes[i]);
+        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+        st = sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
+                       (unsigned long long)c->fp.seq, c->team->name, msg);
+    }
+    if (st == SYM_OK && any_in)
+        st = sym_direct_copy_all(&d, t->views, n, t->dsts);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
+}
+
 static const sym_all_to_allv_fn all_to_all_algorithms[] = {SYM_ALL_TO_ALLV_ALGOS(SYM_ALGO_ENTRY)};
-
-/* With two PEs both algorithms exchange the same single pair of messages.
- * Small blocks are latency bound: naive has every message in flight at
- * once.  Large blocks are bandwidth bound: pairwise keeps each PE's
- * memory traffic to one stream in and one out instead of n - 1 of each
- * competing for the same caches. */
-static sym_algorithm_t all_to_all_auto(int n, size_t block_bytes)
-{
-    if (n <= 2 || block_bytes <= 8192 || sym_coll_crowded()) /* crowded: naive everywhere */
-        return SYM_ALGO_NAIVE;
-    return SYM_ALGO_PAIRWISE;
-}
-
-/* The algorithm is part of the fingerprint, so every member must choose
- * the same one; only the team size is known alike everywhere here (each PE
- * knows just its own counts). */
-static sym_algorithm_t all_to_allv_auto(int n)
-{
-    return n <= 2 ? SYM_ALGO_NAIVE : SYM_ALGO_PAIRWISE;
-}
 
 /* Byte layout of one call: per member, the size and offset of the block
  * sent to it and of the block received from it (both packed). */
@@ -222,7 +255,7 @@ sym_status_t sym_all_to_all_nolock(sym_team_t team, void *dst, const void *src, 
     struct layout l;
     if ((st = layout_make(&l, c.name, team->size, sym_datatype_size(dt), NULL, NULL, count)))
         return st;
-    st = sym_coll_select(&c, opts, all_to_all_auto(team->size, count * sym_datatype_size(dt)));
+    st = sym_coll_select(&c, opts, (uint64_t)team->size * count * sym_datatype_size(dt));
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);
@@ -255,7 +288,7 @@ sym_status_t sym_all_to_allv_nolock(sym_team_t team, const void *src, const size
         return sym_error(SYM_ERR_INVALID_ARG, "sym_all_to_allv: NULL %s buffer for %zu bytes",
                          no_dst ? "dst" : "src", need);
     }
-    st = sym_coll_select(&c, opts, all_to_allv_auto(team->size));
+    st = sym_coll_select(&c, opts, 0);
     if (st == SYM_OK)
         st = exchange(&c, dst, src, &l);
     layout_free(&l);

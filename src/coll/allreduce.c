@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
+#include "coll/tuning.h"
 
 /* Every PE sends its vector to every peer and reduces all of them in rank
  * order, so every PE computes exactly the same expression. */
@@ -163,21 +165,82 @@ sym_status_t sym_allreduce_tree(struct sym_coll *c, void *dst, const void *src, 
     return st == SYM_OK ? sym_broadcast_tree(c, dst, count * sym_datatype_size(dt), 0) : st;
 }
 
-static const sym_allreduce_fn allreduce_algorithms[] = {SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY)};
-
-/* 2 PEs: naive beats ring up to 256 KiB (1.1-1.9x), ring wins above
- * (bench/RESULTS_coll.md, `bench_coll --coll allreduce` at 2 PEs).  Larger
- * teams could only be measured oversubscribed on the 2-core machine; rd for
- * small and ring for large vectors is the textbook choice kept until a
- * machine with enough cores measures it. */
-static sym_algorithm_t allreduce_auto(int n, size_t bytes)
+/* One shot: every member reduces the whole vector straight out of every
+ * member's buffer, in rank order (the naive algorithm's expression).  In
+ * place, readers may still be reading this PE's buffer while it finishes:
+ * the result waits aside until they are done, unless they read a staged
+ * copy. */
+static sym_status_t allreduce_one_shot(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                                       sym_datatype_t dt, sym_op_t op)
 {
-    if (n <= 2)
-        return bytes <= 262144 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
-    if (sym_coll_crowded()) /* 4/8 PEs on 2 cores: naive best to 16 KiB, rd at 64 KiB */
-        return bytes <= 16384 ? SYM_ALGO_NAIVE : bytes <= 65536 ? SYM_ALGO_RD : SYM_ALGO_RING;
-    return bytes <= 8192 ? SYM_ALGO_RD : SYM_ALGO_RING;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st = sym_dcall_offer(&d, 1, src, bytes, 0, 0,
+                                      (struct sym_dreaders){.all = true, .one = -1}, NULL, NULL);
+    uint8_t *out = dst;
+    if (st == SYM_OK && d.mine[0].kind != SYM_DLOC_STAGED && sym_overlaps(dst, bytes, src, bytes) &&
+        !(out = sym_team_scratch(c->team, 1, bytes)))
+        st = sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, bytes);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+    if (st == SYM_OK)
+        st = sym_direct_reduce_all(&d, d.dt->views, c->team->size, src, out, bytes, dt, op);
+    if (st == SYM_OK)
+        st = sym_dcall_end(&d);
+    if (st == SYM_OK && out != (uint8_t *)dst)
+        memcpy(dst, out, bytes);
+    return st;
 }
+
+/* Two shots: member b reduces block b straight out of every member's
+ * buffer, in rank order, then every member copies every reduced block out
+ * of its reducer's dst (or the copy it staged).  In place is safe: a
+ * member overwrites block b of its buffer only after member b announced
+ * its result, which it does after reading its block from everyone. */
+static sym_status_t allreduce_two_shot(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                       sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t es = sym_datatype_size(dt), bytes = count * es;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    struct sym_dteam *t = d.dt;
+    for (int i = 0; i < n; i++) {
+        t->roff[i] = sym_block_start(count, n, i) * es;
+        t->rlen[i] = sym_block_count(count, n, i) * es;
+        t->dsts[i] = bytes ? (uint8_t *)dst + t->roff[i] : NULL;
+    }
+    const size_t mine = t->roff[me], len = t->rlen[me];
+    sym_status_t st =
+        sym_dcall_offer(&d, 1, src, bytes, mine, mine + len,
+                        (struct sym_dreaders){.all = true, .one = -1}, t->roff, t->rlen);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, t->views);
+    if (st == SYM_OK)
+        st = sym_direct_reduce_all(&d, t->views, n, bytes ? (const uint8_t *)src + mine : NULL,
+                                   t->dsts[me], len, dt, op);
+    if (st == SYM_OK)
+        st = sym_dcall_offer(&d, 2, t->dsts[me], len, 0, 0,
+                             (struct sym_dreaders){.all = true, .one = -1}, NULL, NULL);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 2, t->views2);
+    if (st == SYM_OK)
+        st = sym_direct_copy_all(&d, t->views2, n, t->dsts);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
+}
+
+/* One shot reads n vectors per member, two shots 2 (n - 1) / n of one, at
+ * the price of a second round of announcements. */
+sym_status_t sym_allreduce_direct(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                  sym_datatype_t dt, sym_op_t op)
+{
+    const size_t bytes = count * sym_datatype_size(dt);
+    if ((uint64_t)bytes * (uint64_t)(c->team->size - 1) <= sym_tuning.one_shot_max)
+        return allreduce_one_shot(c, dst, src, bytes, dt, op);
+    return allreduce_two_shot(c, dst, src, count, dt, op);
+}
+
+static const sym_allreduce_fn allreduce_algorithms[] = {SYM_ALLREDUCE_ALGOS(SYM_ALGO_ENTRY)};
 
 sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                   sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
@@ -192,7 +255,7 @@ sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, s
     if (st != SYM_OK)
         return st;
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, allreduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, count * es);
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);

@@ -9,6 +9,7 @@
  * call before it takes any of it, so a mismatch never mixes data; a sender
  * learns of it at a later call on the team, sym_team_sync or destroy. */
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Number relative to the root, so every algorithm is written for root 0. */
 static inline int vrank(const struct sym_coll *c, int root)
@@ -75,14 +76,27 @@ sym_status_t sym_broadcast_tree(struct sym_coll *c, void *buf, size_t bytes, int
     return SYM_OK;
 }
 
-static const sym_broadcast_fn broadcast_algorithms[] = {SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY)};
-
-static sym_algorithm_t broadcast_auto(int n, size_t bytes)
+/* Every member copies straight out of the root's buffer (or the copy the
+ * root staged once): one copy per member, no hop through another. */
+sym_status_t sym_broadcast_direct(struct sym_coll *c, void *buf, size_t bytes, int root)
 {
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st;
+    if (c->team->rank == root) {
+        st = sym_dcall_offer(&d, 1, buf, bytes, 0, 0, (struct sym_dreaders){.all = true, .one = -1},
+                             NULL, NULL);
+    } else {
+        struct sym_dview v;
+        uint8_t *to = buf;
+        st = sym_dcall_view(&d, 1, root, &v);
+        if (st == SYM_OK)
+            st = sym_direct_copy_all(&d, &v, 1, &to);
+    }
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
+
+static const sym_broadcast_fn broadcast_algorithms[] = {SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY)};
 
 sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_datatype_t dt,
                                   int root, const sym_coll_opts_t *opts)
@@ -96,7 +110,7 @@ sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_
     if (st != SYM_OK)
         return st;
     const size_t bytes = count * sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, broadcast_auto(team->size, bytes));
+    st = sym_coll_select(&c, opts, bytes);
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);

@@ -16,16 +16,9 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/tuning.h"
 
 static const sym_broadcast_fn algorithms[] = {SYM_BROADCAST_ALGOS(SYM_ALGO_ENTRY)};
-
-/* sym_broadcast's automatic choice for the data (broadcast.c). */
-static sym_algorithm_t data_auto(int n, size_t bytes)
-{
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
-}
 
 sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity, size_t *nbytes_p,
                                     int root, const sym_coll_opts_t *opts)
@@ -46,9 +39,9 @@ sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity,
     if (is_root && mine > (size_t)PTRDIFF_MAX)
         return sym_error(SYM_ERR_INVALID_ARG, "%s on %s: %zu bytes overflow the address space", op,
                          team->name, mine);
-    /* the length is known to the root only: the automatic choice for it
-     * depends on the team alone */
-    st = sym_coll_select(&c, opts, team->size <= 2 ? SYM_ALGO_NAIVE : SYM_ALGO_TREE);
+    /* the length is known to the root only: its message is chosen for as a
+     * message of no size */
+    st = sym_coll_select(&c, opts, 0);
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);
@@ -71,7 +64,8 @@ sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity,
                                           op, team->name, total, capacity));
     if (total) {
         bool chosen = strcmp(c.algo_source, "automatic") != 0;
-        sym_algorithm_t algo = chosen ? (sym_algorithm_t)c.fp.algo : data_auto(team->size, total);
+        sym_algorithm_t algo =
+            chosen ? (sym_algorithm_t)c.fp.algo : sym_coll_auto(SYM_COLL_BROADCAST_V, team, total);
         st = sym_coll_end(&c, algorithms[algo](&c, into, total, root));
         if (st != SYM_OK)
             return st;

@@ -173,10 +173,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     return st;
 }
 
-/* Member `src` sent data of call `fp`, which is not this PE's call c:
- * report both calls (and under strict checking their call sites) to every
- * member. */
-static sym_status_t chunk_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp)
+sym_status_t sym_chan_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp)
 {
     const struct sym_chan *ch = &c->team->chan;
     char mine[160], theirs[160], sites[300] = "", msg[800];
@@ -230,12 +227,12 @@ sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, siz
     }
     struct sym_fp stray;
     if (__builtin_expect(memcmp(fp, &c->fp, sizeof(c->fp)) != 0, 0))
-        return chunk_mismatch(c, src, fp);
+        return sym_chan_mismatch(c, src, fp);
     /* what a member sent on the link's other path in this call or an
      * earlier one will never be taken: the member made that call
      * differently (a later call on this path would not see it) */
     if (__builtin_expect(sym_chan_stray(c, src, &stray), 0))
-        return chunk_mismatch(c, src, &stray);
+        return sym_chan_mismatch(c, src, &stray);
     if (inl) {
         const size_t len = tag & 0xffu;
         if (__builtin_expect(len > INLINE_MAX, 0)) {

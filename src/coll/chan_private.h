@@ -216,6 +216,11 @@ sym_status_t sym_chan_tiny_flush(struct sym_coll *c, int dst);
  * Fills *fp with its fingerprint and returns true (chan_tiny.c). */
 bool sym_chan_stray(const struct sym_coll *c, int src, struct sym_fp *fp);
 
+/* Member `src` sent (or offered) data of call `fp`, which is not this PE's
+ * call c: report both calls (and under strict checking their call sites)
+ * to every member; returns SYM_ERR_MISMATCH (chan.c). */
+sym_status_t sym_chan_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp);
+
 /* A sender's format word that cannot be there: the team's mailboxes are
  * not what this library wrote, so the team is poisoned (chan_stall.c). */
 sym_status_t sym_chan_bad_format(struct sym_coll *c, int src, uint32_t tag, const char *what,

@@ -6,18 +6,20 @@
 
 #include "coll/coll.h"
 #include "coll/coll_check.h"
+#include "coll/direct.h"
+#include "coll/tuning.h"
 #include "coll/request.h"
 #include "coll/wire.h"
 
 static const char *const kind_names[SYM_COLL_KIND_COUNT] = {
-#define KIND_NAME_(KIND, name, env, algos, shape) [SYM_COLL_##KIND] = #name,
+#define KIND_NAME_(KIND, name, env, algos, shape, ...) [SYM_COLL_##KIND] = #name,
     SYM_COLL_LIST(KIND_NAME_)
 #undef KIND_NAME_
 };
 
 /* Bit (1 << algorithm) for every algorithm a kind has. */
 static const unsigned kind_algos[SYM_COLL_KIND_COUNT] = {
-#define KIND_ALGOS_(KIND, name, env, algos, shape) [SYM_COLL_##KIND] = algos(SYM_ALGO_BIT) 0u,
+#define KIND_ALGOS_(KIND, name, env, algos, shape, ...) [SYM_COLL_##KIND] = algos(SYM_ALGO_BIT) 0u,
     SYM_COLL_LIST(KIND_ALGOS_)
 #undef KIND_ALGOS_
 };
@@ -62,7 +64,7 @@ __attribute__((constructor)) static void register_fault_ops(void)
 static sym_status_t env_parse(enum sym_coll_kind kind, const sym_cfg_choice_t *choice)
 {
     const char *word = choice ? choice->s : "auto";
-    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_PAIRWISE; a++)
+    for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_LAST; a++)
         if (!strcmp(word, sym_algorithm_name((sym_algorithm_t)a))) {
             env_algo[kind] = kind_algos[kind] & (1u << a) ? (sym_algorithm_t)a : SYM_ALGO_AUTO;
             return SYM_OK;
@@ -78,7 +80,7 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
     sym_status_t st = SYM_OK;
 #define SYM_ENV(field) &cfg->field
 #define SYM_NO_ENV     NULL
-#define KIND_ENV_(KIND, name, env, algos, shape)                                                   \
+#define KIND_ENV_(KIND, name, env, algos, shape, ...)                                              \
     if (st == SYM_OK)                                                                              \
         st = env_parse(SYM_COLL_##KIND, env);
     SYM_COLL_LIST(KIND_ENV_)
@@ -87,25 +89,38 @@ sym_status_t sym_coll_config_init(const struct sym_config *cfg)
 #undef SYM_ENV
     sym_coll_strict = !strcmp(cfg->coll_check.s, "strict");
     if (st == SYM_OK)
+        st = sym_tuning_init(cfg->coll_tuning.s);
+    if (st == SYM_OK)
         sym_barrier_all_choose(env_algo[SYM_COLL_BARRIER_ALL]);
     return st;
 }
 
 SYM_API const char *sym_algorithm_name(sym_algorithm_t algo)
 {
-    static const char *const names[] = {"auto", "naive", "ring", "tree", "rd", "pairwise"};
+    static const char *const names[] = {"auto", "naive",    "ring",  "tree",
+                                        "rd",   "pairwise", "direct"};
     return (unsigned)algo < sizeof(names) / sizeof(names[0]) ? names[algo] : "invalid-algorithm";
 }
 
+/* What each kind is (coll_list.h's ROOTED, REDUCES, BLOCKS). */
+static const struct {
+    bool rooted, reduces;
+    int blocks; /* SYM_BLOCKS_*: 1, or 0 for one per member */
+} kind_is[SYM_COLL_KIND_COUNT] = {
+#define KIND_IS_(KIND, name, env, algos, shape, rooted, reduces, blocks, ...)                      \
+    [SYM_COLL_##KIND] = {rooted, reduces, SYM_BLOCKS_##blocks},
+    SYM_COLL_LIST(KIND_IS_)
+#undef KIND_IS_
+};
+
 static bool kind_reduces(enum sym_coll_kind kind)
 {
-    return kind == SYM_COLL_REDUCE || kind == SYM_COLL_ALLREDUCE || kind == SYM_COLL_REDUCE_SCATTER;
+    return kind_is[kind].reduces;
 }
 
 static bool kind_rooted(enum sym_coll_kind kind)
 {
-    return kind == SYM_COLL_BROADCAST || kind == SYM_COLL_REDUCE || kind == SYM_COLL_GATHER ||
-           kind == SYM_COLL_SCATTER || kind == SYM_COLL_BROADCAST_V;
+    return kind_is[kind].rooted;
 }
 
 sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t team,
@@ -150,11 +165,7 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
         /* Sizes are computed in bytes everywhere below: a count whose
          * bytes (times the team's blocks) wrap around would move a wrong,
          * small amount, or run off the caller's buffers. */
-        size_t blocks = kind == SYM_COLL_REDUCE_SCATTER || kind == SYM_COLL_ALL_GATHER ||
-                                kind == SYM_COLL_ALL_TO_ALL || kind == SYM_COLL_GATHER ||
-                                kind == SYM_COLL_SCATTER
-                            ? (size_t)team->size
-                            : 1;
+        size_t blocks = kind_is[kind].blocks ? (size_t)kind_is[kind].blocks : (size_t)team->size;
         size_t bytes;
         if (__builtin_mul_overflow(count, sym_datatype_size(dt), &bytes) ||
             __builtin_mul_overflow(bytes, blocks, &bytes) || bytes > (size_t)PTRDIFF_MAX)
@@ -171,7 +182,7 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                          name, team->name, root, team->size);
     if (opts && sym_timeout_check(name, opts->timeout_s, true) != SYM_OK)
         return SYM_ERR_INVALID_ARG;
-    if (opts && ((unsigned)opts->algorithm > SYM_ALGO_PAIRWISE))
+    if (opts && ((unsigned)opts->algorithm > SYM_ALGO_LAST))
         return sym_error(SYM_ERR_INVALID_ARG, "%s: %d is not a sym_algorithm_t", name,
                          (int)opts->algorithm);
     memset(c, 0, sizeof(*c));
@@ -183,7 +194,11 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
     c->fp.count = count;
     c->fp.root = kind_rooted(kind) ? root : -1;
     c->timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : team->timeout_s;
-    c->dl = sym_deadline_in(name, c->timeout_s);
+    /* the message names what set the limit */
+    c->dl = sym_deadline_named(name, c->timeout_s,
+                               opts && opts->timeout_s > 0 ? "sym_coll_opts_t.timeout_s"
+                               : team->timeout_s > 0       ? "sym_team_set_timeout"
+                                                           : NULL);
     c->caller = caller;
     return SYM_OK;
 }
@@ -220,10 +235,10 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
     return st;
 }
 
-sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
-                             sym_algorithm_t automatic)
+sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, uint64_t size)
 {
     const unsigned supported = kind_algos[c->fp.kind];
+    const sym_algorithm_t automatic = sym_coll_auto(c->fp.kind, c->team, size);
     sym_algorithm_t algo = opts ? opts->algorithm : SYM_ALGO_AUTO;
     const char *source = "per call";
     if (algo == SYM_ALGO_AUTO) {
@@ -237,7 +252,7 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
     if (!(supported & (1u << algo))) {
         char list[96] = "";
         size_t used = 0;
-        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_PAIRWISE && used < sizeof(list); a++)
+        for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_LAST && used < sizeof(list); a++)
             if (supported & (1u << a))
                 used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
                                          sym_algorithm_name((sym_algorithm_t)a));
@@ -246,6 +261,15 @@ sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
                          "(choose one of: %s)",
                          c->name, sym_algorithm_name(algo), source, sym_coll_kind_name(c->fp.kind),
                          list);
+    }
+    const char *why = NULL;
+    if (algo == SYM_ALGO_DIRECT && !sym_direct_usable(c->team, &why)) {
+        /* the same verdict on every member: all fall back alike */
+        if (sym_rt.cfg.debug)
+            sym_debug("%s on %s: direct is not usable (%s): %s instead", c->name, c->team->name,
+                      why, sym_algorithm_name(automatic));
+        algo = automatic;
+        source = "automatic, direct not usable here";
     }
     c->fp.algo = (uint32_t)algo;
     c->algo_source = source;

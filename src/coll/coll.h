@@ -25,13 +25,16 @@
 /* SYM_COLL_BARRIER = 1, ...: one per row of coll_list.h (0 is no call). */
 enum sym_coll_kind {
     SYM_COLL_NO_KIND = 0,
-#define SYM_COLL_KIND_(KIND, name, env, algos, shape) SYM_COLL_##KIND,
+#define SYM_COLL_KIND_(KIND, name, env, algos, shape, ...) SYM_COLL_##KIND,
     SYM_COLL_LIST(SYM_COLL_KIND_)
 #undef SYM_COLL_KIND_
         SYM_COLL_KIND_COUNT
 };
 
 const char *sym_coll_kind_name(uint32_t kind);
+
+/* The last value of sym_algorithm_t. */
+#define SYM_ALGO_LAST SYM_ALGO_DIRECT
 
 /* ---- datatypes and reductions (reduce_ops.c) ---- */
 
@@ -79,11 +82,12 @@ sym_status_t sym_coll_prepare(struct sym_coll *c, const char *name, sym_team_t t
                               int root, const sym_coll_opts_t *opts);
 
 /* The algorithm to run: the per-call option, else SYMHEAP_<KIND>_ALGORITHM
- * (parsed at init), else `automatic`, among the kind's algorithms
- * (coll_list.h).  An unsupported explicit choice is SYM_ERR_INVALID_ARG.
- * Stores the choice in the fingerprint. */
-sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts,
-                             sym_algorithm_t automatic);
+ * (parsed at init), else the automatic choice for a call of `size` bytes
+ * (tuning.h: the kind's ladder for the team's regime), among the kind's
+ * algorithms (coll_list.h).  An unsupported explicit choice is
+ * SYM_ERR_INVALID_ARG; the direct algorithm where it cannot run falls back
+ * to the automatic choice.  Stores the choice in the fingerprint. */
+sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, uint64_t size);
 
 /* Number a prepared (and selected) call: from here on it is the team's
  * next collective, and every way out goes through sym_coll_end. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 #include "coll/subtree.h"
 
 /* An empty gather may come with NULL buffers: never offset NULL. */
@@ -154,41 +155,61 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     return gather_tree_inner(&t, range, total);
 }
 
+/* The root copies every member's block straight out of its buffer. */
+sym_status_t sym_gather_direct(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                               int root)
+{
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    if (me != root) {
+        sym_status_t st = sym_dcall_offer(
+            &d, 1, src, bytes, 0, 0, (struct sym_dreaders){.all = false, .one = root}, NULL, NULL);
+        return st == SYM_OK ? sym_dcall_end(&d) : st;
+    }
+    struct sym_dview *views = d.dt->views;
+    uint8_t **dsts = d.dt->dsts;
+    for (int i = 0; i < n; i++)
+        dsts[i] = bytes ? (uint8_t *)dst + (size_t)i * bytes : NULL;
+    sym_status_t st = sym_dcall_view_all(&d, 1, views);
+    if (st == SYM_OK)
+        st = sym_direct_copy_all(&d, views, n, dsts);
+    if (st == SYM_OK && bytes && dsts[me] != src)
+        memmove(dsts[me], src, bytes);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
+}
+
 static const sym_gather_fn gather_algorithms[] = {SYM_GATHER_ALGOS(SYM_ALGO_ENTRY)};
 
-/* The root must take in (n - 1) blocks whatever the algorithm; the tree
- * only saves latency (log n rounds instead of n - 1 messages queued at the
- * root) and costs extra copies at inner members, so it pays for small
- * blocks only. */
-static sym_algorithm_t gather_auto(int n, size_t bytes)
+/* gather and scatter, from the arguments on: every member's own block
+ * (gather's src, scatter's dst) must be there, the root's n blocks only at
+ * the root. */
+sym_status_t sym_rooted_move(enum sym_coll_kind kind, const sym_gather_fn *table, sym_team_t team,
+                             void *dst, const void *src, size_t count, sym_datatype_t dt, int root,
+                             const sym_coll_opts_t *opts)
 {
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
+    const bool gather = kind == SYM_COLL_GATHER;
+    const char *name = gather ? "sym_gather" : "sym_scatter";
+    struct sym_coll c;
+    sym_status_t st = sym_coll_prepare(&c, name, team, kind, dt, 0, count, root, opts);
+    if (st != SYM_OK)
+        return st;
+    const void *own = gather ? src : dst, *all = gather ? (const void *)dst : src;
+    if (count && (!own || (team->rank == root && !all)))
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: NULL %s buffer for %zu elements", name,
+                         (!own) == gather ? "src" : "dst", count);
+    const size_t bytes = count * sym_datatype_size(dt); /* sym_coll_prepare: n of them fit */
+    st = sym_coll_select(&c, opts, (uint64_t)team->size * bytes);
+    if (st != SYM_OK)
+        return st;
+    sym_coll_start(&c);
+    return sym_coll_end(&c, table[c.fp.algo](&c, dst, src, bytes, root));
 }
 
 sym_status_t sym_gather_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     SYM_COLL_CALLER();
-    struct sym_coll c;
-    sym_status_t st =
-        sym_coll_prepare(&c, "sym_gather", team, SYM_COLL_GATHER, dt, 0, count, root, opts);
-    if (st != SYM_OK)
-        return st;
-    const bool is_root = team->rank == root;
-    if (count && (!src || (is_root && !dst)))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_gather: NULL %s buffer for %zu elements",
-                         src ? "dst" : "src", count);
-    const size_t es = sym_datatype_size(dt);
-    if (count > SIZE_MAX / es / (size_t)team->size)
-        return sym_error(SYM_ERR_INVALID_ARG,
-                         "sym_gather: %zu elements from each of %d members "
-                         "do not fit in memory",
-                         count, team->size);
-    st = sym_coll_select(&c, opts, gather_auto(team->size, count * es));
-    if (st != SYM_OK)
-        return st;
-    sym_coll_start(&c);
-    return sym_coll_end(&c, gather_algorithms[c.fp.algo](&c, dst, src, count * es, root));
+    return sym_rooted_move(SYM_COLL_GATHER, gather_algorithms, team, dst, src, count, dt, root,
+                           opts);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Everyone sends to the root, which reduces in rank order (the same
  * expression as the naive allreduce). */
@@ -114,14 +115,27 @@ sym_status_t sym_reduce_ring(struct sym_coll *c, void *dst, const void *src, siz
     return st;
 }
 
-static const sym_reduce_fn reduce_algorithms[] = {SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY)};
-
-static sym_algorithm_t reduce_auto(int n, size_t bytes)
+/* The root reduces straight out of every member's buffer, in rank order
+ * (the same expression as the naive algorithm). */
+sym_status_t sym_reduce_direct(struct sym_coll *c, void *dst, const void *src, size_t count,
+                               sym_datatype_t dt, sym_op_t op, int root)
 {
-    if (n <= 2 || sym_coll_crowded()) /* crowded: ring/tree 1.3-2.5x slower from 256 KiB */
-        return SYM_ALGO_NAIVE;
-    return bytes <= 65536 ? SYM_ALGO_TREE : SYM_ALGO_RING;
+    const size_t bytes = count * sym_datatype_size(dt);
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st;
+    if (c->team->rank != root) {
+        st = sym_dcall_offer(&d, 1, src, bytes, 0, 0,
+                             (struct sym_dreaders){.all = false, .one = root}, NULL, NULL);
+    } else {
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+        if (st == SYM_OK)
+            st = sym_direct_reduce_all(&d, d.dt->views, c->team->size, src, dst, bytes, dt, op);
+    }
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
+
+static const sym_reduce_fn reduce_algorithms[] = {SYM_REDUCE_ALGOS(SYM_ALGO_ENTRY)};
 
 sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                sym_datatype_t dt, sym_op_t op, int root,
@@ -138,7 +152,7 @@ sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size
         return sym_error(SYM_ERR_INVALID_ARG, "sym_reduce: NULL %s buffer for %zu elements",
                          src ? "dst" : "src", count);
     const size_t es = sym_datatype_size(dt);
-    st = sym_coll_select(&c, opts, reduce_auto(team->size, count * es));
+    st = sym_coll_select(&c, opts, count * es);
     if (st != SYM_OK)
         return st;
     const sym_datatype_t acc = sym_acc_type(dt, op);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* Block b of a src of n blocks, or NULL when blocks are empty (src may then
  * be NULL, and offsetting NULL is undefined). */
@@ -120,22 +121,32 @@ sym_status_t sym_reduce_scatter_ring(struct sym_coll *c, void *dst, const void *
     return st;
 }
 
+/* Member b reduces block b straight out of every member's buffer, in rank
+ * order (the same expression as the naive algorithm). */
+sym_status_t sym_reduce_scatter_direct(struct sym_coll *c, void *dst, const void *src, size_t count,
+                                       sym_datatype_t dt, sym_op_t op)
+{
+    const int n = c->team->size, me = c->team->rank;
+    const size_t bytes = count * sym_datatype_size(dt);
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    for (int i = 0; i < n; i++) {
+        d.dt->roff[i] = (size_t)i * bytes;
+        d.dt->rlen[i] = bytes;
+    }
+    /* this PE's own block is read by nobody else */
+    sym_status_t st =
+        sym_dcall_offer(&d, 1, src, (size_t)n * bytes, (size_t)me * bytes, (size_t)(me + 1) * bytes,
+                        (struct sym_dreaders){.all = true, .one = -1}, d.dt->roff, d.dt->rlen);
+    if (st == SYM_OK)
+        st = sym_dcall_view_all(&d, 1, d.dt->views);
+    if (st == SYM_OK)
+        st = sym_direct_reduce_all(&d, d.dt->views, n, block(src, bytes, me), dst, bytes, dt, op);
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
+}
+
 static const sym_reduce_scatter_fn reduce_scatter_algorithms[] = {
     SYM_REDUCE_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
-
-/* Both move n-1 blocks in and out of every member; the ring trades the
- * all-to-all link pattern for n-1 pipelined steps, which pays only once
- * blocks span many chunks.  Provisional crossover: the 2-core development
- * machine is oversubscribed by any team > 2, so bench_coll must set it. */
-static sym_algorithm_t reduce_scatter_auto(int n, size_t total_bytes)
-{
-    /* at 2 PEs ring is 1.15-1.43x faster from 1 MiB (bench/RESULTS_coll.md) */
-    if (n <= 2)
-        return total_bytes < 1048576 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
-    if (sym_coll_crowded()) /* naive at every size measured, 4 and 8 PEs on 2 cores */
-        return SYM_ALGO_NAIVE;
-    return total_bytes <= 65536 ? SYM_ALGO_NAIVE : SYM_ALGO_RING;
-}
 
 sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                        sym_datatype_t dt, sym_op_t op, const sym_coll_opts_t *opts)
@@ -159,7 +170,7 @@ sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *s
                          "overflow the address space",
                          n, count);
     const size_t bytes = count * es;
-    st = sym_coll_select(&c, opts, reduce_scatter_auto(n, (size_t)n * bytes));
+    st = sym_coll_select(&c, opts, (uint64_t)n * bytes);
     if (st != SYM_OK)
         return st;
     const void *in = src;

@@ -119,7 +119,7 @@ static sym_status_t run_blocking(struct sym_request *r)
     const sym_coll_opts_t *o = r->has_opts ? &r->opts : NULL;
     switch (r->kind) {
 #define SYM_REQ_RUN_NONE(name) SYM_ERR_INTERNAL
-#define RUN_(KIND, name, env, algos, shape)                                                        \
+#define RUN_(KIND, name, env, algos, shape, ...)                                                   \
     case SYM_COLL_##KIND:                                                                          \
         return SYM_REQ_RUN_##shape(name);
         SYM_COLL_LIST(RUN_)
@@ -593,6 +593,6 @@ static size_t *copy_counts(sym_team_t team, const size_t *counts)
 
 #define SYM_REQ_DEFINE_NONE(KIND, name)
 
-#define DEFINE_(KIND, name, env, algos, shape) SYM_REQ_DEFINE_##shape(KIND, name)
+#define DEFINE_(KIND, name, env, algos, shape, ...) SYM_REQ_DEFINE_##shape(KIND, name)
 SYM_COLL_LIST(DEFINE_)
 #undef DEFINE_

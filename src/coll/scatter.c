@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 #include "coll/subtree.h"
 
 /* An empty scatter may come with NULL buffers: never offset NULL. */
@@ -144,39 +145,41 @@ sym_status_t sym_scatter_tree(struct sym_coll *c, void *dst, const void *src, si
     return st;
 }
 
-static const sym_scatter_fn scatter_algorithms[] = {SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
-
-/* As for gather: the root must send (n - 1) blocks anyway, the tree only
- * saves latency and costs copies at inner members. */
-static sym_algorithm_t scatter_auto(int n, size_t bytes)
+/* Every member copies its block straight out of the root's buffer. */
+sym_status_t sym_scatter_direct(struct sym_coll *c, void *dst, const void *src, size_t bytes,
+                                int root)
 {
-    if (n <= 2)
-        return SYM_ALGO_NAIVE;
-    return (size_t)n * bytes <= 16384 ? SYM_ALGO_TREE : SYM_ALGO_NAIVE;
+    const int n = c->team->size, me = c->team->rank;
+    struct sym_dcall d;
+    sym_dcall_begin(&d, c);
+    sym_status_t st;
+    if (me == root) {
+        size_t *roff = d.dt->roff, *rlen = d.dt->rlen;
+        for (int i = 0; i < n; i++) {
+            roff[i] = (size_t)i * bytes;
+            rlen[i] = bytes;
+        }
+        st = sym_dcall_offer(&d, 1, src, (size_t)n * bytes, (size_t)me * bytes,
+                             (size_t)(me + 1) * bytes,
+                             (struct sym_dreaders){.all = true, .one = -1}, roff, rlen);
+        if (st == SYM_OK && bytes && dst != (const uint8_t *)src + (size_t)me * bytes)
+            memmove(dst, (const uint8_t *)src + (size_t)me * bytes, bytes);
+    } else {
+        struct sym_dview v;
+        uint8_t *to = dst;
+        st = sym_dcall_view(&d, 1, root, &v);
+        if (st == SYM_OK)
+            st = sym_direct_copy_all(&d, &v, 1, &to);
+    }
+    return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
+
+static const sym_scatter_fn scatter_algorithms[] = {SYM_SCATTER_ALGOS(SYM_ALGO_ENTRY)};
 
 sym_status_t sym_scatter_nolock(sym_team_t team, void *dst, const void *src, size_t count,
                                 sym_datatype_t dt, int root, const sym_coll_opts_t *opts)
 {
     SYM_COLL_CALLER();
-    struct sym_coll c;
-    sym_status_t st =
-        sym_coll_prepare(&c, "sym_scatter", team, SYM_COLL_SCATTER, dt, 0, count, root, opts);
-    if (st != SYM_OK)
-        return st;
-    const bool is_root = team->rank == root;
-    if (count && (!dst || (is_root && !src)))
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_scatter: NULL %s buffer for %zu elements",
-                         dst ? "src" : "dst", count);
-    const size_t es = sym_datatype_size(dt);
-    if (count > SIZE_MAX / es / (size_t)team->size)
-        return sym_error(SYM_ERR_INVALID_ARG,
-                         "sym_scatter: %zu elements for each of %d members "
-                         "do not fit in memory",
-                         count, team->size);
-    st = sym_coll_select(&c, opts, scatter_auto(team->size, count * es));
-    if (st != SYM_OK)
-        return st;
-    sym_coll_start(&c);
-    return sym_coll_end(&c, scatter_algorithms[c.fp.algo](&c, dst, src, count * es, root));
+    return sym_rooted_move(SYM_COLL_SCATTER, scatter_algorithms, team, dst, src, count, dt, root,
+                           opts);
 }

@@ -5,6 +5,7 @@
 
 #include "coll/algorithms.h"
 #include "coll/coll.h"
+#include "coll/direct.h"
 #include "coll/team.h"
 
 static struct {
@@ -74,14 +75,37 @@ static void team_free_arrays(struct sym_team *t)
         t->scratch_size[i] = 0;
     }
     sym_chan_fini(&t->chan);
+    sym_direct_team_fini(&t->direct);
     free(t->pe_of);
     free(t->rank_of);
     t->pe_of = t->rank_of = NULL;
 }
 
+/* The area past its recovery lines: the channel, then the direct
+ * algorithm's lines at the top, when the channel still fits without them
+ * (every member decides alike: same area, same team size). */
+static sym_status_t area_init(struct sym_team *t, const char *op, uint64_t area_off,
+                              uint64_t area_size, uint64_t stage_off, uint64_t stage_size)
+{
+    const uint64_t off = area_off + SYM_TEAM_REC_BYTES, size = area_size - SYM_TEAM_REC_BYTES;
+    const uint64_t lines = sym_direct_lines_bytes(t->size);
+    uint64_t lines_off = 0;
+    sym_status_t st = SYM_ERR_NO_MEMORY;
+    if (size > lines && sym_chan_init(&t->chan, off, size - lines, t->size, t->pe_of,
+                                      sym_rt.cfg.chunk_size, op) == SYM_OK) {
+        lines_off = off + size - lines;
+        st = SYM_OK;
+    }
+    if (st != SYM_OK)
+        st = sym_chan_init(&t->chan, off, size, t->size, t->pe_of, sym_rt.cfg.chunk_size, op);
+    if (st == SYM_OK)
+        st = sym_direct_team_init(&t->direct, t->size, lines_off, stage_off, stage_size);
+    return st;
+}
+
 /* A team struct for the given members (global PE numbers, in team order),
  * in the area [area_off, area_off + area_size): recovery lines, then the
- * channel. */
+ * channel and the direct lines; the world team also has a staging area. */
 static sym_status_t team_new(const char *op, const int *members, int n, uint64_t area_off,
                              uint64_t area_size, double timeout_s, const char *name,
                              struct sym_team **team_p)
@@ -110,9 +134,10 @@ static sym_status_t team_new(const char *op, const int *members, int n, uint64_t
     t->rank = t->rank_of[sym_rt.me];
     t->timeout_s = timeout_s;
     snprintf(t->name, sizeof(t->name), "%s", name);
+    const bool is_world = !world && area_off == teams.world_off;
     sym_status_t st =
-        sym_chan_init(&t->chan, area_off + SYM_TEAM_REC_BYTES, area_size - SYM_TEAM_REC_BYTES, n,
-                      t->pe_of, sym_rt.cfg.chunk_size, op);
+        area_init(t, op, area_off, area_size, is_world ? sym_rt.layout.staging_off : 0,
+                  is_world ? sym_rt.layout.staging_size : 0);
     if (st == SYM_OK)
         st = registry_add(t);
     if (st != SYM_OK) {
@@ -151,6 +176,7 @@ sym_status_t sym_teams_init(void)
     if (st == SYM_OK) {
         /* point-to-point shares the world's numbering but not its links */
         p2p = *world;
+        memset(&p2p.direct, 0, sizeof(p2p.direct)); /* the world's, not p2p's */
         p2p.pe_of = world->pe_of;
         p2p.rank_of = world->rank_of;
         snprintf(p2p.name, sizeof(p2p.name), "point-to-point");
@@ -397,6 +423,7 @@ sym_status_t sym_team_make(const char *op, struct sym_team *parent, int nfam, in
             out[f]->area_bytes = bytes[f];
             memset(sym_rt.base + offs[f], 0, SYM_TEAM_REC_BYTES);
             sym_chan_clear_local(&out[f]->chan);
+            sym_direct_team_clear(out[f]);
         }
     }
     /* everyone's flags are clear before anyone may use the new teams */
@@ -536,6 +563,8 @@ SYM_API sym_status_t sym_team_destroy(sym_team_t team)
             for (int r = 0; st == SYM_OK && r < team->size; r++)
                 if (r != team->rank)
                     st = sym_chan_flush(&b, r);
+            if (st == SYM_OK)
+                st = sym_direct_flush(&b);
             st = sym_coll_end(&b, st);
         }
         /* A flush may find data a member never took (a call it did not

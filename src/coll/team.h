@@ -24,6 +24,8 @@
 #include "coll/chan.h"
 #include "symheap.h"
 
+struct sym_dview;
+
 #define SYM_TEAM_MAGIC 0x5445414du /* "TEAM" */
 #define SYM_TEAM_DEAD  0x44454144u /* destroyed */
 /* Granule of the team region: areas are whole blocks. */
@@ -36,6 +38,23 @@
  * recognised ("was destroyed"); beyond this the oldest record is reused for
  * the next new team, which keeps memory flat however many teams are made. */
 #define SYM_TEAM_QUARANTINE 256
+
+/* A team's state for the direct algorithm (coll/direct.h). */
+struct sym_dteam {
+    int8_t usable;      /* -1: not decided yet, else 0/1 (sym_direct_usable) */
+    bool cma;           /* every member reads every other by cross-memory attach */
+    uint64_t lines_off; /* 0: the area has no room for the direct lines */
+    uint64_t stage_off; /* this PE's staging area, 0 bytes: none */
+    uint64_t stage_size;
+    uint64_t *owed;   /* [n] done value each reader owes this PE's offers so far */
+    uint8_t *scratch; /* pieces: cross-memory reads, in-place combinations */
+    /* a call's arrays, kept with the team (calls on one team never overlap):
+     * views of both phases, destinations, ranges */
+    struct sym_dview *views, *views2;
+    uint8_t **dsts;
+    size_t *roff, *rlen;
+    bool *picks; /* [2n] per member: sent / received directly (all_to_allv) */
+};
 
 struct sym_team {
     uint32_t magic;
@@ -50,6 +69,7 @@ struct sym_team {
     double timeout_s;  /* 0: SYMHEAP_TIMEOUT */
     uint64_t coll_seq; /* collectives started on this team */
     struct sym_chan chan;
+    struct sym_dteam direct;
     /* A failed collective breaks the team: later calls fail at once. */
     sym_status_t broken;
     char broken_msg[512];

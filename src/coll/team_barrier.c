@@ -1,6 +1,7 @@
 /* team_barrier.c - sym_barrier: dissemination (rd), naive, tree; and the
  * choice of the world barrier's algorithm. */
 #include "coll/algorithms.h"
+#include "coll/direct.h"
 
 /* An empty message carries the fingerprint: a PE in another collective is
  * caught at the first exchange. */
@@ -25,7 +26,7 @@ sym_status_t sym_coll_flush_all(struct sym_coll *c)
         if (st != SYM_OK)
             return st;
     }
-    return SYM_OK;
+    return sym_direct_flush(c);
 }
 
 sym_status_t sym_barrier_rd(struct sym_coll *c)
@@ -105,7 +106,7 @@ sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts)
         sym_coll_prepare(&c, "sym_barrier", team, SYM_COLL_BARRIER, 0, 0, 0, -1, opts);
     if (st != SYM_OK)
         return st;
-    st = sym_coll_select(&c, opts, SYM_ALGO_RD);
+    st = sym_coll_select(&c, opts, 0);
     if (st != SYM_OK)
         return st;
     /* The call's deadline bounds the quiet too: over manual progress, a

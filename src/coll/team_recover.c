@@ -19,6 +19,7 @@
 
 #include "coll/coll.h"
 #include "coll/request.h"
+#include "coll/direct.h"
 #include "coll/team.h"
 #include "core/internal.h"
 
@@ -97,6 +98,7 @@ SYM_API sym_status_t sym_team_recover(sym_team_t team)
         memset(ch->recvd, 0, (size_t)ch->n * sizeof(uint64_t));
         memset(ch->tsent, 0, (size_t)ch->n * sizeof(uint64_t));
         memset(ch->trecvd, 0, (size_t)ch->n * sizeof(uint64_t));
+        sym_direct_team_clear(team);
         team->coll_seq = 0;
         st = rec_barrier(team, 2 * e + 2, "finish sym_team_recover", &dl);
     }

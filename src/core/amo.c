@@ -1,6 +1,6 @@
 /* amo.c - atomics on 32- and 64-bit symmetric words. */
 #include "core/internal.h"
-#include "shm/shm_atomic.h"
+#include "cpu_atomic.h"
 
 /* Check, translate, then run the op inline on a mapped peer or through the
  * peer's transport.  Returns the fetched value through *old_p if non-NULL. */
@@ -24,7 +24,7 @@ static inline sym_status_t amo(const char *op_name, void *dest, size_t width, sy
                          op_name);
     void *p = sym_direct_amo(pe, off);
     if (__builtin_expect(p != NULL, 1)) {
-        uint64_t old = shm_amo(p, op, width, operand, compare);
+        uint64_t old = sym_cpu_amo(p, op, width, operand, compare);
         if (old_p)
             *old_p = old;
         return SYM_OK;

@@ -14,7 +14,6 @@
 
 #include "core/barrier.h"
 #include "core/internal.h"
-#include "shm/shm_atomic.h"
 
 sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_deadline *dl)
 {
@@ -105,8 +104,6 @@ static uint64_t release_off(uint64_t epoch)
 static sym_status_t line_send(int pe, uint64_t off, uint64_t epoch, const struct sym_sync_agg *agg,
                               struct sym_deadline *dl)
 {
-    if (!sym_direct(pe, off))
-        sym_rt.barrier_lines_sent++;
     return sym_put_signal_off_dl(pe, off + offsetof(struct sync_line, agg), agg, sizeof(*agg), off,
                                  epoch, SYM_SIGNAL_SET, dl);
 }

@@ -1,23 +1,10 @@
 /*
  * config_query.c - sym_config_uint(): the value in force of a numeric
- * SYMHEAP_* setting, so that layers above the public API (the shmem.h
- * facade's one-copy threshold, its debug log) follow the same variables,
+ * SYMHEAP_* setting, the job's or a transport's, so that layers above the
+ * public API (the shmem.h facade's debug log) follow the same variables,
  * parsed once by sym_init, as the library itself.
  */
-#include <string.h>
-
 #include "core/internal.h"
-
-#define CFGQ_SIZE(field) return (*value_p = (uint64_t)sym_rt.cfg.field, SYM_OK);
-#define CFGQ_UINT(field) return (*value_p = (uint64_t)sym_rt.cfg.field, SYM_OK);
-#define CFGQ_BOOL(field) return (*value_p = sym_rt.cfg.field ? 1u : 0u, SYM_OK);
-#define CFGQ_NOT_(what)                                                                            \
-    return sym_error(SYM_ERR_INVALID_ARG, "%s: %s is %s, not a whole number", op, name, what);
-#define CFGQ_SECONDS(field) CFGQ_NOT_("a number of seconds")
-#define CFGQ_CHOICE(field)  CFGQ_NOT_("a choice of words")
-#define CFGQ_STRING(field)  CFGQ_NOT_("text")
-#define CFGQ_SECRET(field)  CFGQ_NOT_("a secret")
-#define CFGQ_FAULT(field)   CFGQ_NOT_("a fault-injection spec")
 
 SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p)
 {
@@ -27,12 +14,16 @@ SYM_API sym_status_t sym_config_uint(const char *name, uint64_t *value_p)
         return st;
     if (!name || !value_p)
         return sym_error(SYM_ERR_INVALID_ARG, "%s: %s is NULL", op, name ? "value_p" : "name");
-#define CFGQ_(field, var, type, dflt, help)                                                        \
-    if (strcmp(name, var) == 0) {                                                                  \
-        CFGQ_##type(field)                                                                         \
-    }
-    SYM_CONFIG_TABLE(CFGQ_)
-#undef CFGQ_
+    const char *kind = "";
+    int r = sym_config_table_uint(&sym_config_job_table, &sym_rt.cfg, name, value_p, &kind);
+    for (size_t k = 0; r == 0 && k < sym_transport_nclasses; k++)
+        if (sym_transport_classes[k]->settings && sym_rt.tp_settings[k])
+            r = sym_config_table_uint(sym_transport_classes[k]->settings, sym_rt.tp_settings[k],
+                                      name, value_p, &kind);
+    if (r > 0)
+        return SYM_OK;
+    if (r < 0)
+        return sym_error(SYM_ERR_INVALID_ARG, "%s: %s is %s, not a whole number", op, name, kind);
     return sym_error(SYM_ERR_INVALID_ARG, "%s: no setting is named \"%s\" (see symheap-info)", op,
                      name);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/memory.h"
 
 static inline void *addr_of(uint64_t off)
 {
@@ -45,7 +46,7 @@ static int reserve(const char *op, uint64_t off, uint64_t size)
     uint64_t hi = sym_round_up(off + size, SYM_PAGE);
     if (hi <= lo)
         return 0;
-    sym_status_t st = sym_transports_heap_reserve(lo, hi - lo);
+    sym_status_t st = sym_memory_reserve(&sym_rt.memory, lo, hi - lo);
     if (st != SYM_OK) {
         char why[256];
         snprintf(why, sizeof(why), "%s", sym_last_error());

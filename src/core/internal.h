@@ -1,6 +1,16 @@
 /*
- * internal.h - runtime state and the internal interfaces between the parts
- * of src/.  Not installed.
+ * internal.h - what the core layer offers the layers above it (coll, api,
+ * the tools, the tests): the runtime's life cycle, read-only accessors of
+ * its state, the offset-addressed one-sided helpers and the transports'
+ * progress.  Not installed.
+ *
+ * The runtime state itself (struct sym_runtime, core/runtime.h) is private
+ * to src/core; src/coll still reads it directly until it is converted to
+ * the accessors below, so this header includes it there.
+ *
+ * Threads: the life cycle (sym_core_configure .. sym_core_close) runs in
+ * sym_init and sym_finalize only.  The accessors read state that does not
+ * change between them: any thread may call them.
  */
 #ifndef SYM_INTERNAL_H
 #define SYM_INTERNAL_H
@@ -12,185 +22,120 @@
 
 #include "base/config.h"
 #include "base/error.h"
+#include "base/heap_layout.h"
 #include "base/wait.h"
 #include "core/alloc.h"
 #include "core/barrier.h"
-#include "base/heap_layout.h"
 #include "symheap.h"
 #include "transport.h"
 
+#if defined(SYM_LAYER_CORE) || defined(SYM_LAYER_COLL)
+#include "core/runtime.h"
+#endif
+
 struct sym_boot;
 struct sym_job_ctrl;
+struct sym_steps;
 
-/* Classes in the ordered transport list (transports.c): shm, ofi. */
-#define SYM_TRANSPORTS_MAX 2
+/* ---- the runtime's life cycle (runtime.c), in the order sym_init calls it
+ * (src/api/init.c hands each step what the layers around it made). */
 
-/* ---- runtime state (state.c) -------------------------------------------- */
+/* Load the job's settings and every transport class's own, tell the wait
+ * loop, and prepare the global variables (before the bootstrap starts any
+ * thread).  `thread_level`: the level sym_init_thread asked for.  Errors:
+ * SYM_ERR_CONFIG naming the variable, SYM_ERR_UNAVAILABLE (SYMHEAP_TRANSPORT
+ * names a transport this build lacks). */
+sym_status_t sym_core_configure(int thread_level);
+/* The bootstrap sym_init opened from the settings: this PE's number, the
+ * job size and its control segment; the runtime owns `boot` from now on. */
+void sym_core_join(struct sym_boot *boot);
+/* Collective: meet the peers (one exchange of cards, which also checks that
+ * every PE lays out its heap alike), choose the heap size, create this PE's
+ * heap and global variables, open the transports (`init`: sym_init's
+ * deadline, for their own waits), set up the allocator, and decide what
+ * every PE decides alike (crowded host, world barrier algorithm); each
+ * step's end is noted in `steps` (SYMHEAP_DEBUG's account of init).
+ * Errors: the steps'. */
+sym_status_t sym_core_open(struct sym_deadline *init, struct sym_steps *steps);
+/* Everything is up: this PE runs (its state word says so). */
+void sym_core_ready(void);
+/* sym_finalize: from now on the library is not initialised. */
+void sym_core_leave(void);
+/* Collective, in sym_finalize once every PE has drained: transports with
+ * manual progress complete the peers' last operations on this PE, so their
+ * endpoints close only after a bootstrap barrier.  Errors: the quiet's and
+ * the bootstrap's. */
+sym_status_t sym_core_drain(const char *op);
+/* This PE's life-cycle state word (SYM_PE_*: the launcher's and the heap
+ * control block's) */
+void sym_core_set_state(int state);
+/* Release everything in reverse order (also after a failed sym_init); the
+ * settings stay for late messages.  `finalized`: sym_finalize ends here. */
+void sym_core_close(bool finalized);
 
-struct sym_runtime {
-    bool initialized;
-    int me;
-    int npes;
-    struct sym_config cfg;
+/* ---- read-only accessors (state.c) ---------------------------------------- */
 
-    uint8_t *base;     /* my heap mapping */
-    size_t heap_total; /* bytes of every heap mapping */
-    struct sym_heap_layout layout;
-
-    /* [npes] direct mapping of each heap, or NULL: not reached that way, or
-     * not mapped yet (sym_direct maps it on first use); read and set
-     * atomically */
-    uint8_t **peer_base;
-    struct sym_transport **peer_tp; /* [npes] transport reaching each PE */
-    /* The transports in use (transports.c), in the order of their classes;
-     * the first owns my heap mapping and the global variables. */
-    struct sym_transport *tp[SYM_TRANSPORTS_MAX];
-    int ntp;
-    struct sym_transport *progress_tp[SYM_TRANSPORTS_MAX]; /* SYM_TP_CAP_NEEDS_PROGRESS */
-    int nprogress;
-    struct sym_transport *sleep_tp; /* the first with a sleep op, or NULL */
-    /* Every atomic goes through this transport (sym_amo_tp): one in use
-     * without SYM_TP_CAP_CPU_ATOMICS; NULL: each peer's own. */
-    struct sym_transport *amo_tp;
-    bool *peer_local; /* [npes] runs on this host */
-
-    struct sym_boot *boot;
-    struct sym_job_ctrl *job; /* launcher's control segment, or NULL */
-    int *peer_pid;            /* [npes] for liveness checks */
-    bool oversubscribed;      /* more local PEs than cores: never busy-spin */
-    bool wait_sleeps_at_once; /* every peer's operation wakes a sleeping waiter */
-    bool central_barrier;     /* same on every PE: see barrier.c */
-
-    uint64_t barrier_epoch;
-    sym_status_t barrier_broken; /* first failed world barrier: sticky */
-    char barrier_broken_msg[256];
-    /* World barrier lines (epoch after fingerprints: a put-with-signal with
-     * data) sent through a transport, for tests that count its ops. */
-    uint64_t barrier_lines_sent;
-    struct sym_alloc alloc;
-    uint64_t alloc_seq;     /* collective allocation calls so far */
-    uint64_t heap_reserved; /* SYMHEAP_HEAP_PREALLOC: user heap reserved below this offset */
-    /* .data/.bss, the second symmetric region (offsets from heap_total
-     * on), as the transport owning it describes it */
-    struct sym_region globals;
-    uint64_t direct_end; /* peer_base[pe] + off is valid for off < this */
-    int thread_level;    /* sym_thread_level_t in force */
-};
-
-extern struct sym_runtime sym_rt;
-/* sym_finalize has run (and sym_init not since): for messages. */
-extern bool sym_finalized;
-
-sym_status_t sym_check_init_slow(const char *op);
-
-/* Common argument checks of the public API; each records the error. */
-static inline sym_status_t sym_check_init(const char *op)
-{
-    if (__builtin_expect(!sym_rt.initialized, 0))
-        return sym_check_init_slow(op);
-    return SYM_OK;
-}
-
-sym_status_t sym_check_pe_slow(const char *op, int pe);
-
-static inline sym_status_t sym_check_pe(const char *op, int pe)
-{
-    if (__builtin_expect(!sym_rt.initialized || (unsigned)pe >= (unsigned)sym_rt.npes, 0))
-        return sym_check_pe_slow(op, pe);
-    return SYM_OK;
-}
-
-sym_status_t sym_check_range_slow(const char *op, const char *argname, const void *addr,
-                                  size_t nbytes, int pe);
-
-/* Outside the heap: a global or static variable (transports.c), or the error. */
-sym_status_t sym_sym_offset_slow(const char *op, const char *argname, const void *addr,
-                                 size_t nbytes, int pe, uint64_t *off_p);
-
-/* Translate a symmetric address to its offset, checking that the whole
- * range [addr, addr + nbytes) lies in the user heap or in the global
- * variables (offsets from heap_total on). */
-static inline sym_status_t sym_sym_offset(const char *op, const char *argname, const void *addr,
-                                          size_t nbytes, int pe, uint64_t *off_p)
-{
-    uintptr_t a = (uintptr_t)addr;
-    uintptr_t lo = (uintptr_t)sym_rt.base + sym_rt.layout.user_off;
-    size_t len = sym_rt.layout.user_size;
-    if (__builtin_expect(a < lo || a - lo >= len || nbytes > len - (a - lo), 0))
-        return sym_sym_offset_slow(op, argname, addr, nbytes, pe, off_p);
-    *off_p = (uint64_t)(a - (uintptr_t)sym_rt.base);
-    return SYM_OK;
-}
-
-void *sym_direct_slow(int pe, uint64_t off);
-
-/* Direct pointer into PE `pe`'s heap or globals at `off`, or NULL when
- * its transport gives none (a peer on another host, an offset past
- * direct_end).  A peer on this host that the shm transport reaches always
- * gets a valid pointer: its heap is mapped here on its first use
- * (sym_direct_slow). */
-static inline void *sym_direct(int pe, uint64_t off)
-{
-    uint8_t *b = __atomic_load_n(&sym_rt.peer_base[pe], __ATOMIC_ACQUIRE);
-    if (__builtin_expect(!b, 0))
-        return sym_direct_slow(pe, off);
-    return off < sym_rt.direct_end ? b + off : NULL;
-}
-
+/* Whether sym_init completed (and sym_finalize has not run); its slow path
+ * records SYM_ERR_NOT_INITIALIZED naming `op`. */
+bool sym_core_initialized(void);
+sym_status_t sym_core_check_init(const char *op);
+/* Initialised and 0 <= pe < npes, else the error recorded naming `op`. */
+sym_status_t sym_core_check_pe(const char *op, int pe);
+int sym_core_me(void);   /* -1 when not initialised */
+int sym_core_npes(void); /* -1 when not initialised */
+int sym_core_thread_level(void);
+const struct sym_config *sym_core_config(void);
+/* The loaded settings of transport class `cls` (sym_transport_classes),
+ * or NULL. */
+const void *sym_core_transport_settings(const struct sym_transport_class *cls);
+uint8_t *sym_core_base(void); /* my heap mapping */
+const struct sym_heap_layout *sym_core_layout(void);
+const struct sym_region *sym_core_globals(void); /* my global variables */
+/* Direct mapping of PE pe's heap (then its global variables), or NULL;
+ * valid for offsets below sym_core_direct_end(). */
+uint8_t *sym_core_peer_base(int pe);
+uint64_t sym_core_direct_end(void);
+/* sym_core_peer_base(pe) + off when that is valid, else NULL. */
+void *sym_core_direct(int pe, uint64_t off);
+/* The transport reaching PE pe. */
+struct sym_transport *sym_core_transport(int pe);
+const int *sym_core_peer_pid(void); /* [npes] */
+struct sym_boot *sym_core_boot(void);
+struct sym_job_ctrl *sym_core_job(void); /* the launcher's control segment, or NULL */
+bool sym_core_oversubscribed(void);      /* more PEs on this host than its cores */
+/* The world barrier runs the central algorithm (the same on every PE). */
+bool sym_core_central_barrier(void);
 /* Whether PE pe's memory is reached by loads and stores (mapped, or to be
- * mapped on first use), without mapping it. */
+ * mapped on its first use), without mapping it. */
 bool sym_pe_direct(int pe);
-
-/* Whether sym_direct(pe, ..) points into a private stand-in: PE pe ended
- * before this PE first used it, so its memory reads as zeros instead of
- * what it wrote.  A reader that needs what the peer wrote (not a flag that
- * only grows, whose zero means "not yet") takes the peer as lost. */
+/* Whether sym_core_direct(pe, ..) points into a private stand-in: PE pe
+ * ended before this PE first used it, so its memory reads as zeros instead
+ * of what it wrote.  A reader that needs what the peer wrote (not a flag
+ * that only grows, whose zero means "not yet") takes the peer as lost. */
 bool sym_pe_stand_in(int pe);
 
 /* ---- the transports in use (transports.c) ------------------------------- */
 
-/* Before the bootstrap starts any thread: find the global variables and
- * move them into shared memory (the shm transport's second region). */
-void sym_transports_prepare(void);
-/* Create this PE's heap mapping (sym_rt.base, heap_total bytes), owned by
- * the first transport; with SYMHEAP_HEAP_PREALLOC the memory of what
- * precedes the user heap (control block, sync area, mailboxes) is
- * reserved now, the user heap's as it is handed out (heap.c). */
-sym_status_t sym_transports_heap_open(void);
-/* Reserve the memory of [off, off + len) of this PE's heap (its owner's
- * shm_heap_reserve).  Errors: SYM_ERR_NO_MEMORY, SYM_ERR_SYSTEM. */
-sym_status_t sym_transports_heap_reserve(uint64_t off, uint64_t len);
+/* Before the peers meet, once this PE's memory exists: each class's
+ * prepare step (shm listens on its socket).  Errors: the classes'. */
+sym_status_t sym_transports_prepare(void);
 /* Collective: choose per peer the first class in order that can reach it
- * (SYMHEAP_TRANSPORT restricts the list), create the transports, fill
- * peer_base, peer_tp and what derives from the transports' capabilities.
- * same_host[pe]: PE pe runs on this host; dl: sym_init's deadline, for
- * the transports' own waits. */
+ * (SYMHEAP_TRANSPORT restricts the list; this PE itself is reached by the
+ * first class that can reach it, whatever the restriction), create the
+ * transports over this PE's memory, fill peer_base, peer_tp and what
+ * derives from the transports' capabilities.  same_host[pe]: PE pe runs on
+ * this host; dl: sym_init's deadline, for the transports' own waits. */
 sym_status_t sym_transports_open(struct sym_boot *boot, const bool *same_host,
                                  struct sym_deadline *dl);
-/* Release every transport (the heap's owner last) and the globals. */
+/* Release every transport, newest first (and any prepared, unused). */
 void sym_transports_close(void);
-/* The transport in use named `name`, or NULL (tests, tools). */
-struct sym_transport *sym_transport_named(const char *name);
-/* A PE on this host that is running but whose heap could not be mapped
- * on its first use, or -1, with the words that follow "PE n" in `how`. */
+/* Whether a transport in use asks that this PE's memfds stay open for the
+ * job (SYM_TP_CAP_KEEPS_FDS: its peers reopen them). */
+bool sym_transports_keep_fds(void);
+/* A peer that runs but that a transport in use could not reach on its
+ * first use, or -1, with the words that follow "PE n" in `how`; cheap when
+ * there is none.  Any thread. */
 int sym_transports_unreachable(char *how, size_t len);
-
-/* Direct pointer for an atomic on (pe, off), or NULL when the atomic must
- * go through sym_amo_tp(pe): once a transport without CPU-coherent atomics
- * is in use, words of every PE may be updated by its provider, and CPU
- * atomics and provider atomics on one word are not atomic with respect to
- * each other on every provider. */
-static inline void *sym_direct_amo(int pe, uint64_t off)
-{
-    return sym_rt.amo_tp ? NULL : sym_direct(pe, off);
-}
-
-/* The transport for atomics (and adding signals) on PE pe: that transport
- * for every PE once it is in use (see sym_direct_amo), else the peer's. */
-static inline struct sym_transport *sym_amo_tp(int pe)
-{
-    return sym_rt.amo_tp ? sym_rt.amo_tp : sym_rt.peer_tp[pe];
-}
 
 /* ---- internal one-sided helpers (rma.c, barrier.c) ----------------------
  * Each takes the deadline of the calling operation, for the transport's
@@ -200,11 +145,6 @@ static inline struct sym_transport *sym_amo_tp(int pe)
 /* Atomically store a 64-bit flag at heap offset `off` on `pe`, with
  * release ordering relative to this PE's earlier puts. */
 sym_status_t sym_flag_set_dl(int pe, uint64_t off, uint64_t value, struct sym_deadline *dl);
-
-static inline uint64_t sym_flag_load(uint64_t off)
-{
-    return __atomic_load_n((uint64_t *)(sym_rt.base + off), __ATOMIC_ACQUIRE);
-}
 
 /* Offset-addressed transfers for the library's own use (mailboxes): no
  * argument checks, inline path for mapped peers. */

@@ -33,7 +33,7 @@ SYM_API sym_status_t sym_offset_to_addr(uint64_t off, size_t nbytes, void **addr
         *addr_p = sym_rt.base + off;
         return SYM_OK;
     }
-    const struct sym_region *g = &sym_rt.globals;
+    const struct sym_region *g = &sym_rt.memory.data;
     if (g->addr && g->len && off >= g->off && off - g->off < g->len &&
         nbytes <= g->len - (off - g->off)) {
         *addr_p = g->addr + (off - g->off);

@@ -1,49 +1,55 @@
 /*
- * transport_query.c - which transports and libfabric providers this build
- * can run over on this machine, asked at run time (symheap-info prints the
- * same with the details).
+ * transport_query.c - which transports and providers (libfabric's) this
+ * build can run over on this machine, asked at run time of the transport
+ * classes (symheap-info prints the same with the details).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#ifdef SYM_HAVE_OFI
-#include "ofi/ofi.h"
-#endif
 
-/* The provider list into buf (len bytes), its whole length into *needed_p
- * and whether a default provider exists; SYM_ERR_UNAVAILABLE (recorded,
- * naming `op`) when there is no libfabric to ask. */
-static sym_status_t provider_list(const char *op, char *buf, size_t len, size_t *needed_p,
-                                  bool *default_p)
+/* The first class that lists providers, or NULL. */
+static const struct sym_transport_class *provider_class(void)
 {
-#ifdef SYM_HAVE_OFI
+    for (size_t k = 0; k < sym_transport_nclasses; k++)
+        if (sym_transport_classes[k]->providers)
+            return sym_transport_classes[k];
+    return NULL;
+}
+
+/* Class c's provider list into buf (len bytes), its whole length into
+ * *needed_p and whether a default provider exists; SYM_ERR_UNAVAILABLE
+ * (recorded, naming `op`) when there is none to ask. */
+static sym_status_t provider_list(const struct sym_transport_class *c, const char *op, char *buf,
+                                  size_t len, size_t *needed_p, bool *default_p)
+{
+    if (!c) {
+        *needed_p = 0;
+        *default_p = false;
+        return sym_error(SYM_ERR_UNAVAILABLE,
+                         "%s: no transport of this symheap runs over providers (libfabric, ofi, "
+                         "is not built in)",
+                         op);
+    }
     char why[256] = "";
-    int n = ofi_provider_list(buf, len, default_p, why, sizeof(why));
+    int n = c->providers(buf, len, default_p, why, sizeof(why));
     if (n < 0)
-        return sym_error(SYM_ERR_UNAVAILABLE, "%s: libfabric: %s", op, why);
+        return sym_error(SYM_ERR_UNAVAILABLE, "%s: %s: %s", op, c->name, why);
     *needed_p = (size_t)n + 1;
     return SYM_OK;
-#else
-    (void)buf;
-    (void)len;
-    *needed_p = 0;
-    *default_p = false;
-    return sym_error(SYM_ERR_UNAVAILABLE, "%s: libfabric (ofi) is not built into this symheap", op);
-#endif
 }
 
 /* The whole list, malloc'ed into *list_p (the caller frees it), with its
  * size including the NUL. */
-static sym_status_t provider_list_alloc(const char *op, char **list_p, size_t *needed_p,
-                                        bool *default_p)
+static sym_status_t provider_list_alloc(const struct sym_transport_class *c, const char *op,
+                                        char **list_p, size_t *needed_p, bool *default_p)
 {
     size_t len = 256;
     for (int tries = 0; tries < 4; tries++) {
         char *buf = malloc(len);
         if (!buf)
             return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", op, len);
-        sym_status_t st = provider_list(op, buf, len, needed_p, default_p);
+        sym_status_t st = provider_list(c, op, buf, len, needed_p, default_p);
         if (st == SYM_OK && *needed_p <= len) {
             *list_p = buf;
             return SYM_OK;
@@ -53,24 +59,24 @@ static sym_status_t provider_list_alloc(const char *op, char **list_p, size_t *n
             return st;
         len = *needed_p; /* longer than the buffer: again with room for it */
     }
-    return sym_error(SYM_ERR_INTERNAL, "%s: libfabric's provider list kept growing", op);
+    return sym_error(SYM_ERR_INTERNAL, "%s: the %s provider list kept growing", op, c->name);
 }
 
-SYM_API int sym_transport_available(const char *name)
+/* Whether class c offers `prov` (NULL: c itself, through the provider it
+ * would pick by default). */
+static int class_offers(const struct sym_transport_class *c, const char *prov)
 {
-    if (!name)
-        return 0;
-    if (!strcmp(name, "shm"))
-        return 1;
-    const char *prov = !strncmp(name, "ofi:", 4) ? name + 4 : name;
+    if (!c->providers)
+        return prov == NULL;
     char *list;
     size_t needed;
     bool dflt;
-    if (!*prov || provider_list_alloc("sym_transport_available", &list, &needed, &dflt) != SYM_OK)
+    if ((prov && !*prov) ||
+        provider_list_alloc(c, "sym_transport_available", &list, &needed, &dflt) != SYM_OK)
         return 0;
-    int found = !strcmp(name, "ofi") && dflt;
-    const size_t plen = strlen(prov);
-    for (const char *p = list; *p && !found && strcmp(name, "ofi");) {
+    int found = !prov && dflt;
+    const size_t plen = prov ? strlen(prov) : 0;
+    for (const char *p = list; *p && !found && prov;) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         found = n == plen && !strncmp(p, prov, n);
@@ -78,6 +84,25 @@ SYM_API int sym_transport_available(const char *name)
     }
     free(list);
     return found;
+}
+
+/* "<class>", "<class>:<provider>", or a provider of any class. */
+SYM_API int sym_transport_available(const char *name)
+{
+    if (!name)
+        return 0;
+    for (size_t k = 0; k < sym_transport_nclasses; k++) {
+        const struct sym_transport_class *c = sym_transport_classes[k];
+        size_t n = strlen(c->name);
+        if (!strcmp(name, c->name))
+            return class_offers(c, NULL);
+        if (!strncmp(name, c->name, n) && name[n] == ':')
+            return c->providers ? class_offers(c, name + n + 1) : 0;
+    }
+    for (size_t k = 0; k < sym_transport_nclasses; k++)
+        if (sym_transport_classes[k]->providers && class_offers(sym_transport_classes[k], name))
+            return 1;
+    return 0;
 }
 
 SYM_API sym_status_t sym_transport_providers(char *buf, size_t len, size_t *needed_p)
@@ -88,7 +113,7 @@ SYM_API sym_status_t sym_transport_providers(char *buf, size_t len, size_t *need
     char *list;
     size_t needed;
     bool dflt;
-    sym_status_t st = provider_list_alloc(op, &list, &needed, &dflt);
+    sym_status_t st = provider_list_alloc(provider_class(), op, &list, &needed, &dflt);
     if (st != SYM_OK)
         return st;
     *needed_p = needed;

@@ -24,16 +24,25 @@
 #include "owner.h"
 
 #define SYM_JOB_MAGIC      UINT64_C(0x53594d4a4f425631) /* "SYMJOBV1" */
-#define SYM_JOB_VERSION    4u
+#define SYM_JOB_VERSION    5u
 #define SYM_JOB_KEY_LEN    32 /* hex characters */
 #define SYM_JOB_BLOB_MAX   1024
 #define SYM_JOB_SECRET_LEN 32 /* bytes */
 #define SYM_JOB_MAX_PES    4096
+#define SYM_JOB_ERROR_MAX  512 /* bytes of a PE's unread error message */
 
 /* Environment the launcher passes to each PE. */
 #define SYM_ENV_SYMRUN_FD   "SYMHEAP_SYMRUN_FD"
 #define SYM_ENV_SYMRUN_PE   "SYMHEAP_SYMRUN_PE"
 #define SYM_ENV_SYMRUN_NPES "SYMHEAP_SYMRUN_NPES"
+
+/* What error_msg of a PE's slot holds. */
+enum sym_job_error_state {
+    SYM_JOB_ERROR_NONE = 0,   /* nothing */
+    SYM_JOB_ERROR_UNREAD = 1, /* an error the program has not read (sym_last_error) */
+    SYM_JOB_ERROR_READ = 2,   /* one it read, or that the library printed itself */
+    SYM_JOB_ERROR_WRITING = 3 /* being written (by the PE) */
+};
 
 /* Life cycle of a PE, as written by the PE (STARTING..FINALIZED) and by the
  * launcher (EXITED, DEAD).  Only grows. */
@@ -60,12 +69,18 @@ struct sym_job_pe {
     /* 1 + how many PEs the launcher had reaped before this one, written
      * with the state when it reaps the PE: survivors name the first. */
     uint32_t death_order;
-    uint8_t pad1[32];
+    /* enum sym_job_error_state of error_msg, accessed atomically */
+    uint32_t error_state;
+    uint8_t pad1[28];
     /* Bootstrap allgathers alternate between two blobs, so a PE may write
      * the next one while its peers still read the last. */
     uint32_t blob_len[2];
     uint8_t pad2[56];
     uint8_t blob[2][SYM_JOB_BLOB_MAX];
+    /* The first library error the program has not read (any status, its
+     * name and detail message), written by the PE: the launcher prints it
+     * when the PE ends badly, since the program may never have. */
+    char error_msg[SYM_JOB_ERROR_MAX];
 };
 
 struct sym_job_ctrl {

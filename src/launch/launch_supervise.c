@@ -71,6 +71,21 @@ static void publish_death(struct job *job, int i, int status)
     sym_job_boot_wake(job->ctrl);
 }
 
+/* The first library error PE i had and never read (its program may have
+ * ignored the status), printed when the PE ends badly: otherwise an exit
+ * status would be all the user learns. */
+static void report_unread_error(struct job *job, int i)
+{
+    struct sym_job_pe *slot = &job->ctrl->pe[i];
+    if (job->opts->quiet ||
+        __atomic_load_n(&slot->error_state, __ATOMIC_ACQUIRE) != SYM_JOB_ERROR_UNREAD)
+        return;
+    char msg[SYM_JOB_ERROR_MAX];
+    memcpy(msg, slot->error_msg, sizeof(msg));
+    msg[sizeof(msg) - 1] = '\0';
+    fprintf(stderr, "symrun: PE %d's first symheap error, which it never read: %s\n", i, msg);
+}
+
 static void record_exit(struct job *job, int i, int status)
 {
     struct pe_proc *p = &job->pe[i];
@@ -79,6 +94,20 @@ static void record_exit(struct job *job, int i, int status)
     p->reaped_at = launch_now_s();
     job->live--;
     publish_death(job, i, status);
+
+    /* A clean exit without a successful sym_finalize is a loss to the
+     * peers: say so, with the error that may explain it, unless the
+     * library had returned the PE a job-level error (a lost peer, an
+     * abort): then its exit is a consequence, reported by whoever caused
+     * it. */
+    const struct sym_job_pe *slot = &job->ctrl->pe[i];
+    if (!status_failed(status) && !job->launcher_killing && !job->opts->quiet &&
+        __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) == SYM_PE_DEAD &&
+        __atomic_load_n(&slot->lib_error, __ATOMIC_ACQUIRE) == 0) {
+        fprintf(stderr, "symrun: PE %d (pid %ld) exited with status 0 without finalizing\n", i,
+                (long)p->pid);
+        report_unread_error(job, i);
+    }
 
     /* Deaths the launcher caused are consequences, not the failure. */
     if (!status_failed(status) || job->first_failed_pe >= 0 || job->launcher_killing)
@@ -111,6 +140,7 @@ static void report_failure(struct job *job)
     else
         fprintf(stderr, "symrun: PE %d (pid %ld) exited with status %d\n", i, (long)job->pe[i].pid,
                 status_exit_code(st));
+    report_unread_error(job, i);
 }
 
 void launch_fill_result(struct job *job, struct sym_launch_result *result)

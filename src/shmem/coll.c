@@ -3,12 +3,13 @@
  * barrier/sync, broadcast, collect, fcollect, alltoall(s) (typed and mem)
  * and the and/or/xor/max/min/sum/prod reductions.  Types the native
  * reductions lack (long double, complex) are gathered and reduced here in
- * team order, so every PE gets the same bits.
+ * team order, so every PE gets the same bits.  OpenSHMEM's dest and source
+ * are symmetric: from the sizes where the native automatic choice takes
+ * the direct algorithm, members copy straight out of each other's heaps.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "onecopy.h"
 #include "shmem_internal.h"
 
 SYMSHMEM_WEAK_(shmem_barrier_all)
@@ -48,9 +49,6 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
     sym_team_t t = symshmem_native_team(team);
     if (bytes_of(nelems, esz, &nbytes) || t == SYM_TEAM_INVALID)
         return -1;
-    int oc = symshmem_onecopy_broadcast(t, dest, source, nelems, esz, root);
-    if (oc != SYMSHMEM_ONECOPY_DECLINED)
-        return oc;
     /* The native broadcast works in place: the root's data starts in dest. */
     if (sym_team_my_pe(t) == root && dest != source && nbytes)
         memmove(dest, source, nbytes);
@@ -63,9 +61,6 @@ static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size
     size_t nbytes;
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
-    int oc = symshmem_onecopy_fcollect(symshmem_native_team(team), dest, source, nelems, esz);
-    if (oc != SYMSHMEM_ONECOPY_DECLINED)
-        return oc;
     return status_of(
         sym_all_gather(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
 }
@@ -78,9 +73,6 @@ static int coll_collect(shmem_team_t team, void *dest, const void *source, size_
     size_t nbytes;
     if (n < 1 || bytes_of(nelems, esz, &nbytes))
         return -1;
-    int oc = symshmem_onecopy_collect(t, dest, source, nelems, esz);
-    if (oc != SYMSHMEM_ONECOPY_DECLINED)
-        return oc;
     uint64_t mine = nbytes, *all = malloc((size_t)n * sizeof *all);
     size_t *counts = malloc((size_t)n * sizeof *counts);
     int rc = -1;
@@ -100,9 +92,6 @@ static int coll_alltoall(shmem_team_t team, void *dest, const void *source, size
     size_t nbytes;
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
-    int oc = symshmem_onecopy_alltoall(symshmem_native_team(team), dest, source, nelems, esz);
-    if (oc != SYMSHMEM_ONECOPY_DECLINED)
-        return oc;
     return status_of(
         sym_all_to_all(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
 }
@@ -118,9 +107,6 @@ static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptr
     size_t total;
     if (n < 1 || dst < 1 || sst < 1 || bytes_of((size_t)n * nelems, esz, &total))
         return -1;
-    int oc = symshmem_onecopy_alltoalls(t, dest, source, dst, sst, nelems, esz);
-    if (oc != SYMSHMEM_ONECOPY_DECLINED)
-        return oc;
     unsigned char *in = malloc(total ? total : 1), *out = malloc(total ? total : 1);
     int rc = -1;
     if (in && out) {

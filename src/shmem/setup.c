@@ -22,15 +22,12 @@ void symshmem_debug(const char *fmt, ...)
     fprintf(stderr, "[symheap pe %d] %s\n", sym_my_pe(), line);
 }
 
-/* Both are whole-number settings of every build, so the queries cannot
- * fail once sym_init succeeded. */
+/* A whole-number setting of every build, so the query cannot fail once
+ * sym_init succeeded. */
 static void settings_load(void)
 {
     uint64_t v = 0;
     symshmem_settings.debug = sym_config_uint("SYMHEAP_DEBUG", &v) == SYM_OK && v;
-    v = 16384;
-    sym_config_uint("SYMHEAP_SHMEM_ONECOPY_MIN", &v);
-    symshmem_settings.onecopy_min = (size_t)v;
 }
 
 void symshmem_fail(const char *routine, sym_status_t status)
@@ -70,8 +67,8 @@ static sym_status_t shmem_init_common(void)
     if (st != SYM_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", sym_last_error());
-        sym_finalize();
-        sym_set_error(st, "%s", msg);
+        symshmem_ignore(sym_finalize());
+        symshmem_ignore(sym_set_error(st, "%s", msg));
     }
     return st;
 }

@@ -38,6 +38,15 @@ void symshmem_fail(const char *routine, sym_status_t status) __attribute__((nore
 void symshmem_failf(const char *routine, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
+/* A status the facade has no use for (a cleanup on a path that already
+ * failed; recording an error, whose status the caller returns itself):
+ * every sym_status_t call is warn_unused_result, and GCC does not take a
+ * cast to void as a use. */
+static inline void symshmem_ignore(sym_status_t status)
+{
+    (void)status;
+}
+
 static inline void symshmem_check(const char *routine, sym_status_t status)
 {
     if (__builtin_expect(status != SYM_OK, 0))
@@ -77,8 +86,7 @@ static inline sym_team_t symshmem_native_team(shmem_team_t team)
 /* SYMHEAP_* settings the facade follows, read once at shmem_init through
  * sym_config_uint() (setup.c). */
 struct symshmem_settings {
-    bool debug;         /* SYMHEAP_DEBUG: log decisions to stderr */
-    size_t onecopy_min; /* SYMHEAP_SHMEM_ONECOPY_MIN (onecopy.c) */
+    bool debug; /* SYMHEAP_DEBUG: log decisions to stderr */
 };
 extern struct symshmem_settings symshmem_settings;
 

@@ -76,7 +76,7 @@ void symshmem_teams_fini(void)
     orphan_contexts(&symshmem_team_shared_);
     pthread_mutex_unlock(&ctx_lock);
     if (symshmem_team_shared_.t != SYM_TEAM_INVALID)
-        sym_team_destroy(symshmem_team_shared_.t);
+        symshmem_ignore(sym_team_destroy(symshmem_team_shared_.t));
     symshmem_team_shared_.t = SYM_TEAM_INVALID;
     symshmem_team_world_.t = SYM_TEAM_INVALID;
 }
@@ -130,7 +130,7 @@ static int wrap_team(sym_team_t t, const shmem_team_config_t *config, long mask,
         return 0;
     struct symshmem_team *team = calloc(1, sizeof *team);
     if (!team) {
-        sym_team_destroy(t);
+        symshmem_ignore(sym_team_destroy(t));
         return -1;
     }
     team->t = t;
@@ -168,7 +168,7 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (sym_team_split_2d_ragged(symshmem_native_team(parent_team), xrange, &x, &y) != SYM_OK)
         return -1;
     if (wrap_team(x, xaxis_config, xaxis_mask, xaxis_team) != 0) {
-        sym_team_destroy(y);
+        symshmem_ignore(sym_team_destroy(y));
         return -1;
     }
     if (wrap_team(y, yaxis_config, yaxis_mask, yaxis_team) != 0)

@@ -4,6 +4,8 @@
  *   symrun -n N [--tag-output] [--timeout S] [--grace S] [--transport T] [--]
  *          prog [args...]
  *
+ * A prog without a '/' is found in PATH, else in the current directory.
+ *
  * A thin command line over sym_launch_run() (launch/launcher.h): all the
  * supervision lives there, so the test harness exercises the same code.
  * Before starting, it removes this user's /dev/shm objects of dead jobs
@@ -20,9 +22,42 @@
 #include "launch/launcher.h"
 #include "tools/symrun_args.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether `name` (no '/') is an executable file in a directory of PATH. */
+static bool in_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char file[PATH_MAX];
+    for (const char *dir = path;; dir++) {
+        size_t n = strcspn(dir, ":");
+        /* an empty entry is the current directory, as for execvp */
+        if (snprintf(file, sizeof(file), "%.*s/%s", n ? (int)n : 1, n ? dir : ".", name) <
+                (int)sizeof(file) &&
+            access(file, X_OK) == 0)
+            return true;
+        dir += n;
+        if (!*dir)
+            return false;
+    }
+}
+
+/* A program named without a '/' runs from PATH as execvp finds it, else,
+ * as mpirun does, from the current directory: "symrun -n 2 prog". */
+static void find_program(char **argv, char *buf, size_t len)
+{
+    if (strchr(argv[0], '/') || in_path(argv[0]) || access(argv[0], X_OK) != 0)
+        return;
+    if (snprintf(buf, len, "./%s", argv[0]) < (int)len)
+        argv[0] = buf;
+}
 
 int main(int argc, char **argv)
 {
@@ -30,6 +65,8 @@ int main(int argc, char **argv)
     int rc = symrun_parse_args(argc, argv, &cli);
     if (rc >= 0)
         return rc;
+    char program[PATH_MAX];
+    find_program(cli.argv, program, sizeof(program));
 
     struct sym_launch_opts opts = {
         .npes = cli.npes,

@@ -8,10 +8,7 @@
 #include <string.h>
 
 #include "launch/job.h"
-
-#ifndef SYMRUN_VERSION
-#define SYMRUN_VERSION "0.1.0"
-#endif
+#include "symheap/version.h"
 
 static void usage(FILE *to)
 {
@@ -20,9 +17,11 @@ static void usage(FILE *to)
             "\n"
             "Start N processing elements (PEs) of a symheap job on this host, each\n"
             "running program with args, and supervise them until all have exited.\n"
+            "A program name without a '/' is looked up in PATH, then in the current\n"
+            "directory (as mpirun does).\n"
             "\n"
             "Options:\n"
-            "  -n, -np, --npes N  number of PEs to start (1..%d)\n"
+            "  -n, -np, --npes N  number of PEs to start (1..%d); also -nN, -npN, --npes=N\n"
             "  --tag-output       prefix every output line with \"[pe] \"\n"
             "  --timeout S        end the job after S seconds (default 0: no limit)\n"
             "  --grace S          once a PE has failed, kill the remaining PEs after\n"
@@ -81,9 +80,10 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     return 0;
 }
 
-/* Matches `arg` against an option taking a value, given as "NAME VALUE" or,
- * when `long_form`, also "NAME=VALUE".  Returns 1 and sets *value (NULL if
- * the value is missing) on a match, 0 otherwise. */
+/* Matches `arg` against an option taking a value, given as "NAME VALUE",
+ * when `long_form` also "NAME=VALUE", else also "NAMEdigits" ("-n4", as
+ * mpirun takes it).  Returns 1 and sets *value (NULL if the value is
+ * missing) on a match, 0 otherwise. */
 static int option_value(int argc, char **argv, int *i, const char *name, bool long_form,
                         const char **value)
 {
@@ -98,6 +98,10 @@ static int option_value(int argc, char **argv, int *i, const char *name, bool lo
     }
     if (long_form && arg[len] == '=') {
         *value = arg + len + 1;
+        return 1;
+    }
+    if (!long_form && arg[len] >= '0' && arg[len] <= '9') {
+        *value = arg + len;
         return 1;
     }
     return 0;
@@ -119,7 +123,7 @@ int symrun_parse_args(int argc, char **argv, struct cli *cli)
             usage(stdout);
             return 0;
         } else if (strcmp(arg, "--version") == 0) {
-            printf("symrun (symheap) %s\n", SYMRUN_VERSION);
+            printf("symrun (symheap) %s\n", SYM_VERSION_STRING);
             return 0;
         } else if (strcmp(arg, "--tag-output") == 0) {
             cli->tag_output = true;
@@ -127,7 +131,9 @@ int symrun_parse_args(int argc, char **argv, struct cli *cli)
         } else if (option_value(argc, argv, &i, "-n", false, &value) ||
                    option_value(argc, argv, &i, "-np", false, &value) ||
                    option_value(argc, argv, &i, "--npes", true, &value)) {
-            rc = value ? parse_npes(arg, value, &cli->npes) : usage_error("%s needs a value", arg);
+            /* the option's name alone in messages, also for "-n4x" */
+            const char *name = arg[1] == '-' ? "--npes" : arg[2] == 'p' ? "-np" : "-n";
+            rc = value ? parse_npes(name, value, &cli->npes) : usage_error("%s needs a value", arg);
         } else if (option_value(argc, argv, &i, "--timeout", true, &value)) {
             rc = value ? parse_seconds(arg, value, &cli->timeout_s)
                        : usage_error("%s needs a value", arg);

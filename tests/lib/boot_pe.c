@@ -50,6 +50,7 @@
 
 #include "bootstrap/bootstrap.h" /* boot-barrier-progress: the bootstrap itself */
 #include "core/internal.h"
+#include "transport_of.h"
 
 #define BROKEN 10
 
@@ -417,7 +418,7 @@ static int mode_finalize_puts(void)
 static int mode_boot_barrier_progress(void)
 {
     init_or_die();
-    if (!sym_transport_named("ofi"))
+    if (!test_transport("ofi"))
         broken("boot-barrier-progress needs SYMHEAP_TRANSPORT=ofi");
     const size_t bytes = (size_t)8 << 20; /* more than loopback's socket buffers */
     uint8_t *dst = sym_malloc(bytes * (size_t)npes);
@@ -432,9 +433,9 @@ static int mode_boot_barrier_progress(void)
         OK(sym_put_nbi(dst + (size_t)me * bytes, src, bytes, 0));
         /* completing it needs PE 0's endpoint, and PE 0 is in the barrier */
         struct sym_deadline dl = sym_deadline_default("sym_quiet");
-        OK(sym_transport_named("ofi")->ops->quiet(sym_transport_named("ofi"), &dl));
+        OK(test_transport("ofi")->ops->quiet(test_transport("ofi"), &dl));
     }
-    OK(sym_rt.boot->ops->barrier(sym_rt.boot, "boot_pe (bootstrap barrier)"));
+    OK(sym_core_boot()->ops->barrier(sym_core_boot(), "boot_pe (bootstrap barrier)"));
     for (int pe = 1; me == 0 && pe < npes; pe++)
         for (size_t i = 0; i < bytes; i++) {
             uint8_t want = (uint8_t)(pe * 29 + i * 7 + (i >> 12));

@@ -299,9 +299,34 @@ void pat_fill(void *buf, size_t bytes, uint64_t key)
 /* Buffers and checks                                                        */
 /* ------------------------------------------------------------------------ */
 
+sym_algorithm_t matrix_only = SYM_ALGO_AUTO;
+
+static struct {
+    uint8_t *base;
+    size_t size, used;
+    int live;
+} arena;
+
+void gb_use_arena(void *base, size_t bytes)
+{
+    PE_ASSERT(!arena.live, "%d buffers still live in the old arena", arena.live);
+    arena.base = base;
+    arena.size = bytes;
+    arena.used = 0;
+}
+
 void gb_alloc(struct gbuf *b, size_t bytes, int fill)
 {
-    b->raw = malloc(bytes + 2 * GUARD);
+    if (arena.base) {
+        const size_t need = (bytes + 2 * GUARD + 63) / 64 * 64;
+        PE_ASSERT(need <= arena.size - arena.used, "the arena of %zu bytes cannot hold %zu more",
+                  arena.size, need);
+        b->raw = arena.base + arena.used;
+        arena.used += need;
+        arena.live++;
+    } else {
+        b->raw = malloc(bytes + 2 * GUARD);
+    }
     PE_ASSERT(b->raw, "malloc(%zu) failed", bytes + 2 * GUARD);
     memset(b->raw, GUARD_BYTE, bytes + 2 * GUARD);
     b->p = b->raw + GUARD;
@@ -311,7 +336,12 @@ void gb_alloc(struct gbuf *b, size_t bytes, int fill)
 
 void gb_free(struct gbuf *b)
 {
-    free(b->raw);
+    if (arena.base && b->raw >= arena.base && b->raw < arena.base + arena.size) {
+        if (--arena.live == 0)
+            arena.used = 0;
+    } else {
+        free(b->raw);
+    }
     b->raw = b->p = NULL;
 }
 

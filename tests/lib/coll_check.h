@@ -157,6 +157,12 @@ void pat_fill(void *buf, size_t bytes, uint64_t key);
 
 void gb_alloc(struct gbuf *b, size_t bytes, int fill);
 
+/* From here on gb_alloc carves buffers out of [arena, arena + bytes) (a
+ * region of this PE's symmetric heap, so the direct algorithm reads them
+ * mapped), until called with NULL.  Buffers are handed out in order and the
+ * arena starts over once every one of them is freed. */
+void gb_use_arena(void *arena, size_t bytes);
+
 void gb_free(struct gbuf *b);
 
 void *xmalloc(size_t bytes);
@@ -251,20 +257,42 @@ void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t 
 static const sym_algorithm_t barrier_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
                                                 SYM_ALGO_RD};
 static const sym_algorithm_t broadcast_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                  SYM_ALGO_TREE};
+                                                  SYM_ALGO_TREE, SYM_ALGO_DIRECT};
 static const sym_algorithm_t reduce_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                               SYM_ALGO_TREE};
+                                               SYM_ALGO_TREE, SYM_ALGO_DIRECT};
 static const sym_algorithm_t allreduce_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                  SYM_ALGO_TREE, SYM_ALGO_RD};
-static const sym_algorithm_t reduce_scatter_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE,
-                                                       SYM_ALGO_RING};
+                                                  SYM_ALGO_TREE, SYM_ALGO_RD,    SYM_ALGO_DIRECT};
+static const sym_algorithm_t reduce_scatter_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
+                                                       SYM_ALGO_DIRECT};
 static const sym_algorithm_t all_gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                   SYM_ALGO_RD};
+                                                   SYM_ALGO_RD, SYM_ALGO_DIRECT};
 static const sym_algorithm_t all_gatherv_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_RING,
-                                                    SYM_ALGO_RD};
-static const sym_algorithm_t all_to_all_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE,
-                                                   SYM_ALGO_PAIRWISE};
-static const sym_algorithm_t gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE};
+                                                    SYM_ALGO_RD, SYM_ALGO_DIRECT};
+static const sym_algorithm_t all_to_all_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_PAIRWISE,
+                                                   SYM_ALGO_DIRECT};
+static const sym_algorithm_t gather_algos[] = {SYM_ALGO_AUTO, SYM_ALGO_NAIVE, SYM_ALGO_TREE,
+                                               SYM_ALGO_DIRECT};
+
+/* Only this algorithm's part of each matrix runs (SYM_ALGO_AUTO: all of
+ * it): the direct algorithm's paths run the matrix again, direct only. */
+extern sym_algorithm_t matrix_only;
+static inline bool matrix_wants(sym_algorithm_t a)
+{
+    return matrix_only == SYM_ALGO_AUTO || a == matrix_only;
+}
+
+/* The matrix of each collective (test_coll_<family>.c). */
+void barrier_matrix(struct tctx *t);
+void broadcast_matrix(struct tctx *t);
+void reduce_matrix(struct tctx *t);
+void allreduce_matrix(struct tctx *t);
+void reduce_scatter_matrix(struct tctx *t);
+void all_gather_matrix(struct tctx *t);
+void all_gatherv_matrix(struct tctx *t);
+void all_to_all_matrix(struct tctx *t);
+void all_to_allv_matrix(struct tctx *t);
+void gather_matrix(struct tctx *t);
+void scatter_matrix(struct tctx *t);
 
 /* Every root for small counts; the large count at the first and last. */
 bool root_wanted(const struct tctx *t, size_t count, int root);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "transport_of.h"
 #include "ofi/ofi_private.h"
 #include "symheap.h"
 
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
     memcpy(buf, MARKER, sizeof(MARKER));
     OK(sym_barrier_all());
     if (me == 0) {
-        struct sym_transport *tp = sym_transport_named("ofi");
+        struct sym_transport *tp = test_transport("ofi");
         if (!tp)
             broken("no ofi transport (SYMHEAP_TRANSPORT=ofi?)");
         struct ofi_transport *t = (struct ofi_transport *)tp;

@@ -27,6 +27,12 @@
  *   leak-then-die VICTIM  before sym_init, VICTIM creates the heap object
  *                       "/symheap-<uid>-<key>-99" and raises SIGKILL; the
  *                       others expect sym_init to fail with PEER_LOST
+ *   ignore-errors       a program that checks nothing, as a newcomer writes
+ *                       it: sym_init, a ring put, a barrier, and sym_finalize's
+ *                       status as the exit status
+ *   unread VICTIM READ  VICTIM puts to PE 99 (SYM_ERR_INVALID_PE), reads
+ *                       sym_last_error() if READ is 1, and exits 3 without
+ *                       finalizing; the others expect the loss
  *
  * Anything unexpected is reported on stderr and exits BROKEN, a status no
  * mode asks for, so the test can tell "the PE checked and failed" from the
@@ -319,6 +325,29 @@ int main(int argc, char **argv)
             broken("sym_init returned %s with PE %d dead, expected SYM_ERR_PEER_LOST: %s",
                    sym_status_name(st), victim, sym_last_error());
         say(stdout, "pe %d lost PE %d\n", my_pe, victim);
+    } else if (strcmp(mode, "ignore-errors") == 0) {
+        /* every status dropped, as the attribute lets a program do once it
+         * stores them: only the library's own messages can tell */
+        sym_status_t st = sym_init();
+        long *box = sym_malloc(sizeof(long)), v = sym_my_pe();
+        st = sym_put(box, &v, sizeof(v), (sym_my_pe() + 1) % sym_n_pes());
+        st = sym_barrier_all();
+        (void)st;
+        sym_free(box);
+        return sym_finalize();
+    } else if (strcmp(mode, "unread") == 0) {
+        int victim = arg_int(argc, argv, 2), read = arg_int(argc, argv, 3);
+        init_or_die();
+        if (my_pe == victim) {
+            long v = 1;
+            if (sym_put(&v, &v, sizeof(v), 99) != SYM_ERR_INVALID_PE)
+                broken("sym_put to PE 99 did not fail with SYM_ERR_INVALID_PE");
+            if (read)
+                say(stderr, "pe %d read: %s\n", my_pe, sym_last_error());
+            fflush(NULL);
+            _exit(3);
+        }
+        expect_peer_lost(victim, "exited with status 3");
     } else {
         broken("unknown mode '%s'", mode);
     }

@@ -26,8 +26,8 @@ struct sym_boot;
 
 extern const struct sym_transport_class ofi_transport_class;
 
-/* Open the provider named cfg->ofi_provider (NULL, "" or "auto": the
- * default choice), register cfg's heap and global variables and exchange
+/* Open the provider named by the settings' SYMHEAP_OFI_PROVIDER ("auto":
+ * the default choice), register cfg's heap and global variables and exchange
  * addresses with every PE through cfg->boot (collective).  Errors: SYM_ERR_UNAVAILABLE (no fitting
  * provider, a needed atomic missing), SYM_ERR_TRANSPORT (a libfabric call
  * failed), SYM_ERR_NO_MEMORY, bootstrap errors. */

@@ -252,18 +252,20 @@ sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
     t->base.caps = SYM_TP_CAP_NEEDS_PROGRESS;
     t->me = cfg->me;
     t->npes = cfg->npes;
-    t->heap = cfg->heap;
-    t->heap_len = cfg->heap_len;
+    const struct sym_memory *m = cfg->memory;
+    const struct ofi_settings *set = cfg->settings;
+    t->heap = m->heap;
+    t->heap_len = m->heap_len;
     /* Offsets from heap_len on are the global variables (struct sym_region). */
-    if (cfg->data.addr && cfg->data.len && cfg->data.off == cfg->heap_len) {
-        t->data = cfg->data.addr;
-        t->data_len = cfg->data.len;
+    if (m->data.addr && m->data.len && m->data.off == m->heap_len) {
+        t->data = m->data.addr;
+        t->data_len = m->data.len;
     }
     t->wait_yield_us = cfg->wait_yield_us;
-    t->wait_poll_us = cfg->wait_poll_us;
-    t->eager_connect = cfg->ofi_eager_connect;
+    t->wait_poll_us = set->wait_poll_us;
+    t->eager_connect = set->eager_connect;
     t->same_host = cfg->same_host;
-    t->mr_force = cfg->ofi_mr_force;
+    t->mr_force = set->mr_force.s;
     if (cfg->thread_level >= SYM_THREAD_MULTIPLE) {
         pthread_mutexattr_t a;
         pthread_mutexattr_init(&a);
@@ -292,13 +294,13 @@ sym_status_t ofi_transport_create(const struct sym_transport_config *cfg,
     if (!t->addr || !t->rkey || !t->rbase || !t->dkey || !t->dbase || !t->dirty || !t->dirty_list ||
         !t->last_kind || !t->last_seq || !t->amo_lo || !t->amo_hi || !t->amo_seq)
         st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d ofi peers", t->npes);
-    t->eagain_every = cfg->ofi_eagain_every;
+    t->eagain_every = set->eagain_every;
     if (st == SYM_OK)
-        st = ofi_mr_force_parse(cfg->ofi_mr_force, &t->mr_forced);
+        st = ofi_mr_force_parse(set->mr_force.s, &t->mr_forced);
     if (st == SYM_OK)
-        st = pick_provider(t, cfg->ofi_provider);
+        st = pick_provider(t, set->provider.s);
     if (st == SYM_OK) {
-        read_attributes(t, cfg->ofi_ignore_order);
+        read_attributes(t, set->ignore_order);
         st = open_objects(t);
     }
     if (st == SYM_OK)
@@ -361,6 +363,10 @@ static sym_status_t ofi_class_create(const struct sym_transport_config *cfg,
 
 const struct sym_transport_class ofi_transport_class = {
     .name = "ofi",
+    .summary = "libfabric RDM endpoints (peers on other hosts; SYMHEAP_TRANSPORT=ofi: every peer)",
+    .settings = &ofi_settings_table,
     .can_reach = ofi_can_reach,
     .create = ofi_class_create,
+    .providers = ofi_provider_list,
+    .describe = ofi_providers_print,
 };

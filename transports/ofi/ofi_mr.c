@@ -82,7 +82,7 @@ static sym_status_t reg(struct ofi_transport *t, void *buf, size_t len, uint64_t
 
 sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
 {
-    /* in the order of sym_config_mr_force_words' words */
+    /* in the order of ofi_mr_force_words' words */
     static const uint64_t word_bits[] = {
         0,
         FI_MR_LOCAL,
@@ -93,7 +93,7 @@ sym_status_t ofi_mr_force_parse(const char *text, uint64_t *bits_p)
         FI_MR_VIRT_ADDR,
     };
     unsigned words;
-    if (sym_config_mr_force_words(text ? text : "", &words) != 0)
+    if (ofi_mr_force_words(text ? text : "", &words) != 0)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_init: SYMHEAP_OFI_MR_FORCE=%s: unknown word",
                          text);
     uint64_t bits = 0;

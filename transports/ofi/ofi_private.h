@@ -4,11 +4,13 @@
 
 #include <pthread.h>
 
+#include "base/config.h"
 #include "base/error.h"
 #include "base/wait.h"
 #include "ofi_fabric.h"
 
 #include "ofi.h"
+#include "ofi_settings.h"
 
 #define OFI_API_VERSION FI_VERSION(1, 9)
 /* Operation contexts in flight before the ring wraps and we drain. */

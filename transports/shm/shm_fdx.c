@@ -14,7 +14,8 @@
  *   1. Each PE listens on a SOCK_SEQPACKET unix socket in the abstract
  *      namespace, "@symheap-fdx-<128 random bits>", bound before anyone is
  *      told the name (so nobody can bind it first: squatting needs the name
- *      in advance).  It does so when its heap is made, before the peers meet.
+ *      in advance).  It does so before the peers meet (the class's
+ *      prepare step, right after the runtime made this PE's heap).
  *   2. The PEs publish the name and their pid over the bootstrap (symrun's
  *      control segment, PMIx, the TCP rendezvous).
  *   3. Each PE connects to every local peer's socket.  The listener checks

@@ -1,118 +1,25 @@
-/* shm_heap.c - create, hand over, verify and map the heap segments. */
+/* shm_heap.c - verify and map the peers' heap segments, handed over at
+ * init or reopened on first use; the class. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/segment.h"
 #include "bootstrap/bootstrap.h"
 /* The control block's identity fields and the mapping alignment: every
- * peer's heap is checked before use (shm_transport_attach). */
+ * peer's heap is checked before use (shm_heap_map). */
 #include "base/heap_layout.h"
 #include "shm_private.h"
+#include "shm_settings.h"
 
-#define SEALS_SIZE (F_SEAL_SHRINK | F_SEAL_GROW)
-
-/* A memfd lives in the kernel's internal tmpfs, which has no size limit of
- * its own: reserving more than the host's shared memory (/dev/shm's free
- * room, the budget an administrator set for it) would bring the OOM killer
- * instead of an error. */
-static bool room_for(size_t len)
-{
-    struct statvfs v;
-    if (statvfs("/dev/shm", &v) != 0)
-        return true; /* no budget to go by: the reservation itself decides */
-    return (unsigned long long)v.f_bavail * v.f_frsize >= len;
-}
-
-int shm_segment_create(const char *what, size_t len, size_t prealloc_len, int *err_p)
-{
-    int fd = memfd_create(what, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) {
-        *err_p = errno;
-        return -1;
-    }
-    if (prealloc_len > len)
-        prealloc_len = len;
-    int rc = ftruncate(fd, (off_t)len) ? errno : 0;
-    if (rc == 0 && prealloc_len)
-        rc = !room_for(prealloc_len) ? ENOSPC : posix_fallocate(fd, 0, (off_t)prealloc_len);
-    if (rc == 0 && fcntl(fd, F_ADD_SEALS, SEALS_SIZE | F_SEAL_SEAL) != 0)
-        rc = errno;
-    if (rc != 0) {
-        close(fd);
-        *err_p = rc;
-        return -1;
-    }
-    return fd;
-}
-
-const char *shm_segment_check(int fd, size_t len)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return "not a regular file";
-    if (st.st_uid != getuid())
-        return "another owner";
-    if ((size_t)st.st_size != len)
-        return "another size";
-    int seals = fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || (seals & SEALS_SIZE) != SEALS_SIZE)
-        return "its size is not sealed";
-    return NULL;
-}
-
-/* mmap `fd` at an address aligned to `align` (a power of two): reserve a
- * larger range, place the mapping at its aligned start, return the slack
- * but the `extra` bytes after the mapping, kept reserved (inaccessible) for
- * the owner's global variables. */
-static void *map_aligned(int fd, size_t len, size_t extra, size_t align)
-{
-    size_t span = len + extra + align;
-    uint8_t *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (r == MAP_FAILED)
-        return MAP_FAILED;
-    uintptr_t a = ((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1);
-    void *p = mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-    if (p == MAP_FAILED) {
-        munmap(r, span);
-        return MAP_FAILED;
-    }
-    if ((uint8_t *)a > r)
-        munmap(r, (size_t)((uint8_t *)a - r));
-    size_t tail = (size_t)(r + span - ((uint8_t *)a + len + extra));
-    if (tail)
-        munmap((uint8_t *)a + len + extra, tail);
-    return p;
-}
-
-sym_status_t shm_heap_reserve(struct sym_transport *tp, uint64_t off, uint64_t len)
-{
-    struct shm_transport *t = (struct shm_transport *)tp;
-    int rc = t->fd < 0                 ? EBADF
-             : off + len > t->heap_len ? EINVAL
-             : !room_for((size_t)len)  ? ENOSPC
-                                       : posix_fallocate(t->fd, (off_t)off, (off_t)len);
-    if (rc == 0)
-        return SYM_OK;
-    return sym_error(rc == ENOSPC || rc == ENOMEM || rc == EFBIG ? SYM_ERR_NO_MEMORY
-                                                                 : SYM_ERR_SYSTEM,
-                     "cannot reserve %llu bytes of PE %d's heap (offset %llu) in shared memory: "
-                     "%s",
-                     (unsigned long long)len, t->me, (unsigned long long)off, strerror(rc));
-}
-
-sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data_len,
-                                  size_t prealloc_len, struct sym_transport **tp_p,
-                                  uint8_t **base_p)
+sym_status_t shm_transport_new(int me, int npes, const struct sym_memory *m,
+                               struct sym_transport **tp_p)
 {
     struct shm_transport *t = calloc(1, sizeof(*t));
     uint8_t **pb = calloc((size_t)npes, sizeof(*pb));
@@ -123,50 +30,17 @@ sym_status_t shm_transport_create(int me, int npes, size_t heap_len, size_t data
     }
     t->base.ops = &shm_ops;
     t->base.caps = SYM_TP_CAP_DIRECT | SYM_TP_CAP_CPU_ATOMICS;
-    t->base.direct_end = heap_len;
+    t->base.direct_end = m->heap_len;
     t->me = me;
     t->npes = npes;
-    t->heap_len = heap_len;
-    t->data_len = data_len;
+    t->heap_len = m->heap_len;
+    t->data_len = m->data.len;
     t->peer_base = pb;
     t->listen_fd = -1;
     pthread_mutex_init(&t->map_lock, NULL);
-
-    sym_status_t st;
-    int err = 0;
-    /* The part past prealloc_len (the team region) gets its memory when it
-     * is used; the rest is reserved now if asked. */
-    t->fd = shm_segment_create("symheap-heap", heap_len, prealloc_len, &err);
-    if (t->fd < 0) {
-        st = sym_error(err == ENOSPC || err == ENOMEM || err == EFBIG ? SYM_ERR_NO_MEMORY
-                                                                      : SYM_ERR_SYSTEM,
-                       "sym_init: cannot reserve a %zu-byte heap for PE %d in shared memory: %s "
-                       "(lower SYMHEAP_HEAP_SIZE?)",
-                       prealloc_len ? prealloc_len : heap_len, me, strerror(err));
-        goto fail_free;
-    }
-    void *base = map_aligned(t->fd, heap_len, data_len, sym_heap_own_align(heap_len));
-    if (base == MAP_FAILED) {
-        st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of a %zu-byte heap: %s", heap_len,
-                       strerror(errno));
-        goto fail_close;
-    }
-    pb[me] = base;
-    if ((st = shm_fdx_listen(t)) != SYM_OK) {
-        munmap(base, heap_len + data_len);
-        goto fail_close;
-    }
-    *tp_p = &t->base;
-    *base_p = base;
+    pb[me] = m->heap;                  /* the runtime's: never unmapped here */
+    *tp_p = (struct sym_transport *)t; /* base is the first member */
     return SYM_OK;
-
-fail_close:
-    close(t->fd);
-fail_free:
-    pthread_mutex_destroy(&t->map_lock);
-    free(pb);
-    free(t);
-    return st;
 }
 
 /* What is wrong with the header of a heap mapped for PE pe, or NULL. */
@@ -190,10 +64,10 @@ uint8_t *shm_heap_map(struct shm_transport *t, const char *key, int pe, int fd,
                       struct shm_refusal *why_p)
 {
     *why_p = (struct shm_refusal){0};
-    why_p->segment = fd < 0 ? "no descriptor" : shm_segment_check(fd, t->heap_len);
+    why_p->segment = fd < 0 ? "no descriptor" : sym_segment_check(fd, t->heap_len);
     if (why_p->segment)
         return NULL;
-    void *p = map_aligned(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
+    void *p = sym_segment_map(fd, t->heap_len, t->data_len, SYM_HEAP_BASE_ALIGN);
     if (p == MAP_FAILED) {
         why_p->map_errno = errno;
         return NULL;
@@ -210,42 +84,38 @@ uint8_t *shm_heap_map(struct shm_transport *t, const char *key, int pe, int fd,
     return p;
 }
 
-sym_status_t shm_refusal_error(const struct shm_transport *t, int pe, const struct shm_refusal *why)
-{
-    if (why->segment)
-        return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: PE %d's heap is not a segment of this job (%s; expected a "
-                         "sealed memfd of uid %u, %zu bytes): refusing to map it",
-                         pe, why->segment, (unsigned)getuid(), t->heap_len);
-    if (why->header)
-        return sym_error(SYM_ERR_BOOTSTRAP,
-                         "sym_init: PE %d's heap is not a heap of this job (%s, "
-                         "layout version %u, expected %u): refusing to use it",
-                         pe, why->header, (unsigned)why->version, SYM_HEAP_LAYOUT_VERSION);
-    return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
-                     strerror(why->map_errno));
-}
-
 sym_status_t shm_transport_attach(struct sym_transport *tp, const char *key, int pe, int fd)
 {
     struct shm_transport *t = (struct shm_transport *)tp;
     struct shm_refusal why;
     uint8_t *p = shm_heap_map(t, key, pe, fd, &why);
-    if (!p)
-        return shm_refusal_error(t, pe, &why);
-    t->peer_base[pe] = p;
-    return SYM_OK;
+    if (p) {
+        t->peer_base[pe] = p;
+        return SYM_OK;
+    }
+    if (why.segment)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's heap is not a segment of this job (%s; expected a "
+                         "sealed memfd of uid %u, %zu bytes): refusing to map it",
+                         pe, why.segment, (unsigned)getuid(), t->heap_len);
+    if (why.header)
+        return sym_error(SYM_ERR_BOOTSTRAP,
+                         "sym_init: PE %d's heap is not a heap of this job (%s, "
+                         "layout version %u, expected %u): refusing to use it",
+                         pe, why.header, (unsigned)why.version, SYM_HEAP_LAYOUT_VERSION);
+    return sym_error(SYM_ERR_NO_MEMORY, "sym_init: mmap of PE %d's heap: %s", pe,
+                     strerror(why.map_errno));
 }
 
 void shm_transport_release(struct shm_transport *t)
 {
-    if (t->fd >= 0)
-        close(t->fd);
     shm_fdx_close(t);
     for (int pe = 0; pe < t->npes; pe++)
-        if (t->peer_base[pe] && t->peer_base[pe] != t->stand_in)
+        if (t->peer_base[pe] && pe != t->me && t->peer_base[pe] != t->stand_in)
             munmap(t->peer_base[pe], t->heap_len + t->data_len);
     shm_lazy_release(t);
+    shm_globals_release(t);
+    pthread_mutex_destroy(&t->map_lock);
     free(t->peer_base);
     free(t);
 }
@@ -266,8 +136,28 @@ static sym_status_t take_peer(void *arg, int pe, const int *fds, int nfd)
     struct take_ctx *c = arg;
     sym_status_t st = shm_transport_attach(&c->t->base, c->key, pe, fds[0]);
     if (st == SYM_OK)
-        st = shm_globals_attach(pe, nfd > 1 ? fds[1] : -1, c->t->peer_base[pe]);
+        st = shm_globals_attach(c->t, pe, nfd > 1 ? fds[1] : -1);
     return st;
+}
+
+/* Before the peers meet: the socket, so that a local peer already waiting
+ * in sym_init finds it listening (shm_fdx.c). */
+static sym_status_t shm_class_prepare(const struct sym_transport_config *cfg,
+                                      struct sym_transport **tp_p)
+{
+    sym_status_t st = shm_transport_new(cfg->me, cfg->npes, cfg->memory, tp_p);
+    if (st == SYM_OK && (st = shm_fdx_listen((struct shm_transport *)*tp_p)) != SYM_OK) {
+        shm_transport_release((struct shm_transport *)*tp_p);
+        *tp_p = NULL;
+    }
+    return st;
+}
+
+/* SYMHEAP_SHM_MAP as loaded (auto without settings). */
+static unsigned map_mode(const struct sym_transport_config *cfg)
+{
+    const struct shm_settings *s = cfg->settings;
+    return s ? s->map.v : SHM_MAP_AUTO;
 }
 
 /* Lazy, when SYMHEAP_SHM_MAP allows it and every PE of this host said it
@@ -277,12 +167,12 @@ static sym_status_t choose_lazy(const struct sym_transport_config *cfg,
                                 const struct shm_card *cards, bool *lazy_p)
 {
     *lazy_p = false;
-    if (strcmp(cfg->shm_map, "eager") == 0)
+    if (map_mode(cfg) == SHM_MAP_EAGER)
         return SYM_OK;
     for (int pe = 0; pe < cfg->npes; pe++) {
         if (!cfg->reach[pe] || cards[pe].lazy_ok)
             continue;
-        if (strcmp(cfg->shm_map, "lazy") == 0)
+        if (map_mode(cfg) == SHM_MAP_LAZY)
             return sym_error(SYM_ERR_UNAVAILABLE,
                              "sym_init: SYMHEAP_SHM_MAP=lazy, but PE %d on this host cannot "
                              "let its peers reopen its heap through /proc (not dumpable, /proc "
@@ -294,62 +184,74 @@ static sym_status_t choose_lazy(const struct sym_transport_config *cfg,
     return SYM_OK;
 }
 
-/* Connects the instance made with the heap (*tp_p).  One allgather tells
- * every PE the others' cards.  Lazy (shm_lazy.c): nothing more now; a
- * peer's heap and globals are mapped when first used.  Eager: my segments
- * go to the local peers in cfg->reach and theirs are mapped as they come
- * (heap, then global variables); no descriptor outlives this, the mappings
- * keep the memory, which goes when its last mapping does.  My own heap's
- * descriptor stays open either way (peers reopen it; shm_heap_reserve). */
+/* My card and everyone's (one allgather). */
+static sym_status_t gather_cards(struct shm_transport *t, const struct sym_transport_config *cfg,
+                                 struct shm_card *cards)
+{
+    const struct sym_memory *m = cfg->memory;
+    struct shm_card mine = {.pid = (int32_t)getpid(),
+                            .listening = t->listen_fd >= 0,
+                            .heap_fd = m->heap_fd,
+                            .lazy_ok =
+                                map_mode(cfg) != SHM_MAP_EAGER && shm_lazy_possible(t, m->heap_fd)};
+    memcpy(mine.sock_name, t->sock_name, sizeof(mine.sock_name));
+    shm_globals_card(m, &mine.globals);
+    sym_status_t st = cfg->boot->ops->allgather(cfg->boot, &mine, sizeof(mine), cards);
+    for (int pe = 0; st == SYM_OK && pe < cfg->npes; pe++)
+        cards[pe].sock_name[SHM_FDX_NAME_LEN - 1] = '\0';
+    return st;
+}
+
+/* Connects the instance prepared before the peers met (*tp_p).  One
+ * allgather tells every PE the others' cards.  Lazy (shm_lazy.c): nothing
+ * more now; a peer's heap and globals are mapped when first used, and the
+ * runtime keeps my memfds open for the job (SYM_TP_CAP_KEEPS_FDS).  Eager:
+ * my segments go to the local peers in cfg->reach and theirs are mapped as
+ * they come (heap, then global variables); the mappings keep the memory,
+ * which goes when its last mapping does. */
 static sym_status_t shm_class_create(const struct sym_transport_config *cfg,
                                      struct sym_transport **tp_p)
 {
+    const struct sym_memory *m = cfg->memory;
+    sym_status_t st = *tp_p ? SYM_OK : shm_class_prepare(cfg, tp_p);
+    if (st != SYM_OK)
+        return st;
     struct shm_transport *t = (struct shm_transport *)*tp_p;
-    if (!t)
-        return sym_error(SYM_ERR_INVALID_ARG, "sym_init: the shm transport has no heap");
-    int gfd = -1;
-    sym_status_t st = shm_globals_share(cfg, &gfd);
     struct shm_card *cards = calloc((size_t)cfg->npes, sizeof(*cards));
-    if (st == SYM_OK && !cards)
-        st = sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", cfg->npes);
-    if (st == SYM_OK) {
-        struct shm_card mine = {.pid = (int32_t)getpid(),
-                                .listening = t->listen_fd >= 0,
-                                .heap_fd = t->fd,
-                                .lazy_ok =
-                                    strcmp(cfg->shm_map, "eager") != 0 && shm_lazy_possible(t)};
-        memcpy(mine.sock_name, t->sock_name, sizeof(mine.sock_name));
-        shm_globals_card(&mine.globals);
-        st = cfg->boot->ops->allgather(cfg->boot, &mine, sizeof(mine), cards);
-    }
-    for (int pe = 0; st == SYM_OK && pe < cfg->npes; pe++)
-        cards[pe].sock_name[SHM_FDX_NAME_LEN - 1] = '\0';
+    if (!cards)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", cfg->npes);
+    st = gather_cards(t, cfg, cards);
     if (st == SYM_OK)
-        st = shm_globals_cards(cfg, cards);
+        st = shm_globals_cards(t, cfg, cards);
     bool lazy = false;
     if (st == SYM_OK)
         st = choose_lazy(cfg, cards, &lazy);
     if (st == SYM_OK && lazy) {
         st = shm_lazy_setup(t, cfg, cards);
         shm_fdx_close(t);
+        t->base.caps |= SYM_TP_CAP_KEEPS_FDS;
         if (st == SYM_OK)
             st = shm_lazy_probe(t, cfg->reach);
     } else if (st == SYM_OK) {
-        const int mine[SHM_FDX_MAX] = {t->fd, gfd};
+        const int mine[SHM_FDX_MAX] = {m->heap_fd, m->data_fd};
         struct take_ctx ctx = {t, cfg->boot->key};
-        st = shm_fdx_exchange(t, cfg, cards, mine, gfd >= 0 ? 2 : 1, take_peer, &ctx);
+        st = shm_fdx_exchange(t, cfg, cards, mine, m->data_fd >= 0 ? 2 : 1, take_peer, &ctx);
     }
     free(cards);
-    if (st == SYM_OK)
-        st = shm_globals_finish(cfg, t->peer_base, lazy, &t->base.direct_end);
-    if (st == SYM_OK)
+    if (st == SYM_OK) {
+        t->base.direct_end = shm_globals_direct_end(t, cfg);
         sym_debug("shm transport: peers' heaps mapped %s",
                   lazy ? "on first use (reopened through /proc)" : "at init (descriptors passed)");
+    }
     return st;
 }
 
 const struct sym_transport_class shm_transport_class = {
     .name = "shm",
+    .summary = "shared memory (memfd + mmap, mapped on first use or handed over as descriptors), "
+               "PEs on this host",
+    .settings = &shm_settings_table,
     .can_reach = shm_can_reach,
+    .prepare = shm_class_prepare,
     .create = shm_class_create,
 };

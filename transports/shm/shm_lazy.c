@@ -31,8 +31,11 @@
  * the death is reported by the job health check, as any lost PE is (the
  * launcher's or the bootstrap's word).  So does a peer that finalized (its
  * descriptors closed) before this PE first used it.  A peer that runs and
- * is refused to this PE (a permission) is reported by
- * shm_transport_unreachable, as lost.
+ * is refused to this PE (a permission) is named by the transport's
+ * unreachable op, which the health check reports as lost.
+ *
+ * The owner's memfds are the runtime's (struct sym_memory): the instance
+ * says SYM_TP_CAP_KEEPS_FDS, so the runtime keeps them open for the job.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +49,7 @@
 
 #include "base/error.h"
 #include "base/heap_layout.h"
+#include "base/segment.h"
 #include "bootstrap/bootstrap.h"
 #include "shm_private.h"
 
@@ -56,14 +60,14 @@ static int reopen(int pid, int fd)
     return open(path, O_RDWR | O_CLOEXEC);
 }
 
-bool shm_lazy_possible(const struct shm_transport *t)
+bool shm_lazy_possible(const struct shm_transport *t, int heap_fd)
 {
-    if (prctl(PR_GET_DUMPABLE) != 1)
+    if (heap_fd < 0 || prctl(PR_GET_DUMPABLE) != 1)
         return false;
-    int fd = reopen((int)getpid(), t->fd);
+    int fd = reopen((int)getpid(), heap_fd);
     if (fd < 0)
         return false;
-    bool same = shm_segment_check(fd, t->heap_len) == NULL;
+    bool same = sym_segment_check(fd, t->heap_len) == NULL;
     close(fd);
     return same;
 }
@@ -89,7 +93,7 @@ sym_status_t shm_lazy_setup(struct shm_transport *t, const struct sym_transport_
         bool peer = cfg->reach[pe] && pe != t->me;
         t->peer_pid[pe] = cards[pe].pid;
         t->peer_fd[pe] = peer ? cards[pe].heap_fd : -1;
-        t->peer_gfd[pe] = peer && cards[pe].globals.remapped ? cards[pe].globals.fd : -1;
+        t->peer_gfd[pe] = peer && cards[pe].globals.shared ? cards[pe].globals.fd : -1;
     }
     t->stand_in = stand_in;
     snprintf(t->key, sizeof(t->key), "%s", cfg->boot->key);
@@ -129,7 +133,7 @@ static uint8_t *map_peer(struct shm_transport *t, int pe, int *err_p)
     /* Died between the two: the heap stays mapped (its memory is alive),
      * private memory takes the globals' place so the direct path stays
      * valid, and the loss is reported like any other. */
-    if (gfd < 0 || shm_globals_map_peer(pe, gfd, p) != 0) {
+    if (gfd < 0 || shm_globals_map_peer(t, pe, gfd, p) != 0) {
         *err_p = gfd < 0 ? errno : EBADF;
         mmap(p + t->heap_len, t->data_len, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
@@ -203,7 +207,7 @@ static bool running(int pid)
     return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
 }
 
-int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len)
+int shm_lazy_unreachable(struct sym_transport *tp, char *how, size_t len)
 {
     struct shm_transport *t = (struct shm_transport *)tp;
     if (!t || !t->lazy || !__atomic_load_n(&t->nfail, __ATOMIC_ACQUIRE))
@@ -225,7 +229,7 @@ int shm_transport_unreachable(struct sym_transport *tp, char *how, size_t len)
     return -1;
 }
 
-bool shm_transport_stand_in(struct sym_transport *tp, int pe)
+bool shm_lazy_stand_in(struct sym_transport *tp, int pe)
 {
     struct shm_transport *t = (struct shm_transport *)tp;
     return t && t->lazy && t->stand_in &&
@@ -237,5 +241,4 @@ void shm_lazy_release(struct shm_transport *t)
     if (t->stand_in)
         munmap(t->stand_in, t->heap_len + t->data_len);
     free(t->peer_pid);
-    pthread_mutex_destroy(&t->map_lock);
 }

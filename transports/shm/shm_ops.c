@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "shm_atomic.h"
+#include "cpu_atomic.h"
 #include "shm_private.h"
 
 /* The peer's mapping, made now if this is its first use (shm_lazy.c). */
@@ -15,7 +15,13 @@ static inline uint8_t *at(struct sym_transport *tp, int pe, uint64_t off)
  * those of a PE whose segment is not shared go through cross-memory attach. */
 static inline bool by_cma(struct sym_transport *tp, int pe, uint64_t off)
 {
-    return off >= ((struct shm_transport *)tp)->heap_len && !shm_globals_shared(pe);
+    const struct shm_transport *t = (const struct shm_transport *)tp;
+    return off >= t->heap_len && !t->g.peer_shared[pe];
+}
+
+static inline const struct shm_transport *shm_of(struct sym_transport *tp)
+{
+    return (const struct shm_transport *)tp;
 }
 
 static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, const void *src,
@@ -23,7 +29,7 @@ static sym_status_t shm_put(struct sym_transport *tp, int pe, uint64_t off, cons
 {
     (void)dl; /* shm never waits */
     if (__builtin_expect(by_cma(tp, pe, off), 0))
-        return shm_globals_cma("sym_put", pe, off, (void *)src, n, true);
+        return shm_globals_cma(shm_of(tp), "sym_put", pe, off, (void *)src, n, true);
     memcpy(at(tp, pe, off), src, n);
     return SYM_OK;
 }
@@ -33,7 +39,7 @@ static sym_status_t shm_get(struct sym_transport *tp, int pe, void *dst, uint64_
 {
     (void)dl;
     if (__builtin_expect(by_cma(tp, pe, off), 0))
-        return shm_globals_cma("sym_get", pe, off, dst, n, false);
+        return shm_globals_cma(shm_of(tp), "sym_get", pe, off, dst, n, false);
     memcpy(dst, at(tp, pe, off), n);
     return SYM_OK;
 }
@@ -46,7 +52,8 @@ static sym_status_t shm_put_signal(struct sym_transport *tp, int pe, uint64_t of
     if (by_cma(tp, pe, sig_off))
         return shm_globals_no_atomics("sym_put_signal", pe);
     if (by_cma(tp, pe, off)) {
-        sym_status_t st = shm_globals_cma("sym_put_signal", pe, off, (void *)src, n, true);
+        sym_status_t st =
+            shm_globals_cma(shm_of(tp), "sym_put_signal", pe, off, (void *)src, n, true);
         if (st != SYM_OK)
             return st;
     } else {
@@ -68,7 +75,7 @@ static sym_status_t shm_atomic(struct sym_transport *tp, int pe, uint64_t off, s
     (void)dl;
     if (by_cma(tp, pe, off))
         return shm_globals_no_atomics("sym_atomic", pe);
-    uint64_t old = shm_amo(at(tp, pe, off), op, width, operand, compare);
+    uint64_t old = sym_cpu_amo(at(tp, pe, off), op, width, operand, compare);
     if (fetched_p)
         *fetched_p = old;
     return SYM_OK;
@@ -125,6 +132,8 @@ const struct sym_transport_ops shm_ops = {
     .quiet = shm_quiet,
     .fence = shm_fence,
     .ptr = shm_ptr,
+    .stand_in = shm_lazy_stand_in,
+    .unreachable = shm_lazy_unreachable,
     .progress = shm_progress,
     .fini = shm_fini,
 };

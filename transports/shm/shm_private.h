@@ -7,22 +7,19 @@
 
 #include "shm.h"
 
-#define SHM_PAGE 4096u
-
 /* shm_fdx.c: descriptors per PE (heap, global variables), socket names. */
 #define SHM_FDX_MAX      2
 #define SHM_FDX_NAME_LEN 48
 
-/* What every PE tells the others about its segments (one allgather,
- * shm_heap.c): enough for either way of handing them over. */
+/* What every PE tells the others about its global variables (on its card):
+ * enough for either way of handing them over. */
 struct shm_globals_card {
-    uint64_t len;
-    uint64_t link_addr; /* link-time address: equal in equal executables */
-    uint64_t addr;      /* load address in that PE */
-    int32_t remapped;   /* its memfd exists and may be mapped */
-    int32_t fd;         /* that memfd's descriptor number in its owner, or -1 */
+    uint64_t addr;  /* load address in that PE */
+    int32_t shared; /* its memfd exists and may be mapped */
+    int32_t fd;     /* that memfd's descriptor number in its owner, or -1 */
 };
 
+/* What every PE tells the others (one allgather, shm_heap.c). */
 struct shm_card {
     char sock_name[SHM_FDX_NAME_LEN]; /* abstract socket name, without the NUL byte */
     int32_t pid;
@@ -32,18 +29,33 @@ struct shm_card {
     struct shm_globals_card globals;
 };
 
+/* The peers' global variables (shm_globals.c): offsets from `off` on are
+ * bytes [0, len) of a PE's segment, mapped after its heap mapping or, where
+ * that PE could not share them, reached by cross-memory attach at its
+ * address. */
+struct shm_globals {
+    size_t len;
+    uint64_t off;        /* == the heap's length */
+    uint64_t *peer_addr; /* [npes] each PE's segment address */
+    /* [npes] that PE's segment is a memfd mapped after its heap mapping
+     * (or, lazily, to be mapped there with it), not reached by cross-memory
+     * attach; mine: my own alias is mapped */
+    bool *peer_shared;
+    const int *peer_pid; /* [npes] the runtime's, for cross-memory attach */
+};
+
 struct shm_transport {
     struct sym_transport base;
     int me;
     int npes;
     size_t heap_len;
     size_t data_len; /* reserved after each heap mapping: shm_globals.c */
-    /* [npes], mine included once connected; in lazy mode a peer's entry is
-     * set (atomically, under map_lock) when it is first used. */
+    /* [npes], mine (the runtime's) included; in lazy mode a peer's entry
+     * is set (atomically, under map_lock) when it is first used. */
     uint8_t **peer_base;
-    int fd;        /* my heap's memfd: until the peers have it, or (lazy) for the job */
     int listen_fd; /* shm_fdx.c: my socket for the exchange, or -1 */
     char sock_name[SHM_FDX_NAME_LEN];
+    struct shm_globals g;
     /* shm_lazy.c: peers mapped on first use */
     bool lazy;
     char key[40];       /* the job key every heap header must carry */
@@ -60,15 +72,6 @@ extern const struct sym_transport_ops shm_ops;
 
 void shm_transport_release(struct shm_transport *t);
 
-/* A memfd of `len` bytes named `what` (for /proc/<pid>/fd and maps only),
- * its memory reserved with `prealloc`, its size sealed (no process can
- * shrink it under a peer's mapping, which would SIGBUS the peer).  -1 with
- * the errno value in *err_p. */
-int shm_segment_create(const char *what, size_t len, size_t prealloc_len, int *err_p);
-/* Why `fd` is not a segment of `len` bytes a peer of this uid made and
- * sealed, or NULL when it is. */
-const char *shm_segment_check(int fd, size_t len);
-
 /* Why a peer's heap was refused: the descriptor (segment), the mapping
  * (map_errno) or the header (with the version it named). */
 struct shm_refusal {
@@ -83,16 +86,13 @@ struct shm_refusal {
  * mapping: NULL with *why_p filled. */
 uint8_t *shm_heap_map(struct shm_transport *t, const char *key, int pe, int fd,
                       struct shm_refusal *why_p);
-/* Record the error for a refused heap (sym_error) and return it. */
-sym_status_t shm_refusal_error(const struct shm_transport *t, int pe,
-                               const struct shm_refusal *why);
 
 /* ---- shm_lazy.c: peers' heaps mapped on first use ----------------------- */
 
-/* Whether this PE's peers could reopen its descriptors through /proc
- * (every PE of the host must say yes for the lazy way). */
-bool shm_lazy_possible(const struct shm_transport *t);
-/* Keep what mapping a peer later needs (cards of the allgather). */
+/* Whether this PE's peers could reopen its heap's descriptor `heap_fd`
+ * through /proc (every PE of the host must say yes for the lazy way). */
+bool shm_lazy_possible(const struct shm_transport *t, int heap_fd);
+/* Keep what mapping a peer later needs (the gathered cards). */
 sym_status_t shm_lazy_setup(struct shm_transport *t, const struct sym_transport_config *cfg,
                             const struct shm_card *cards);
 /* At init, once set up: map the next PE of this host now, so that a host
@@ -104,6 +104,9 @@ sym_status_t shm_lazy_probe(struct shm_transport *t, const bool *reach);
  * pointer is always valid); NULL only for a PE the transport does not
  * reach. */
 uint8_t *shm_lazy_base(struct shm_transport *t, int pe);
+/* The ops stand_in and unreachable (transport.h). */
+bool shm_lazy_stand_in(struct sym_transport *tp, int pe);
+int shm_lazy_unreachable(struct sym_transport *tp, char *how, size_t len);
 void shm_lazy_release(struct shm_transport *t);
 
 static inline uint8_t *shm_peer(struct shm_transport *t, int pe)
@@ -114,8 +117,8 @@ static inline uint8_t *shm_peer(struct shm_transport *t, int pe)
 
 /* ---- shm_fdx.c: handing segments to the local peers --------------------- */
 
-/* Listen on a fresh abstract unix socket (when the heap is made, before the
- * peers meet).  Errors: SYM_ERR_SYSTEM. */
+/* Listen on a fresh abstract unix socket (before the peers learn its
+ * name).  Errors: SYM_ERR_SYSTEM. */
 sym_status_t shm_fdx_listen(struct shm_transport *t);
 /* What to do with a peer's descriptors as they arrive (closed after). */
 typedef sym_status_t (*shm_fdx_take_fn)(void *arg, int pe, const int *fds, int nfd);
@@ -130,36 +133,29 @@ sym_status_t shm_fdx_exchange(struct shm_transport *t, const struct sym_transpor
                               shm_fdx_take_fn take, void *arg);
 void shm_fdx_close(struct shm_transport *t);
 
-/* ---- shm_globals.c: the global variables, the second region ------------ */
+/* ---- shm_globals.c: the peers' global variables ------------------------- */
 
-/* Before the exchange: make my segment shared if shm_globals_prepare could
- * not; *fd_p: its memfd for the peers, or -1 (none, or reached by
- * cross-memory attach).  Errors only with SYMHEAP_GLOBALS=remap. */
-sym_status_t shm_globals_share(const struct sym_transport_config *cfg, int *fd_p);
-/* What my card says of my segment (after shm_globals_share). */
-void shm_globals_card(struct shm_globals_card *mine);
-/* Every PE's card gathered: learn every PE's segment and check that every
- * PE has the same one. */
-sym_status_t shm_globals_cards(const struct sym_transport_config *cfg,
+/* What my card says of my segment. */
+void shm_globals_card(const struct sym_memory *m, struct shm_globals_card *mine);
+/* From every PE's card: learn every PE's segment address and whether it
+ * shares it. */
+sym_status_t shm_globals_cards(struct shm_transport *t, const struct sym_transport_config *cfg,
                                const struct shm_card *cards);
 /* Map PE pe's segment from its memfd `fd` (not taken over; -1: none) right
- * after its heap mapping `heap`, if it has one to map. */
-sym_status_t shm_globals_attach(int pe, int fd, uint8_t *heap);
-/* The same on first use (shm_lazy.c): 0, or -1 with errno, recording no
- * error. */
-int shm_globals_map_peer(int pe, int fd, uint8_t *heap);
-/* After the exchange (or, lazy, the cards): my own alias, and
- * *direct_end_p: the end of what peer_base[pe] + off reaches in every peer
- * in cfg->reach (the globals included when every one of them shares its
- * segment).  `keep_fd`: my segment's descriptor stays open for the job (the
- * peers reopen it when they first use me). */
-sym_status_t shm_globals_finish(const struct sym_transport_config *cfg, uint8_t *const *peer_base,
-                                bool keep_fd, uint64_t *direct_end_p);
-/* PE pe's segment is shared (a memfd mapped after its heap mapping, or to
- * be mapped there on first use), not reached by cross-memory attach. */
-bool shm_globals_shared(int pe);
-/* Cross-memory attach fallback for PEs whose segment is not mapped. */
-sym_status_t shm_globals_cma(const char *op, int pe, uint64_t off, void *buf, size_t n, bool write);
+ * after its heap mapping, if it shares one. */
+sym_status_t shm_globals_attach(struct shm_transport *t, int pe, int fd);
+/* The same on first use (shm_lazy.c), after the heap mapping `heap` that is
+ * not published yet: 0, or -1 with errno, recording no error. */
+int shm_globals_map_peer(struct shm_transport *t, int pe, int fd, uint8_t *heap);
+/* After the exchange (or, lazy, the cards): the end of what peer_base[pe] +
+ * off reaches in every peer in cfg->reach (the globals included when every
+ * one of them shares its segment). */
+uint64_t shm_globals_direct_end(const struct shm_transport *t,
+                                const struct sym_transport_config *cfg);
+/* Cross-memory attach for PEs whose segment is not shared. */
+sym_status_t shm_globals_cma(const struct shm_transport *t, const char *op, int pe, uint64_t off,
+                             void *buf, size_t n, bool write);
 sym_status_t shm_globals_no_atomics(const char *op, int pe);
+void shm_globals_release(struct shm_transport *t);
 
 #endif /* SYM_SHM_PRIVATE_H */

@@ -1,17 +1,19 @@
 /*
- * shm_atomic.h - atomics on a word of a mapped heap.  Shared by the shm
- * transport and the API's inline path for mapped peers, so both execute the
- * same instructions.
+ * cpu_atomic.h - atomics on a word of a mapped heap, as CPU instructions.
+ * Shared by the runtime's inline path for mapped peers (src/core/amo.c) and
+ * a transport that declares SYM_TP_CAP_CPU_ATOMICS (shm), so both execute
+ * the same instructions: that is what makes them atomic with respect to
+ * each other.  Part of the transport interface, like transport.h.
  */
-#ifndef SYM_SHM_ATOMIC_H
-#define SYM_SHM_ATOMIC_H
+#ifndef SYM_CPU_ATOMIC_H
+#define SYM_CPU_ATOMIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "transport.h"
 
-#define SHM_AMO_CASES_(T, p, op, operand, compare)                                                 \
+#define SYM_CPU_AMO_CASES_(T, p, op, operand, compare)                                             \
     switch (op) {                                                                                  \
     case SYM_AMO_FETCH:                                                                            \
         return __atomic_load_n((T *)(p), __ATOMIC_SEQ_CST);                                        \
@@ -41,22 +43,23 @@
     }                                                                                              \
     return 0;
 
-static inline uint64_t shm_amo32(void *p, sym_amo_op_t op, uint64_t operand, uint64_t compare)
+static inline uint64_t sym_cpu_amo32(void *p, sym_amo_op_t op, uint64_t operand, uint64_t compare)
 {
-    SHM_AMO_CASES_(uint32_t, p, op, operand, compare)
+    SYM_CPU_AMO_CASES_(uint32_t, p, op, operand, compare)
 }
 
-static inline uint64_t shm_amo64(void *p, sym_amo_op_t op, uint64_t operand, uint64_t compare)
+static inline uint64_t sym_cpu_amo64(void *p, sym_amo_op_t op, uint64_t operand, uint64_t compare)
 {
-    SHM_AMO_CASES_(uint64_t, p, op, operand, compare)
+    SYM_CPU_AMO_CASES_(uint64_t, p, op, operand, compare)
 }
 
 /* Atomic `op` on the `width`-byte word at p; returns the previous value
  * (0 for SET). */
-static inline uint64_t shm_amo(void *p, sym_amo_op_t op, size_t width, uint64_t operand,
-                               uint64_t compare)
+static inline uint64_t sym_cpu_amo(void *p, sym_amo_op_t op, size_t width, uint64_t operand,
+                                   uint64_t compare)
 {
-    return width == 4 ? shm_amo32(p, op, operand, compare) : shm_amo64(p, op, operand, compare);
+    return width == 4 ? sym_cpu_amo32(p, op, operand, compare)
+                      : sym_cpu_amo64(p, op, operand, compare);
 }
 
-#endif /* SYM_SHM_ATOMIC_H */
+#endif /* SYM_CPU_ATOMIC_H */

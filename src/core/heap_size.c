@@ -20,7 +20,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "api/heap_size.h"
+#include "core/heap_size.h"
 #include "base/error.h"
 #include "base/heap_layout.h"
 
@@ -40,6 +40,7 @@ void sym_pe_card_make(const struct sym_config *cfg, struct sym_pe_card *mine)
         .shm_free = shm_free(),
         .heap_size = cfg->heap_size,
         .mailbox_size = cfg->mailbox_size,
+        .staging_size = cfg->staging_size,
         .team_region_size = cfg->team_region_size,
     };
     sym_host_digest(mine->host);
@@ -59,7 +60,7 @@ static sym_status_t same_layout(int me, int npes, const struct sym_pe_card *card
     for (int pe = 0; pe < npes; pe++) {
         const struct sym_pe_card *c = &cards[pe];
         if (c->heap_size_set == m->heap_size_set && c->mailbox_size == m->mailbox_size &&
-            c->team_region_size == m->team_region_size &&
+            c->staging_size == m->staging_size && c->team_region_size == m->team_region_size &&
             (!m->heap_size_set || c->heap_size == m->heap_size))
             continue;
         char h[32], mh[32];
@@ -71,10 +72,12 @@ static sym_status_t same_layout(int me, int npes, const struct sym_pe_card *card
             SYM_ERR_BOOTSTRAP,
             "sym_init: PE %d's heap does not match this PE's layout "
             "(SYMHEAP_HEAP_SIZE %s vs %s, SYMHEAP_MAILBOX_SIZE %llu vs %llu, "
-            "SYMHEAP_TEAM_REGION_SIZE %llu vs %llu): every PE must run the same "
-            "symheap with the same SYMHEAP_HEAP_SIZE, SYMHEAP_MAILBOX_SIZE and "
+            "SYMHEAP_STAGING_SIZE %llu vs %llu, SYMHEAP_TEAM_REGION_SIZE %llu vs "
+            "%llu): every PE must run the same symheap with the same "
+            "SYMHEAP_HEAP_SIZE, SYMHEAP_MAILBOX_SIZE, SYMHEAP_STAGING_SIZE and "
             "SYMHEAP_TEAM_REGION_SIZE",
             pe, h, mh, (unsigned long long)c->mailbox_size, (unsigned long long)m->mailbox_size,
+            (unsigned long long)c->staging_size, (unsigned long long)m->staging_size,
             (unsigned long long)c->team_region_size, (unsigned long long)m->team_region_size);
     }
     return SYM_OK;
@@ -133,7 +136,7 @@ sym_status_t sym_heap_size_choose(int me, int npes, const struct sym_pe_card *ca
     if (crowded_host(npes, cards, &worst_free, &worst_share, &worst_local) != 0)
         return sym_error(SYM_ERR_NO_MEMORY, "sym_init: out of memory for %d PEs", npes);
     struct sym_heap_layout l;
-    if (sym_heap_layout_compute(0, cfg->mailbox_size, 0, &l) != 0)
+    if (sym_heap_layout_compute(0, cfg->mailbox_size, cfg->staging_size, 0, &l) != 0)
         return sym_error(SYM_ERR_CONFIG, "sym_init: SYMHEAP_MAILBOX_SIZE=%zu is too large",
                          cfg->mailbox_size);
     const uint64_t fixed = l.user_off; /* control block, sync area, mailboxes */

@@ -1,14 +1,16 @@
 /*
- * shmem_onecopy.c - broadcast, collect, fcollect, alltoall and alltoalls
- * on both sides of the one-copy threshold (SYMHEAP_SHMEM_ONECOPY_MIN):
- * sizes 0, 1, odd, not divisible by the team size, around the threshold
- * and megabytes; on the world team and a reversed strided team; the
+ * shmem_direct.c - broadcast, collect, fcollect, alltoall and alltoalls,
+ * whose symmetric dest and source the native direct algorithm reads where
+ * they lie, with the algorithm left automatic, forced to direct at every
+ * size, and forced onto the mailboxes (SYMHEAP_*_ALGORITHM, set by
+ * tests/shmem/meson.build): sizes 0, 1, odd, not divisible by the team
+ * size and megabytes; on the world team and a reversed strided team; the
  * active-set forms; calls back to back, each PE checking and refilling its
  * dest right after a call returns while the others already enter the next
- * one (the race the entry handshake prevents: a peer's write for the next
- * call would show up in this one's check); mismatched calls (another
- * nelems, another routine, one PE below the threshold) that must fail on
- * every PE, with no peer's data in dest and nothing written after it.
+ * one (a peer's write for the next call would show up in this one's
+ * check); mismatched calls (another nelems, another routine, one PE with a
+ * small size) that must fail on every PE, with no peer's data in dest and
+ * nothing written after it.
  */
 #include <sched.h>
 #include <stdbool.h>
@@ -250,16 +252,13 @@ static void mismatch(enum mm_kind kind)
         break;
     }
     CHECKF(rc != 0, "mismatch kind %d returned success", (int)kind);
-    /* The one-copy path writes nothing before the handshake has found the
-     * mismatch; a PE on the mailbox path (all of them when the threshold is
-     * raised) may have moved blocks between the members that agree with
-     * it, inside dest only.  Nothing past the largest dest in any case. */
-    /* Strict only where every call here is sure to take the one-copy
-     * path, the threshold forced to 0 (the min0 variants): the default
-     * threshold scales with the team's size (4 MiB of dest at 8 PEs), so
-     * these 64 KiB blocks may take the mailbox path there. */
-    const char *min = getenv("SYMHEAP_SHMEM_ONECOPY_MIN");
-    bool onecopy = min && !strcmp(min, "0"), mailbox = !onecopy || (kind == MM_BELOW && odd);
+    /* The direct algorithm checks every member's announcement before it
+     * reads anything, so it writes nothing into dest on a mismatch; on the
+     * mailboxes (or where the automatic choice takes them) members that
+     * agree may have moved blocks between them, inside dest only.  Nothing
+     * past the largest dest in any case. */
+    const char *algo = getenv("SYMHEAP_ALL_TO_ALL_ALGORITHM");
+    bool mailbox = !algo || strcmp(algo, "direct") != 0;
     for (size_t i = 0; i < whole; i++) {
         unsigned char b = dst[i];
         bool inside = i < whole - GUARD, from_pe = b >= 0x11 && b < 0x11 + npes;
@@ -306,7 +305,7 @@ int main(void)
     shmem_free(src);
     shmem_free(dst);
     if (me == 0)
-        printf("shmem_onecopy: %d PEs ok\n", npes);
+        printf("shmem_direct: %d PEs ok\n", npes);
     shmem_finalize();
     return 0;
 }

@@ -1,0 +1,541 @@
+//! Non-blocking operations: puts and gets completed by `sym_quiet`, and
+//! non-blocking collectives completed by `sym_wait`, inside a scope.
+//!
+//! The library reads a non-blocking put's source and writes a get's or a
+//! collective's destination after the call returned, until the operation
+//! completes.  A handle that the caller could forget (`mem::forget`) cannot
+//! keep those buffers borrowed, so, as `std::thread::scope` does for
+//! threads, the buffers are borrowed for a scope whose end completes every
+//! operation started in it: `Symheap::scope` returns only after waiting for
+//! every request and a quiet.  Requests may be waited (or tested) inside
+//! the scope to use their results early.
+
+use std::cell::{Cell, RefCell};
+use std::marker::PhantomData;
+use std::os::raw::{c_int, c_void};
+
+use bytemuck::Pod;
+use symheap_sys as sys;
+
+use crate::error::{check, Error, Result};
+use crate::mem::SymVec;
+use crate::runtime::{Symheap, ThreadLevel};
+use crate::team::{same_len, sum, Team};
+use crate::types::{CollOpts, Element, Op};
+
+/// Operations started inside [`Symheap::scope`]; see the module docs.
+pub struct Scope<'scope, 'env: 'scope, L: ThreadLevel> {
+    sym: &'env Symheap<L>,
+    /// Requests not yet completed, by slot; a completed slot is NULL.
+    pending: RefCell<Vec<sys::sym_request_t>>,
+    /// A non-blocking put was started (the end needs a quiet).
+    puts: Cell<bool>,
+    /// A non-blocking get was started (a failed quiet cannot be returned).
+    gets: Cell<bool>,
+    _scope: PhantomData<&'scope mut &'scope ()>,
+    _env: PhantomData<&'env mut &'env ()>,
+}
+
+/// A non-blocking collective in flight.  Wait for it ([`Request::wait`])
+/// to use its result inside the scope; one that is dropped unwaited is
+/// waited for by the end of its scope, which returns its error.
+#[must_use = "a request is complete only once waited on; its scope waits for it at the latest"]
+pub struct Request<'scope> {
+    slot: usize,
+    pending: &'scope RefCell<Vec<sys::sym_request_t>>,
+    op: &'static str,
+}
+
+impl<L: ThreadLevel> Symheap<L> {
+    /// Run `f` with a [`Scope`] in which non-blocking puts, gets and
+    /// collectives borrow their buffers; return once every one of them has
+    /// completed.  The result is `f`'s, or else the first error of a
+    /// request left for the end, or of the quiet.
+    ///
+    /// A quiet that fails after a non-blocking get aborts the process
+    /// (after printing the error): the transport may still write into the
+    /// get's buffer (`symheap/rma.h`), which would be handed back to
+    /// safe code.  Over shared memory a quiet does not fail.
+    pub fn scope<'env, R, F>(&'env self, f: F) -> Result<R>
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env, L>) -> Result<R>,
+    {
+        let scope = Scope {
+            sym: self,
+            pending: RefCell::new(Vec::new()),
+            puts: Cell::new(false),
+            gets: Cell::new(false),
+            _scope: PhantomData,
+            _env: PhantomData,
+        };
+        // The guard completes everything even if f panics.
+        let guard = Finish { scope: &scope, done: false };
+        let r = f(&scope);
+        let end = guard.finish();
+        match (r, end) {
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(e)) => Err(e),
+            (Ok(v), Ok(())) => Ok(v),
+        }
+    }
+}
+
+struct Finish<'a, 'scope, 'env, L: ThreadLevel> {
+    scope: &'a Scope<'scope, 'env, L>,
+    done: bool,
+}
+
+impl<L: ThreadLevel> Finish<'_, '_, '_, L> {
+    fn finish(mut self) -> Result<()> {
+        self.done = true;
+        self.scope.complete()
+    }
+}
+
+impl<L: ThreadLevel> Drop for Finish<'_, '_, '_, L> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.scope.complete();
+        }
+    }
+}
+
+impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
+    /// Wait for every pending request, then quiet: the end of the scope.
+    fn complete(&self) -> Result<()> {
+        let mut first: Result<()> = Ok(());
+        let n = self.pending.borrow().len();
+        for i in 0..n {
+            let mut raw = std::mem::replace(&mut self.pending.borrow_mut()[i], sys::SYM_REQUEST_NULL);
+            if raw.is_null() {
+                continue;
+            }
+            // SAFETY: a live request of this scope, waited once (its slot
+            // is cleared); its buffers are borrowed for 'scope, which has
+            // not ended.
+            let r = check(unsafe { sys::sym_wait(&mut raw) });
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        if self.puts.get() || self.gets.get() {
+            let q = self.sym.quiet();
+            if let Err(e) = &q {
+                if self.gets.get() {
+                    eprintln!(
+                        "symheap: PE {}: completing non-blocking gets failed ({}); their buffers \
+                         may still be written: aborting",
+                        self.sym.my_pe(),
+                        e
+                    );
+                    std::process::abort();
+                }
+            }
+            if first.is_ok() {
+                first = q;
+            }
+        }
+        first
+    }
+
+    /// The handle.
+    pub fn symheap(&self) -> &'env Symheap<L> {
+        self.sym
+    }
+
+    /// Start copying `src` into elements `offset ..` of `dest` on `pe`
+    /// (`sym_put_nbi`); complete at the end of the scope or at a
+    /// [`Symheap::quiet`].
+    pub fn put<T: Pod>(
+        &'scope self,
+        dest: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        src: &'scope [T],
+        pe: usize,
+    ) -> Result<()> {
+        let (d, n) = dest.range(offset, src.len(), "Scope::put")?;
+        let pe = self.sym.pe(pe, "Scope::put")?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.puts.set(true);
+        // SAFETY: d..d+n in the live object dest, src n readable bytes;
+        // both stay borrowed until the scope's quiet completes the put.
+        check(unsafe { sys::sym_put_nbi(d as *mut c_void, src.as_ptr() as *const c_void, n, pe) })
+    }
+
+    /// Start copying elements `offset ..` of `src` on `pe` into `dst`
+    /// (`sym_get_nbi`); `dst` is final at the end of the scope (it stays
+    /// borrowed until then).
+    pub fn get<T: Pod>(
+        &'scope self,
+        dst: &'scope mut [T],
+        src: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        pe: usize,
+    ) -> Result<()> {
+        let (s, n) = src.range(offset, dst.len(), "Scope::get")?;
+        let pe = self.sym.pe(pe, "Scope::get")?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.gets.set(true);
+        // SAFETY: s..s+n in the live object src, dst n writable bytes,
+        // exclusively borrowed until the scope's quiet; any bytes are a
+        // valid T (Pod).
+        check(unsafe { sys::sym_get_nbi(dst.as_mut_ptr() as *mut c_void, s as *const c_void, n, pe) })
+    }
+
+    /// Register a started request.
+    fn started(
+        &'scope self,
+        st: sys::sym_status_t,
+        raw: sys::sym_request_t,
+        op: &'static str,
+    ) -> Result<Request<'scope>> {
+        check(st)?;
+        let mut p = self.pending.borrow_mut();
+        p.push(raw);
+        Ok(Request { slot: p.len() - 1, pending: &self.pending, op })
+    }
+
+    /// Start a barrier on `team` (`sym_ibarrier`).
+    pub fn ibarrier(&'scope self, team: &'scope Team<'env, L>, opts: &CollOpts) -> Result<Request<'scope>> {
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: a live team borrowed for the scope; r an out-pointer.
+        let st = unsafe { sys::sym_ibarrier(team.as_raw(), &o, &mut r) };
+        self.started(st, r, "ibarrier")
+    }
+
+    /// Start a broadcast (`sym_ibroadcast`).
+    pub fn ibroadcast<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        buf: &'scope mut [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        let root = team.root(root, "Scope::ibroadcast")?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: buf holds its length of elements, exclusively borrowed
+        // until the request completes (at the latest at the scope's end).
+        let st = unsafe {
+            sys::sym_ibroadcast(
+                team.as_raw(),
+                buf.as_mut_ptr() as *mut c_void,
+                buf.len(),
+                T::DATATYPE,
+                root,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "ibroadcast")
+    }
+
+    /// Start an allreduce (`sym_iallreduce`).
+    pub fn iallreduce<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        same_len("Scope::iallreduce: dst", dst.len(), src.len())?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: both hold src.len() elements, borrowed (dst exclusively)
+        // until the request completes.
+        let st = unsafe {
+            sys::sym_iallreduce(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                op.raw(),
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iallreduce")
+    }
+
+    /// Start a reduce to `root` (`sym_ireduce`); `dst` is used at the root.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ireduce<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        let root_c = team.root(root, "Scope::ireduce")?;
+        let d = if team.my_pe() == root {
+            same_len("Scope::ireduce: dst at the root", dst.len(), src.len())?;
+            dst.as_mut_ptr() as *mut c_void
+        } else {
+            std::ptr::null_mut()
+        };
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: as iallreduce; dst only at the root.
+        let st = unsafe {
+            sys::sym_ireduce(
+                team.as_raw(),
+                d,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                op.raw(),
+                root_c,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "ireduce")
+    }
+
+    /// Start a reduce-scatter (`sym_ireduce_scatter`).
+    pub fn ireduce_scatter<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        op: Op,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        team.blocks("Scope::ireduce_scatter: src", src.len(), dst.len())?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: dst holds n, src n * members (checked); borrowed until done.
+        let st = unsafe {
+            sys::sym_ireduce_scatter(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                dst.len(),
+                T::DATATYPE,
+                op.raw(),
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "ireduce_scatter")
+    }
+
+    /// Start an all-gather (`sym_iall_gather`).
+    pub fn iall_gather<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        team.blocks("Scope::iall_gather: dst", dst.len(), src.len())?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: src holds n, dst n * members (checked); borrowed until done.
+        let st = unsafe {
+            sys::sym_iall_gather(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iall_gather")
+    }
+
+    /// Start an uneven all-gather (`sym_iall_gatherv`; `counts` is copied).
+    pub fn iall_gatherv<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        counts: &[usize],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        same_len("Scope::iall_gatherv: counts (one per member)", counts.len(), team.n_pes())?;
+        same_len("Scope::iall_gatherv: src (counts[my_pe])", src.len(), counts[team.my_pe()])?;
+        same_len("Scope::iall_gatherv: dst (sum of counts)", dst.len(), sum(counts)?)?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: as all_gatherv; the library copies counts.
+        let st = unsafe {
+            sys::sym_iall_gatherv(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                counts.as_ptr(),
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iall_gatherv")
+    }
+
+    /// Start an all-to-all (`sym_iall_to_all`).
+    pub fn iall_to_all<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        same_len("Scope::iall_to_all: dst", dst.len(), src.len())?;
+        let n = team.n_pes();
+        if n == 0 || src.len() % n != 0 {
+            return Err(Error::InvalidArg(format!(
+                "Scope::iall_to_all: {} elements are not {} equal blocks",
+                src.len(),
+                n
+            )));
+        }
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: both hold count * members elements; borrowed until done.
+        let st = unsafe {
+            sys::sym_iall_to_all(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len() / n,
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iall_to_all")
+    }
+
+    /// Start a gather to `root` (`sym_igather`); `dst` is used at the root.
+    pub fn igather<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        let root_c = team.root(root, "Scope::igather")?;
+        let d = if team.my_pe() == root {
+            team.blocks("Scope::igather: dst at the root", dst.len(), src.len())?;
+            dst.as_mut_ptr() as *mut c_void
+        } else {
+            std::ptr::null_mut()
+        };
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: as gather; borrowed until done.
+        let st = unsafe {
+            sys::sym_igather(
+                team.as_raw(),
+                d,
+                src.as_ptr() as *const c_void,
+                src.len(),
+                T::DATATYPE,
+                root_c as c_int,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "igather")
+    }
+
+    /// Start a scatter from `root` (`sym_iscatter`); `src` is used at the
+    /// root.
+    pub fn iscatter<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        dst: &'scope mut [T],
+        src: &'scope [T],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        let root_c = team.root(root, "Scope::iscatter")?;
+        let s = if team.my_pe() == root {
+            team.blocks("Scope::iscatter: src at the root", src.len(), dst.len())?;
+            src.as_ptr() as *const c_void
+        } else {
+            std::ptr::null()
+        };
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: as scatter; borrowed until done.
+        let st = unsafe {
+            sys::sym_iscatter(
+                team.as_raw(),
+                dst.as_mut_ptr() as *mut c_void,
+                s,
+                dst.len(),
+                T::DATATYPE,
+                root_c,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iscatter")
+    }
+}
+
+impl<'scope> Request<'scope> {
+    /// Complete the collective (`sym_wait`) and return its status.
+    pub fn wait(self) -> Result<()> {
+        let mut raw = std::mem::replace(&mut self.pending.borrow_mut()[self.slot], sys::SYM_REQUEST_NULL);
+        if raw.is_null() {
+            return Ok(());
+        }
+        // SAFETY: a live request, waited once (its slot is cleared); its
+        // buffers are borrowed for 'scope, which outlives self.
+        check(unsafe { sys::sym_wait(&mut raw) })
+    }
+
+    /// Make progress; `Ok(true)` (and the request is complete) once the
+    /// collective finished, `Ok(false)` while it runs (`sym_test`).
+    pub fn test(&mut self) -> Result<bool> {
+        let mut p = self.pending.borrow_mut();
+        let raw = &mut p[self.slot];
+        if raw.is_null() {
+            return Ok(true);
+        }
+        let mut done: c_int = 0;
+        // SAFETY: a live request; on completion the library frees it and
+        // sets the slot to NULL, so it is never waited twice.
+        let r = check(unsafe { sys::sym_test(raw, &mut done) });
+        if done != 0 {
+            *raw = sys::SYM_REQUEST_NULL;
+        }
+        r.map(|()| done != 0)
+    }
+
+    /// The collective's name ("iallreduce").
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+}
+
+impl std::fmt::Debug for Request<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Request").field("op", &self.op).field("slot", &self.slot).finish()
+    }
+}

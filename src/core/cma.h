@@ -1,0 +1,48 @@
+/*
+ * cma.h - cross-memory attach between the PEs of one host: one PE copies
+ * straight out of another's private memory with process_vm_readv(2), one
+ * copy where shared memory would take two (the collectives' direct
+ * algorithm reads peers' private buffers this way, src/coll/direct.c).
+ *
+ * Whether it works is decided once, at sym_init, the way Open MPI's
+ * smsc/cma decides: under Yama's ptrace_scope 1 each PE first allows any
+ * process of its user to attach (PR_SET_PTRACER), then every PE checks that
+ * each peer of its host is in its own user namespace and reads a random
+ * word out of the peer's memory, comparing it with the copy in the peer's
+ * mapped heap.  Each PE publishes the verdict in its heap's control block;
+ * a team uses cross-memory attach only when every member's verdict is
+ * yes, so members never disagree about how a buffer is reached.
+ * SYMHEAP_CMA=off skips all of it.
+ */
+#ifndef SYM_CORE_CMA_H
+#define SYM_CORE_CMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symheap.h"
+
+/* At sym_init, once this PE's heap exists and before any peer probes it:
+ * write the probe word and the heap's address into the control block, and
+ * under Yama ptrace_scope 1 let processes of this user attach. */
+void sym_cma_prepare(void);
+
+/* At sym_init, once the peers' heaps are mapped and their control blocks
+ * written (after the bootstrap exchange that follows sym_cma_prepare on
+ * every PE): try every peer of this host, publish the verdict.  Never
+ * fails: a refusal only means the verdict is no (SYMHEAP_DEBUG says why). */
+void sym_cma_probe(void);
+
+/* PE `pe` (on this host) published that it reads every peer of the host by
+ * cross-memory attach.  Thread safety: any thread, after sym_init. */
+bool sym_cma_verdict(int pe);
+
+/* Copy `len` bytes at address `va` of PE `pe`'s process into dst.
+ * Errors (recorded, starting with `op`): SYM_ERR_PEER_LOST when the process
+ * is gone, SYM_ERR_UNAVAILABLE when the kernel refuses (EPERM: ptrace
+ * rules changed, a seccomp filter), SYM_ERR_TRANSPORT otherwise.
+ * Thread safety: any thread. */
+sym_status_t sym_cma_read(const char *op, int pe, void *dst, uint64_t va, size_t len);
+
+#endif /* SYM_CORE_CMA_H */
