@@ -22,6 +22,13 @@
  *   fingerprints and finds PE 2's heap gone: every survivor gets
  *   SYM_ERR_PEER_LOST naming PE 2, not a mismatch with an "unknown call"
  *   read from the stand-in.
+ * - offered_then_gone: PE 1, the root of a broadcast with the direct
+ *   algorithm, stages and announces its data (it returns at once: the
+ *   staging area keeps it) and is killed; PEs 2 and 3, which never mapped
+ *   it, then read the offer: its heap cannot be mapped any more, and they
+ *   get SYM_ERR_PEER_LOST naming it, not the stand-in's zeros as data.
+ *   PE 0, which mapped PE 1 at init, may still read the staged data; if it
+ *   says it did, the data must be right.
  * - running_peer_not_mappable: PE 1 makes itself not dumpable and PE 2
  *   gives up CAP_SYS_PTRACE, so PE 2 may not reopen PE 1's heap although
  *   PE 1 runs; PE 2's put goes to a stand-in and its next wait reports
@@ -293,6 +300,63 @@ Test(shm_lazy, arrived_then_died)
     for (int pe = 0; pe < 2; pe++)
         cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
                      out.exit_code[pe]);
+    munmap(s, sizeof(*s));
+}
+
+/* ---- offered_then_gone -------------------------------------------------- */
+
+enum { OFFERER = 1, OFFER_BYTES = 4096 };
+
+static uint8_t offered(size_t i)
+{
+    return (uint8_t)(i * 7 + 1);
+}
+
+static void offered_then_gone_body(int me, int n, void *arg)
+{
+    struct shared *s = arg;
+    s->pid[me] = getpid();
+    PE_OK(sym_init());
+    static uint8_t buf[OFFER_BYTES]; /* private memory: the root stages it */
+    const sym_coll_opts_t direct = {SYM_ALGO_DIRECT, 0};
+    if (me == OFFERER) {
+        for (size_t i = 0; i < sizeof(buf); i++)
+            buf[i] = offered(i);
+        PE_OK(sym_broadcast(sym_team_world(), buf, sizeof(buf), SYM_UINT8, OFFERER, &direct));
+        raise(SIGKILL);
+    }
+    await_gone(__atomic_load_n(&s->pid[OFFERER], __ATOMIC_ACQUIRE));
+    /* the PE before the offerer mapped it at init; the others never did */
+    const bool mapped = me == (OFFERER + n - 1) % n;
+    PE_ASSERT(mapped || heaps_mapped() == 2, "%d heaps mapped before the broadcast",
+              heaps_mapped());
+    memset(buf, 0xee, sizeof(buf));
+    sym_status_t st =
+        sym_broadcast(sym_team_world(), buf, sizeof(buf), SYM_UINT8, OFFERER, &direct);
+    for (size_t i = 0; st == SYM_OK && i < sizeof(buf); i++)
+        PE_ASSERT(buf[i] == offered(i), "byte %zu is %u, expected %u (%s)", i, buf[i], offered(i),
+                  mapped ? "read from the mapping" : "a PE it never mapped");
+    if (!mapped || st != SYM_OK)
+        expect_lost(st, OFFERER, NULL);
+    _exit(0);
+}
+
+Test(shm_lazy, offered_then_gone)
+{
+    harness_skip_if_launcher_ends_job_on_kill();
+    static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto",
+                                      "SYMHEAP_CMA=off", NULL};
+    struct shared *s = shared_page();
+    struct pe_job job = {
+        .npes = 4, .body = offered_then_gone_body, .arg = s, .raw = true, .env = env};
+    struct pe_outcome out;
+    pe_job_run(&job, &out);
+    cr_assert_eq(out.term_signal[OFFERER], SIGKILL, "PE %d ended with code %d", OFFERER,
+                 out.exit_code[OFFERER]);
+    for (int pe = 0; pe < 4; pe++)
+        if (pe != OFFERER)
+            cr_assert_eq(out.exit_code[pe], 0, "survivor PE %d failed (code %d)", pe,
+                         out.exit_code[pe]);
     munmap(s, sizeof(*s));
 }
 

@@ -1,12 +1,14 @@
 /* direct.c - the direct algorithm's protocol (direct.h): team state,
  * offers, announcements, rounds and the counters that order them. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/chan_private.h"
 #include "coll/direct.h"
 #include "coll/tuning.h"
+#include "base/health.h"
 #include "core/cma.h"
 
 /* An announcement: what the owner offers and what this reader takes of it,
@@ -112,8 +114,9 @@ bool sym_direct_usable(struct sym_team *team, const char **why)
     };
     int reason = 0;
     if (dt->usable < 0) {
+        /* without mapping them: a member is mapped on its first read */
         for (int r = 0; r < team->size && !reason; r++)
-            if (!sym_direct(team->pe_of[r], 0))
+            if (!sym_pe_direct(team->pe_of[r]))
                 reason = 1;
         if (!reason && !dt->lines_off)
             reason = 2;
@@ -134,7 +137,7 @@ bool sym_direct_usable(struct sym_team *team, const char **why)
     if (why) {
         /* decided earlier: say it again */
         for (int r = 0; r < team->size && !reason; r++)
-            if (!sym_direct(team->pe_of[r], 0))
+            if (!sym_pe_direct(team->pe_of[r]))
                 reason = 1;
         if (!reason)
             reason = !dt->lines_off ? 2 : 3;
@@ -337,6 +340,24 @@ sym_status_t sym_dcall_offer(struct sym_dcall *d, int phase, const void *buf, si
     return st;
 }
 
+/* Member `owner` announced an offer and ended before this PE first mapped
+ * its heap: the offer is gone.  The job health check names the loss when
+ * it has word of it (the launcher reaps the process a moment later, or the
+ * transport found it unreachable); until then this says so itself. */
+static sym_status_t owner_lost(struct sym_coll *c, int owner)
+{
+    const int pe = c->team->pe_of[owner];
+    char what[128];
+    snprintf(what, sizeof(what), "member %d (PE %d)'s offer", owner, pe);
+    sym_status_t st = sym_job_check(c->name, what);
+    if (st != SYM_OK)
+        return st;
+    return sym_error(SYM_ERR_PEER_LOST,
+                     "%s #%" PRIu64 " on %s: member %d (PE %d) offered its data and ended before "
+                     "this PE could map its heap to read it",
+                     c->name, c->fp.seq, c->team->name, owner, pe);
+}
+
 sym_status_t sym_dcall_view(struct sym_dcall *d, int phase, int owner, struct sym_dview *v)
 {
     struct sym_coll *c = d->c;
@@ -374,6 +395,10 @@ sym_status_t sym_dcall_view(struct sym_dcall *d, int phase, int owner, struct sy
         v->ready = v->base + v->rounds;
     } else {
         v->ptr = sym_direct(pe, ann.where);
+        /* Its first use here found the owner gone (or refused to this PE):
+         * what stands in for its heap reads as zeros, not as its data. */
+        if (sym_pe_stand_in(pe))
+            return owner_lost(c, owner);
         v->ready = v->kind == SYM_DLOC_STAGED ? v->base + 1 : v->base + v->rounds;
     }
     return SYM_OK;
