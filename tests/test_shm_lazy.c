@@ -53,11 +53,9 @@
 #include "core/internal.h"
 #include "harness.h"
 
-/* The shm transport's lazy mapping, whatever the environment of the run;
- * without the cross-memory attach probe, which reads every local peer's
- * control block at init (core/cma.c) and so maps every peer's heap. */
-static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto",
-                                       "SYMHEAP_CMA=off", NULL};
+/* The shm transport's lazy mapping, whatever the environment of the run
+ * (the cross-memory attach probe at init maps no peer: core/cma.c). */
+static const char *const lazy_env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto", NULL};
 
 /* A page the PEs share with the test (forked after it is made). */
 struct shared {
@@ -290,7 +288,7 @@ Test(shm_lazy, arrived_then_died)
 {
     harness_skip_if_launcher_ends_job_on_kill();
     static const char *const env[] = {"SYMHEAP_SHM_MAP=lazy", "SYMHEAP_TRANSPORT=auto",
-                                      "SYMHEAP_CMA=off", "SYMHEAP_BARRIER_ALGORITHM=naive", NULL};
+                                      "SYMHEAP_BARRIER_ALGORITHM=naive", NULL};
     struct shared *s = shared_page();
     struct pe_job job = {
         .npes = 3, .body = arrived_then_died_body, .arg = s, .raw = true, .env = env};

@@ -97,15 +97,11 @@ struct sym_heap_ctrl {
      * heap only if it names the peer's own job. */
     char job_key[40];
     uint8_t pad5[SYM_LINE - 40];
-    /* Cross-memory attach (core/cma.c): where the owner's heap is mapped in
-     * its own address space and a random word at cma_token, which a peer
-     * reads with process_vm_readv and compares with its mapping's copy;
-     * cma_ok says whether the owner could read every peer of its host
-     * that way (written before sym_init's last barrier). */
-    uint64_t self_va;
-    uint64_t cma_token;
+    /* Cross-memory attach (core/cma.c): whether the owner could read every
+     * peer of its host with process_vm_readv (written before sym_init's
+     * last barrier). */
     uint32_t cma_ok;
-    uint8_t pad6[SYM_LINE - 20];
+    uint8_t pad6[SYM_LINE - 4];
 };
 
 struct sym_heap_layout {

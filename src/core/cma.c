@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/cma.h"
+#include "core/heap_size.h"
 #include "core/internal.h"
 
 static struct sym_heap_ctrl *ctrl_of(int pe)
@@ -29,19 +30,24 @@ static int yama_scope(void)
     return scope;
 }
 
-void sym_cma_prepare(void)
+/* This PE's probe word, in its private memory: not a secret, any word
+ * other than 0 works, as long as a stale or foreign one cannot match by
+ * chance.  And the probe's verdict, until the control block exists. */
+static uint64_t probe_word;
+static bool verdict;
+
+void sym_cma_prepare(uint64_t *va_p, uint64_t *token_p)
 {
-    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
-    /* Not a secret: any word other than 0 works, as long as a stale or
-     * foreign one cannot match by chance. */
-    uint64_t token = 0;
-    if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token) || token == 0)
-        token = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)sym_rt.base ^ 1;
-    hc->self_va = (uint64_t)(uintptr_t)sym_rt.base;
-    hc->cma_token = token;
-    hc->cma_ok = 0;
+    verdict = false;
+    *va_p = *token_p = 0;
     if (sym_rt.cfg.cma.v == SYM_CFG_CMA_OFF)
         return;
+    uint64_t token = 0;
+    if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token) || token == 0)
+        token = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&token ^ 1;
+    __atomic_store_n(&probe_word, token, __ATOMIC_RELEASE);
+    *va_p = (uint64_t)(uintptr_t)&probe_word;
+    *token_p = token;
     /* Scope 1 lets only ancestors attach unless the tracee names who may;
      * PR_SET_PTRACER_ANY admits every process of this user (which scope 0
      * admits anyway).  Scopes 2 and 3 admit no peer: the probe says so. */
@@ -62,26 +68,16 @@ static bool same_userns(int pid)
 }
 
 /* Read the peer's probe word out of its own address space and compare it
- * with the copy in its heap as mapped here. */
-static bool try_peer(int pe, const char **why)
+ * with the one on its card. */
+static bool try_peer(int pe, const struct sym_pe_card *card, const char **why)
 {
-    /* Maps the peer's heap if this is its first use; one that cannot be
-     * mapped (it ended, or its heap is refused to this PE) gets a stand-in
-     * with no word to compare: the verdict is no, not a failure. */
-    const struct sym_heap_ctrl *hc = ctrl_of(pe);
-    if (!hc || sym_pe_stand_in(pe)) {
-        *why = "its heap cannot be mapped here";
-        return false;
-    }
     const int pid = sym_rt.peer_pid[pe];
     if (!same_userns(pid)) {
         *why = "it runs in another user namespace (or /proc is not readable)";
         return false;
     }
-    const uint64_t want = __atomic_load_n(&hc->cma_token, __ATOMIC_ACQUIRE);
-    const uint64_t va = hc->self_va + offsetof(struct sym_heap_ctrl, cma_token);
     uint64_t got = 0;
-    struct iovec l = {&got, sizeof(got)}, r = {(void *)(uintptr_t)va, sizeof(got)};
+    struct iovec l = {&got, sizeof(got)}, r = {(void *)(uintptr_t)card->cma_va, sizeof(got)};
     ssize_t k = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (k != (ssize_t)sizeof(got)) {
         *why = k < 0 && errno == EPERM    ? "process_vm_readv: permission denied (ptrace rules, "
@@ -90,16 +86,16 @@ static bool try_peer(int pe, const char **why)
                                           : "process_vm_readv failed";
         return false;
     }
-    if (got != want || want == 0) {
-        *why = "the word read differs from the one in its heap";
+    if (got != card->cma_token || card->cma_token == 0) {
+        *why = "the word read differs from the one on its card";
         return false;
     }
     return true;
 }
 
-void sym_cma_probe(void)
+void sym_cma_probe(const struct sym_pe_card *cards)
 {
-    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+    verdict = false;
     if (sym_rt.cfg.cma.v == SYM_CFG_CMA_OFF) {
         sym_debug("cross-memory attach: off (SYMHEAP_CMA=off)");
         return;
@@ -108,13 +104,19 @@ void sym_cma_probe(void)
         const char *why = NULL;
         if (pe == sym_rt.me || !sym_rt.peer_local[pe])
             continue;
-        if (!try_peer(pe, &why)) {
+        if (!try_peer(pe, &cards[pe], &why)) {
             sym_debug("cross-memory attach: not used: PE %d (pid %d): %s", pe, sym_rt.peer_pid[pe],
                       why);
             return;
         }
     }
-    __atomic_store_n(&hc->cma_ok, 1, __ATOMIC_RELEASE);
+    verdict = true;
+}
+
+void sym_cma_publish(void)
+{
+    struct sym_heap_ctrl *hc = (void *)sym_rt.base;
+    __atomic_store_n(&hc->cma_ok, verdict ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
 bool sym_cma_verdict(int pe)

@@ -8,11 +8,13 @@
  * smsc/cma decides: under Yama's ptrace_scope 1 each PE first allows any
  * process of its user to attach (PR_SET_PTRACER), then every PE checks that
  * each peer of its host is in its own user namespace and reads a random
- * word out of the peer's memory, comparing it with the copy in the peer's
- * mapped heap.  Each PE publishes the verdict in its heap's control block;
- * a team uses cross-memory attach only when every member's verdict is
- * yes, so members never disagree about how a buffer is reached.
- * SYMHEAP_CMA=off skips all of it.
+ * word out of the peer's memory, comparing it with the word the peer put
+ * on its card (core/heap_size.h, exchanged over the bootstrap), where the
+ * card also says at which address the word lies.  So the probe maps no
+ * peer's heap: the heaps stay mapped on first use.  Each PE publishes the
+ * verdict in its heap's control block; a team uses cross-memory attach
+ * only when every member's verdict is yes, so members never disagree about
+ * how a buffer is reached.  SYMHEAP_CMA=off skips all of it.
  */
 #ifndef SYM_CORE_CMA_H
 #define SYM_CORE_CMA_H
@@ -23,16 +25,23 @@
 
 #include "symheap.h"
 
-/* At sym_init, once this PE's heap exists and before any peer probes it:
- * write the probe word and the heap's address into the control block, and
- * under Yama ptrace_scope 1 let processes of this user attach. */
-void sym_cma_prepare(void);
+struct sym_pe_card;
 
-/* At sym_init, once the peers' heaps are mapped and their control blocks
- * written (after the bootstrap exchange that follows sym_cma_prepare on
- * every PE): try every peer of this host, publish the verdict.  Never
- * fails: a refusal only means the verdict is no (SYMHEAP_DEBUG says why). */
-void sym_cma_probe(void);
+/* At sym_init, before the cards are exchanged: draw this PE's probe word
+ * (in its private memory) and give its address and value for its card;
+ * under Yama ptrace_scope 1 let processes of this user attach.  0 and 0
+ * with SYMHEAP_CMA=off. */
+void sym_cma_prepare(uint64_t *va_p, uint64_t *token_p);
+
+/* At sym_init, once every PE's card is here (each drew its word before
+ * the exchange): try every peer of this host, reading its word where its
+ * card says and comparing the two.  Never fails: a refusal only means the
+ * verdict is no (SYMHEAP_DEBUG says why). */
+void sym_cma_probe(const struct sym_pe_card *cards);
+
+/* Once this PE's heap exists and the probe ran: write the verdict into
+ * its control block, before sym_init's last barrier. */
+void sym_cma_publish(void);
 
 /* PE `pe` (on this host) published that it reads every peer of the host by
  * cross-memory attach.  Thread safety: any thread, after sym_init. */

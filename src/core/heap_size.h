@@ -22,9 +22,13 @@ struct sym_pe_card {
     /* Its global variables (core/globals.h): equal executables agree on
      * their length and link-time address. */
     uint64_t globals_len, globals_link;
+    /* Its cross-memory attach probe word: the address in its own memory
+     * and the value a peer must read there (core/cma.h); 0: off. */
+    uint64_t cma_va, cma_token;
 };
 
-/* This PE's card (its global variables' fields are the caller's). */
+/* This PE's card (its global variables' and probe word's fields are the
+ * caller's). */
 void sym_pe_card_make(const struct sym_config *cfg, struct sym_pe_card *mine);
 
 /* From every PE's card (`cards`, npes of them, this PE's `me`): check that

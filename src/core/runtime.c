@@ -215,7 +215,6 @@ static sym_status_t open_memory(size_t heap_size)
     hc->user_off = sym_rt.layout.user_off;
     hc->user_size = sym_rt.layout.user_size;
     memcpy(hc->job_key, sym_rt.boot->key, sizeof(sym_rt.boot->key));
-    sym_cma_prepare();
     sym_core_set_state(SYM_PE_STARTING);
     return SYM_OK;
 }
@@ -246,6 +245,7 @@ static sym_status_t meet_peers(size_t *heap_size_p, int *nlocal_p)
     sym_globals_describe(&g);
     mine.globals_len = g.len;
     mine.globals_link = g.link_addr;
+    sym_cma_prepare(&mine.cma_va, &mine.cma_token);
     sym_status_t st = SYM_OK;
     if (sym_rt.cfg.set.heap_size)
         st = make_heap(sym_rt.cfg.heap_size);
@@ -261,6 +261,9 @@ static sym_status_t meet_peers(size_t *heap_size_p, int *nlocal_p)
     }
     if (st == SYM_OK)
         st = same_executable(cards);
+    /* every peer drew its probe word before the exchange above */
+    if (st == SYM_OK)
+        sym_cma_probe(cards);
     free(cards);
     *nlocal_p = nlocal;
     return st;
@@ -310,15 +313,13 @@ sym_status_t sym_core_open(struct sym_deadline *init, struct sym_steps *steps)
     tune_waits();
     if (!sym_rt.base && (st = make_heap(heap_size)) != SYM_OK)
         return st;
+    sym_cma_publish();
     sym_steps_done(steps, "heap");
     st = sym_transports_open(boot, sym_rt.peer_local, init);
     /* The transports have the descriptors now: only those still needed
      * stay open (peers that reopen them, reservations of the heap). */
     const bool keep = st == SYM_OK && sym_transports_keep_fds();
     sym_memory_seal(&sym_rt.memory, keep || sym_rt.cfg.heap_prealloc, keep);
-    /* every peer wrote its probe word before the exchange above */
-    if (st == SYM_OK)
-        sym_cma_probe();
     sym_steps_done(steps, "transports");
     /* Every PE has its transports connected before any returns: a PE that
      * returns and exits at once must not fail a peer still connecting. */
