@@ -36,18 +36,23 @@ static int yama_scope(void)
 static uint64_t probe_word;
 static bool verdict;
 
-void sym_cma_prepare(uint64_t *va_p, uint64_t *token_p)
+void sym_cma_prepare(struct sym_cma_card *mine)
 {
     verdict = false;
-    *va_p = *token_p = 0;
+    *mine = (struct sym_cma_card){0};
     if (sym_rt.cfg.cma.v == SYM_CFG_CMA_OFF)
         return;
     uint64_t token = 0;
     if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token) || token == 0)
         token = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&token ^ 1;
     __atomic_store_n(&probe_word, token, __ATOMIC_RELEASE);
-    *va_p = (uint64_t)(uintptr_t)&probe_word;
-    *token_p = token;
+    mine->va = (uint64_t)(uintptr_t)&probe_word;
+    mine->token = token;
+    struct stat ns;
+    if (stat("/proc/self/ns/user", &ns) == 0) {
+        mine->ns_dev = (uint64_t)ns.st_dev;
+        mine->ns_ino = (uint64_t)ns.st_ino;
+    }
     /* Scope 1 lets only ancestors attach unless the tracee names who may;
      * PR_SET_PTRACER_ANY admits every process of this user (which scope 0
      * admits anyway).  Scopes 2 and 3 admit no peer: the probe says so. */
@@ -55,29 +60,26 @@ void sym_cma_prepare(uint64_t *va_p, uint64_t *token_p)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 }
 
-/* Same user namespace as `pid` (cross-memory attach across namespaces is
- * refused, or worse, reaches another process of the same number). */
-static bool same_userns(int pid)
+/* The same user namespace, as both cards say (cross-memory attach across
+ * namespaces is refused, or worse, reaches another process of the same
+ * number). */
+static bool same_userns(const struct sym_cma_card *mine, const struct sym_cma_card *theirs)
 {
-    char path[64];
-    struct stat mine, theirs;
-    snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-    if (stat("/proc/self/ns/user", &mine) != 0 || stat(path, &theirs) != 0)
-        return false;
-    return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+    return mine->ns_ino && mine->ns_dev == theirs->ns_dev && mine->ns_ino == theirs->ns_ino;
 }
 
 /* Read the peer's probe word out of its own address space and compare it
  * with the one on its card. */
-static bool try_peer(int pe, const struct sym_pe_card *card, const char **why)
+static bool try_peer(int pe, const struct sym_cma_card *mine, const struct sym_cma_card *card,
+                     const char **why)
 {
     const int pid = sym_rt.peer_pid[pe];
-    if (!same_userns(pid)) {
+    if (!same_userns(mine, card)) {
         *why = "it runs in another user namespace (or /proc is not readable)";
         return false;
     }
     uint64_t got = 0;
-    struct iovec l = {&got, sizeof(got)}, r = {(void *)(uintptr_t)card->cma_va, sizeof(got)};
+    struct iovec l = {&got, sizeof(got)}, r = {(void *)(uintptr_t)card->va, sizeof(got)};
     ssize_t k = process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (k != (ssize_t)sizeof(got)) {
         *why = k < 0 && errno == EPERM    ? "process_vm_readv: permission denied (ptrace rules, "
@@ -86,7 +88,7 @@ static bool try_peer(int pe, const struct sym_pe_card *card, const char **why)
                                           : "process_vm_readv failed";
         return false;
     }
-    if (got != card->cma_token || card->cma_token == 0) {
+    if (got != card->token || card->token == 0) {
         *why = "the word read differs from the one on its card";
         return false;
     }
@@ -104,7 +106,7 @@ void sym_cma_probe(const struct sym_pe_card *cards)
         const char *why = NULL;
         if (pe == sym_rt.me || !sym_rt.peer_local[pe])
             continue;
-        if (!try_peer(pe, &cards[pe], &why)) {
+        if (!try_peer(pe, &cards[sym_rt.me].cma, &cards[pe].cma, &why)) {
             sym_debug("cross-memory attach: not used: PE %d (pid %d): %s", pe, sym_rt.peer_pid[pe],
                       why);
             return;

@@ -10,8 +10,9 @@
  * each peer of its host is in its own user namespace and reads a random
  * word out of the peer's memory, comparing it with the word the peer put
  * on its card (core/heap_size.h, exchanged over the bootstrap), where the
- * card also says at which address the word lies.  So the probe maps no
- * peer's heap: the heaps stay mapped on first use.  Each PE publishes the
+ * card also says at which address the word lies and which user namespace
+ * the peer runs in.  So the probe maps no peer's heap (the heaps stay
+ * mapped on first use) and costs one system call per peer.  Each PE publishes the
  * verdict in its heap's control block; a team uses cross-memory attach
  * only when every member's verdict is yes, so members never disagree about
  * how a buffer is reached.  SYMHEAP_CMA=off skips all of it.
@@ -27,11 +28,18 @@
 
 struct sym_pe_card;
 
+/* What a PE's card says for the probe. */
+struct sym_cma_card {
+    uint64_t va;             /* where its probe word lies in its own memory */
+    uint64_t token;          /* what the word holds; 0: no probe (SYMHEAP_CMA=off) */
+    uint64_t ns_dev, ns_ino; /* its user namespace (/proc/self/ns/user); 0: unknown */
+};
+
 /* At sym_init, before the cards are exchanged: draw this PE's probe word
- * (in its private memory) and give its address and value for its card;
- * under Yama ptrace_scope 1 let processes of this user attach.  0 and 0
- * with SYMHEAP_CMA=off. */
-void sym_cma_prepare(uint64_t *va_p, uint64_t *token_p);
+ * (in its private memory) and fill its card's part; under Yama
+ * ptrace_scope 1 let processes of this user attach.  All 0 with
+ * SYMHEAP_CMA=off. */
+void sym_cma_prepare(struct sym_cma_card *mine);
 
 /* At sym_init, once every PE's card is here (each drew its word before
  * the exchange): try every peer of this host, reading its word where its

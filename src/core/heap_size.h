@@ -8,6 +8,7 @@
 
 #include "base/config.h"
 #include "bootstrap/bootstrap.h"
+#include "core/cma.h"
 
 /* A PE's card: one allgather at init tells every PE every card. */
 struct sym_pe_card {
@@ -22,9 +23,8 @@ struct sym_pe_card {
     /* Its global variables (core/globals.h): equal executables agree on
      * their length and link-time address. */
     uint64_t globals_len, globals_link;
-    /* Its cross-memory attach probe word: the address in its own memory
-     * and the value a peer must read there (core/cma.h); 0: off. */
-    uint64_t cma_va, cma_token;
+    /* Its cross-memory attach probe word and user namespace (core/cma.h). */
+    struct sym_cma_card cma;
 };
 
 /* This PE's card (its global variables' and probe word's fields are the

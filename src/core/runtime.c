@@ -245,7 +245,7 @@ static sym_status_t meet_peers(size_t *heap_size_p, int *nlocal_p)
     sym_globals_describe(&g);
     mine.globals_len = g.len;
     mine.globals_link = g.link_addr;
-    sym_cma_prepare(&mine.cma_va, &mine.cma_token);
+    sym_cma_prepare(&mine.cma);
     sym_status_t st = SYM_OK;
     if (sym_rt.cfg.set.heap_size)
         st = make_heap(sym_rt.cfg.heap_size);
