@@ -187,6 +187,7 @@ static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src, con
         in = copy;
     }
     sym_coll_start(c);
+    sym_chan_use_cells_per_link(c); /* a link carries one block */
     sym_status_t st;
     if (l->sbytes[me] != l->rbytes[me]) {
         /* This PE disagrees with itself: stop every member at once rather

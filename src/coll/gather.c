@@ -58,7 +58,7 @@ static sym_status_t recv_rotated(const struct subtree *t, uint8_t *dst, int mask
     const void *data;
     size_t len;
     uint64_t total;
-    sym_status_t st = sym_chan_recv(c, child, &data, &len, &total);
+    sym_status_t st = sym_chan_recv_msg(c, child, cb, &data, &len, &total);
     if (st != SYM_OK)
         return st;
     if (total != cb || len != sym_msg_chunk_len(c, cb, i)) {
@@ -190,5 +190,6 @@ sym_status_t sym_gather_nolock(sym_team_t team, void *dst, const void *src, size
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);
+    sym_chan_use_cells_per_link(&c); /* a link carries one block or subtree */
     return sym_coll_end(&c, gather_algorithms[c.fp.algo](&c, dst, src, count * es, root));
 }

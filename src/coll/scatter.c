@@ -178,5 +178,6 @@ sym_status_t sym_scatter_nolock(sym_team_t team, void *dst, const void *src, siz
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);
+    sym_chan_use_cells_per_link(&c); /* a link carries one block or subtree */
     return sym_coll_end(&c, scatter_algorithms[c.fp.algo](&c, dst, src, count * es, root));
 }

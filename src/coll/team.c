@@ -112,7 +112,7 @@ static sym_status_t team_new(const char *op, const int *members, int n, uint64_t
     snprintf(t->name, sizeof(t->name), "%s", name);
     sym_status_t st =
         sym_chan_init(&t->chan, area_off + SYM_TEAM_REC_BYTES, area_size - SYM_TEAM_REC_BYTES, n,
-                      t->pe_of, sym_rt.cfg.chunk_size, op);
+                      t->pe_of, sym_rt.cfg.chunk_size, true, op);
     if (st == SYM_OK)
         st = registry_add(t);
     if (st != SYM_OK) {
@@ -155,7 +155,7 @@ sym_status_t sym_teams_init(void)
         p2p.rank_of = world->rank_of;
         snprintf(p2p.name, sizeof(p2p.name), "point-to-point");
         st = sym_chan_init(&p2p.chan, teams.p2p_off, teams.p2p_size, sym_rt.npes, p2p.pe_of,
-                           sym_rt.cfg.chunk_size, "sym_init (point-to-point mailboxes)");
+                           sym_rt.cfg.chunk_size, false, "sym_init (point-to-point mailboxes)");
     }
     free(members);
     return st;
