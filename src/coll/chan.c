@@ -16,10 +16,10 @@
  * 128 or 64 payload bytes, else one line for inline messages of up to 28
  * bytes) whose lines take at most a quarter of the area.  The default
  * world area (2 MiB) gives 64 cells of 256 bytes per link up to 25 PEs,
- * 160 KiB at 8; a split team's 64 KiB gives 64 inline cells at 2 members,
- * 32 at 3 and 4, 16 at 5 to 8, and no cells beyond (its slots cannot
- * spare more).  No queue is deeper than the slots it serves beside:
- * below 16 cells the area has none, and every message takes the slots.
+ * 160 KiB at 8; a split team's 64 KiB gives 64 inline cells at 2 and 3
+ * members, 32 at 4 to 7, 16 at 8 to 14, and none beyond.  A queue of
+ * fewer than 16 cells would be hardly deeper than the slots beside it:
+ * then the area has none, and every message takes the slots.
  *
  * The slots take the rest: the most slots per link (8, 4, else 2: a power
  * of two) that still give chunks of SYMHEAP_CHUNK_SIZE or 56 KiB,
