@@ -69,12 +69,12 @@ sym_status_t sym_chan_cell_arrived(struct sym_coll *c, int src, uint64_t expect,
     if (st != SYM_OK)
         return st;
     const struct sym_chunk_hdr *hdr = (const void *)(sym_rt.base + cell);
+    /* the release will write the sender's credit line */
+    const uint8_t *f = sym_direct(ch->pe_of[src], ccredit_line(ch, c->team->rank));
+    if (f)
+        PREFETCH_W(f);
     const uint32_t tag = ((const struct inline_line *)hdr)->tag;
     if ((tag & ~0xffu) == INLINE_TAG) {
-        /* the release will write the sender's credit line */
-        const uint8_t *f = sym_direct(ch->pe_of[src], ccredit_line(ch, c->team->rank));
-        if (f)
-            PREFETCH_W(f);
         *hdr_p = hdr;
         return SYM_OK;
     }
