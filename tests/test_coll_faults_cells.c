@@ -2,9 +2,11 @@
  * test_coll_faults_cells.c - mismatched calls and lost PEs on the cells
  * (src/coll/chan_cells.c), on teams whose cells hold 256 bytes.
  *
- * Every collective with one member passing another count inside the
- * cells' bound, or across it (that member's messages take the slots while
- * the others' take the cells), another root, or another collective; an
+ * Every collective (gather, scatter and all_to_all(v), whose links choose
+ * their path each, under both their algorithms) with one member passing
+ * another count inside the cells' bound, or across it (that member's
+ * messages take the slots while the others' take the cells), another
+ * root, or another collective; an
  * all_to_allv whose sender and receiver disagree on one block, inside and
  * across the bound either way; a skipped call with identical arguments
  * under the strict check.  Every PE reports SYM_ERR_MISMATCH, in the call
@@ -48,6 +50,7 @@ struct cm_param {
     int npes;
     int kind;
     int how;
+    sym_algorithm_t algo; /* both of gather, scatter and all_to_all(v); else auto */
 };
 
 static int32_t val(int pe, int i)
@@ -77,30 +80,31 @@ static sym_status_t call(const struct cm_param *p, sym_team_t t, int me, int n, 
     const int root = odd && p->how == ROOT ? 0 : n - 1;
     if (odd && p->how == OTHER)
         return sym_broadcast(t, dst, C, SYM_INT32, n - 1, NULL);
+    const sym_coll_opts_t o = {p->algo, 0};
     size_t sc[8], rc[8];
     switch (p->kind) {
     case BCAST:
-        return sym_broadcast(t, me == root ? (int32_t *)src : dst, count, SYM_INT32, root, NULL);
+        return sym_broadcast(t, me == root ? (int32_t *)src : dst, count, SYM_INT32, root, &o);
     case RED:
-        return sym_reduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, root, NULL);
+        return sym_reduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, root, &o);
     case ALLRED:
-        return sym_allreduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, NULL);
+        return sym_allreduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, &o);
     case RSCAT:
-        return sym_reduce_scatter(t, dst, src, count, SYM_INT32, SYM_OP_SUM, NULL);
+        return sym_reduce_scatter(t, dst, src, count, SYM_INT32, SYM_OP_SUM, &o);
     case AGATH:
-        return sym_all_gather(t, dst, src, count, SYM_INT32, NULL);
+        return sym_all_gather(t, dst, src, count, SYM_INT32, &o);
     case A2A:
-        return sym_all_to_all(t, dst, src, count, SYM_INT32, NULL);
+        return sym_all_to_all(t, dst, src, count, SYM_INT32, &o);
     case GATH:
-        return sym_gather(t, dst, src, count, SYM_INT32, root, NULL);
+        return sym_gather(t, dst, src, count, SYM_INT32, root, &o);
     case SCAT:
-        return sym_scatter(t, dst, src, count, SYM_INT32, root, NULL);
+        return sym_scatter(t, dst, src, count, SYM_INT32, root, &o);
     default:
         for (int r = 0; r < n; r++) {
             sc[r] = a2av_count(p, me, r, true);
             rc[r] = a2av_count(p, r, me, false);
         }
-        return sym_all_to_allv(t, src, sc, dst, rc, SYM_INT32, NULL);
+        return sym_all_to_allv(t, src, sc, dst, rc, SYM_INT32, &o);
     }
 }
 
@@ -158,8 +162,9 @@ static void mismatch_body(int me, int n, void *arg)
     const double t0 = harness_now();
     sym_status_t st = call(p, t, me, n, dst, src);
     const char *what = kind_names[p->kind];
-    PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "%s, how %d, member %d of %d: %s: %s", what,
-              p->how, me, n, sym_status_name(st), sym_last_error());
+    PE_ASSERT(st == SYM_OK || st == SYM_ERR_MISMATCH, "%s/%s, how %d, member %d of %d: %s: %s",
+              what, sym_algorithm_name(p->algo), p->how, me, n, sym_status_name(st),
+              sym_last_error());
     PE_ASSERT(harness_now() - t0 < harness_seconds(3.0), "%s: the call took %.2f s", what,
               harness_now() - t0);
     if (st == SYM_ERR_MISMATCH)
@@ -190,25 +195,35 @@ static void mismatch_body(int me, int n, void *arg)
     world_still_works();
 }
 
-static struct cm_param cm_params[NKINDS * 5];
+static struct cm_param cm_params[NKINDS * 5 * 2];
 
 /* Across the bound at 3 PEs, the rest at 5 (trees with a subtree of two
- * blocks, whose links take the slots while the leaves' take the cells). */
-ParameterizedTestParameters(coll_faults, cells_mismatch)
+ * blocks, whose links take the slots while the leaves' take the cells);
+ * the collectives whose links choose their path each under both their
+ * algorithms.  Its own suite: the forced-algorithm stages of .ci/test
+ * would only repeat these. */
+ParameterizedTestParameters(coll_cells_faults, mismatch)
 {
     int k = 0;
     for (int kind = 0; kind < NKINDS; kind++)
-        for (int how = WITHIN; how <= OTHER; how++) {
-            const bool rooted = kind == BCAST || kind == RED || kind == GATH || kind == SCAT;
-            if ((how == BELOW && kind != A2AV) || (how == ROOT && !rooted) ||
-                (how == OTHER && kind != GATH && kind != ALLRED))
-                continue;
-            cm_params[k++] = (struct cm_param){how == ABOVE || how == BELOW ? 3 : 5, kind, how};
-        }
+        for (int how = WITHIN; how <= OTHER; how++)
+            for (int a = 0; a < 2; a++) {
+                const bool rooted = kind == BCAST || kind == RED || kind == GATH || kind == SCAT;
+                const bool per_link = kind == GATH || kind == SCAT || kind == A2A || kind == A2AV;
+                if ((how == BELOW && kind != A2AV) || (how == ROOT && !rooted) ||
+                    (how == OTHER && kind != GATH && kind != ALLRED) || (a && !per_link))
+                    continue;
+                const sym_algorithm_t algo = !per_link                     ? SYM_ALGO_AUTO
+                                             : !a                          ? SYM_ALGO_NAIVE
+                                             : kind == A2A || kind == A2AV ? SYM_ALGO_PAIRWISE
+                                                                           : SYM_ALGO_TREE;
+                cm_params[k++] =
+                    (struct cm_param){how == ABOVE || how == BELOW ? 3 : 5, kind, how, algo};
+            }
     return cr_make_param_array(struct cm_param, cm_params, (size_t)k);
 }
 
-ParameterizedTest(struct cm_param *p, coll_faults, cells_mismatch)
+ParameterizedTest(struct cm_param *p, coll_cells_faults, mismatch)
 {
     run_pes_env(p->npes, cells_env, mismatch_body, p);
 }
@@ -261,13 +276,13 @@ static void skipped_body(int me, int n, void *arg)
     world_still_works();
 }
 
-ParameterizedTestParameters(coll_faults, cells_strict_skipped_call)
+ParameterizedTestParameters(coll_cells_faults, strict_skipped_call)
 {
     static int kinds[] = {0, 1};
     return cr_make_param_array(int, kinds, 2);
 }
 
-ParameterizedTest(int *kind, coll_faults, cells_strict_skipped_call)
+ParameterizedTest(int *kind, coll_cells_faults, strict_skipped_call)
 {
     run_pes_env(4, strict_env, skipped_body, kind);
 }
@@ -312,13 +327,13 @@ static void lost_body(int me, int n, void *arg)
     _exit(0);
 }
 
-ParameterizedTestParameters(coll_faults, cells_peer_lost)
+ParameterizedTestParameters(coll_cells_faults, peer_lost)
 {
     static int kinds[] = {0, 1};
     return cr_make_param_array(int, kinds, 2);
 }
 
-ParameterizedTest(int *kind, coll_faults, cells_peer_lost)
+ParameterizedTest(int *kind, coll_cells_faults, peer_lost)
 {
     harness_skip_if_launcher_ends_job_on_kill();
     struct pe_job job = {.npes = 4, .body = lost_body, .arg = kind, .raw = true, .env = cells_env};
