@@ -3,25 +3,33 @@
  * each link's queue (src/coll/chan_cells.c).
  *
  * On teams whose cells hold 256 bytes (the world's default area, and
- * split teams given 1 MiB), every collective at the sizes around that
- * bound (0, 1, odd, prime, the bound and one element more), in place and
- * not, every datatype and op, every algorithm, checked against the
- * locally computed references that the mailbox path is checked against
- * (test_coll_*.c), with the team's channel showing that the messages of
- * at most the bound took the cells and the larger ones the slots.  Then
- * senders 64 calls ahead of receivers blocked in a signal wait, the queues
- * wrapping many times, and loops on disjoint teams at once.
+ * split teams given 1 MiB; the cells take that much in a crowded job,
+ * inline messages of up to 28 bytes otherwise), every collective at the
+ * sizes around the bound (0, 1, odd, prime, the bound and one element
+ * more), in place and not, every datatype and op, every algorithm, checked
+ * against the locally computed references that the mailbox path is
+ * checked against (test_coll_*.c), with the team's channel showing that
+ * the messages of at most the bound took the cells and the larger ones the
+ * slots.  Then senders 64 calls ahead of receivers blocked in a signal
+ * wait, the queues wrapping many times, and loops on disjoint teams at
+ * once.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "coll/team.h" /* the team's channel: which path the messages took */
+#include "coll/coll.h" /* the team's channel: which path the messages took */
 #include "coll_check.h"
 
-#define BOUND 256 /* payload bytes of a cell on these teams */
+#define CELL  256 /* payload bytes of a cell on these teams */
 #define DEPTH 64  /* cells per link */
+
+/* The largest message the team's cells take in this job. */
+static size_t bound_of(sym_team_t team)
+{
+    return sym_chan_cells_hold(&team->chan);
+}
 
 /* The library's default mailbox (the harness's is smaller), and split
  * teams' areas roomy enough for cells of 256 bytes too. */
@@ -54,7 +62,7 @@ static void expect_path(const struct tctx *t, struct paths before, size_t larges
     if (t->n == 1)
         return;
     const struct paths now = paths_of(t->team);
-    const bool cells = largest <= BOUND;
+    const bool cells = largest <= bound_of(t->team);
     PE_ASSERT(cells ? now.slots == before.slots && now.cells > before.cells
                     : now.cells == before.cells && now.slots > before.slots,
               "%s on %s, largest message %zu bytes: %" PRIu64 " messages in cells and %" PRIu64
@@ -70,12 +78,13 @@ static size_t acc_size(sym_datatype_t dt, sym_op_t op)
     return op == SYM_OP_AVG && !dt_is_float(dt) ? 8 : dt_size(dt);
 }
 
-/* Counts of `unit`-byte elements: 0, 1, odd, prime, the bound and one
- * element more. */
+/* Counts of `unit`-byte elements on team t: 0, 1, odd, prime, the bound
+ * and one element more. */
 #define NSIZES 6
-static void sizes_of(size_t unit, size_t out[NSIZES])
+static void sizes_of(const struct tctx *t, size_t unit, size_t out[NSIZES])
 {
-    const size_t all[NSIZES] = {0, 1, 9, 13, BOUND / unit, BOUND / unit + 1};
+    const size_t bound = bound_of(t->team);
+    const size_t all[NSIZES] = {0, 1, 9, 13, bound / unit, bound / unit + 1};
     memcpy(out, all, sizeof(all));
 }
 
@@ -101,7 +110,7 @@ static void broadcast_cells(struct tctx *t)
     size_t sizes[NSIZES];
     for (int d = 0; d < NDTS; d++) {
         const sym_datatype_t dt = all_dts[d];
-        sizes_of(dt_size(dt), sizes);
+        sizes_of(t, dt_size(dt), sizes);
         for (int s = 0; s < NSIZES; s++) {
             const sym_algorithm_t a = broadcast_algos[(size_t)(d + s) % NELEMS(broadcast_algos)];
             const struct paths p = paths_of(t->team);
@@ -129,7 +138,7 @@ static void reduction_cells(struct tctx *t, int kind)
         const int j = by_pair ? i : i - np, pair = by_pair ? i : j * 7 % np;
         const sym_datatype_t dt = dts[pair];
         const sym_op_t op = ops[pair];
-        sizes_of(acc_size(dt, op), sizes);
+        sizes_of(t, acc_size(dt, op), sizes);
         for (int rep = 0; rep < (by_pair ? 2 : 1); rep++) {
             const size_t count = sizes[by_pair ? (i + 3 * rep) % NSIZES : j % NSIZES];
             const sym_algorithm_t a =
@@ -160,7 +169,7 @@ static void gather_cells(struct tctx *t)
     for (int d = 0; d < NDTS; d++) {
         const sym_datatype_t dt = all_dts[d];
         const size_t es = dt_size(dt);
-        sizes_of(es, sizes);
+        sizes_of(t, es, sizes);
         for (int s = 0; s < NSIZES; s++) {
             const size_t c = sizes[s];
             const int k = d + s, root = k % t->n;
@@ -204,7 +213,7 @@ static void all_to_all_cells(struct tctx *t)
     size_t sizes[NSIZES];
     for (int d = 0; d < NDTS; d++) {
         const sym_datatype_t dt = all_dts[d];
-        sizes_of(dt_size(dt), sizes);
+        sizes_of(t, dt_size(dt), sizes);
         for (int s = 0; s < NSIZES; s++) {
             const int k = d + s;
             const sym_algorithm_t a = all_to_all_algos[(size_t)k % NELEMS(all_to_all_algos)];
@@ -229,9 +238,13 @@ static void barrier_cells(struct tctx *t)
 static void check_shape(struct tctx *t)
 {
     const struct sym_chan *ch = &t->team->chan;
-    PE_ASSERT(ch->ncells == DEPTH && ch->cell_bytes == BOUND,
+    PE_ASSERT(ch->ncells == DEPTH && ch->cell_bytes == CELL,
               "%s (%d members): %d cells of %u bytes per link, expected %d of %d",
-              sym_team_name(t->team), t->n, ch->ncells, (unsigned)ch->cell_bytes, DEPTH, BOUND);
+              sym_team_name(t->team), t->n, ch->ncells, (unsigned)ch->cell_bytes, DEPTH, CELL);
+    const size_t bound = bound_of(t->team);
+    PE_ASSERT(bound == (sym_coll_crowded() ? CELL : 28),
+              "%s: the cells take messages of up to %zu bytes (crowded: %d)",
+              sym_team_name(t->team), bound, (int)sym_coll_crowded());
 }
 
 static void cells_matrix(struct tctx *t)
@@ -265,17 +278,19 @@ ParameterizedTest(int *npes, coll_cells, bound, .timeout = HARNESS_CR_TIMEOUT(12
 /* ------------------------------------------------------------------------ */
 
 #define ROUNDS 9 /* DEPTH calls each: every queue wraps ROUNDS times */
-#define WORDS  (BOUND / 8)
+#define WORDS  (CELL / 8)
 
 static uint64_t ra_word(int kind, int call, int pe, size_t i)
 {
     return hkey((uint64_t)kind << 32 | (uint64_t)call, (uint64_t)pe, i);
 }
 
-/* Message sizes in turn: a whole cell, one inline word, and between. */
+/* Message sizes in turn: as large as the world's cells take, one inline
+ * word, and between. */
 static size_t ra_words(int call)
 {
-    static const size_t w[3] = {WORDS, 1, 13};
+    const size_t most = bound_of(sym_team_world()) / 8;
+    const size_t w[3] = {most, 1, (most + 1) / 2};
     return w[call % 3];
 }
 

@@ -1,6 +1,7 @@
 /*
  * test_coll_faults_cells.c - mismatched calls and lost PEs on the cells
- * (src/coll/chan_cells.c), on teams whose cells hold 256 bytes.
+ * (src/coll/chan_cells.c), on teams whose cells hold 256 bytes (in a crowded
+ * job; inline messages of up to 28 bytes otherwise: blocks follow the bound).
  *
  * Every collective (gather, scatter and all_to_all(v), whose links choose
  * their path each, under both their algorithms) with one member passing
@@ -20,11 +21,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/coll.h" /* the team's channel: the size its cells take */
 #include "coll_fault_check.h"
 
-#define C     64 /* int32 elements: a block of 256 bytes, the cells' bound */
-#define MAXE  (9 * C)
+#define MAXC  64 /* int32 elements: a block of 256 bytes, the cells' largest */
+#define MAXE  (9 * MAXC)
 #define UNSET 0x5a5a5a5a
+
+/* Elements of a block that fills the largest message the team's cells take
+ * in this job (64 in a crowded one, else 7: inline messages only). */
+static int blk;
+
+static void set_blk(sym_team_t t)
+{
+    blk = (int)sym_chan_cells_hold(&t->chan) / 4;
+    PE_ASSERT(blk == (sym_coll_crowded() ? MAXC : 7), "the cells take %d bytes (crowded: %d)",
+              4 * blk, (int)sym_coll_crowded());
+}
 
 static const char *const cells_env[] = {"SYMHEAP_MAILBOX_SIZE=4M", "SYMHEAP_TEAM_AREA_SIZE=1M",
                                         "SYMHEAP_HEAP_SIZE=32M", NULL};
@@ -39,11 +52,11 @@ static const char *const kind_names[NKINDS] = {"broadcast",      "reduce",     "
                                                "gather",         "scatter",    "all_to_allv"};
 
 enum how {
-    WITHIN, /* member 0 passes C - 4: both sides in the cells */
-    ABOVE,  /* member 0 passes C + 1: its side in the slots */
-    BELOW,  /* (all_to_allv) member 0 sends C, member 1 expects C + 2 */
+    WITHIN, /* member 0 passes blk - 4: both sides in the cells */
+    ABOVE,  /* member 0 passes blk + 1: its side in the slots */
+    BELOW,  /* (all_to_allv) member 0 sends blk, member 1 expects blk + 2 */
     ROOT,   /* member 0 names root 0, the others root n - 1 */
-    OTHER,  /* member 0 calls a broadcast of C elements from root n - 1 */
+    OTHER,  /* member 0 calls a broadcast of blk elements from root n - 1 */
 };
 
 struct cm_param {
@@ -58,28 +71,28 @@ static int32_t val(int pe, int i)
     return 1000 * (pe + 1) + i;
 }
 
-/* Elements member `from` sends member `to` in an all_to_allv: C, except
+/* Elements member `from` sends member `to` in an all_to_allv: blk, except
  * member 0's block for member 1 (as member 0 sees it: own = true) or as
  * member 1 expects it (own = false). */
 static size_t a2av_count(const struct cm_param *p, int from, int to, bool senders_view)
 {
     if (from != 0 || to != 1)
-        return C;
+        return blk;
     if (p->how == WITHIN)
-        return senders_view ? C - 4 : C;
+        return senders_view ? blk - 4 : blk;
     if (p->how == ABOVE)
-        return senders_view ? C + 2 : C;
-    return senders_view ? C : C + 2;
+        return senders_view ? blk + 2 : blk;
+    return senders_view ? blk : blk + 2;
 }
 
 static sym_status_t call(const struct cm_param *p, sym_team_t t, int me, int n, int32_t *dst,
                          const int32_t *src)
 {
     const bool odd = me == 0;
-    const size_t count = odd && p->how == WITHIN ? C - 4 : odd && p->how == ABOVE ? C + 1 : C;
+    const size_t count = odd && p->how == WITHIN ? blk - 4 : odd && p->how == ABOVE ? blk + 1 : blk;
     const int root = odd && p->how == ROOT ? 0 : n - 1;
     if (odd && p->how == OTHER)
-        return sym_broadcast(t, dst, C, SYM_INT32, n - 1, NULL);
+        return sym_broadcast(t, dst, blk, SYM_INT32, n - 1, NULL);
     const sym_coll_opts_t o = {p->algo, 0};
     size_t sc[8], rc[8];
     switch (p->kind) {
@@ -114,11 +127,13 @@ static sym_status_t call(const struct cm_param *p, sym_team_t t, int me, int n, 
 static bool own_call(const struct cm_param *p, int me, int n, int i, int32_t v)
 {
     const int root = me == 0 && p->how == ROOT ? 0 : n - 1;
-    const int c = me == 0 && p->how == WITHIN ? C - 4 : me == 0 && p->how == ABOVE ? C + 1 : C;
+    const int c = me == 0 && p->how == WITHIN  ? blk - 4
+                  : me == 0 && p->how == ABOVE ? blk + 1
+                                               : blk;
     if (v == UNSET)
         return true;
     if (me == 0 && p->how == OTHER)
-        return i < C && v == val(n - 1, i);
+        return i < blk && v == val(n - 1, i);
     switch (p->kind) {
     case BCAST:
         return i < c && v == val(root, i);
@@ -153,6 +168,7 @@ static void mismatch_body(int me, int n, void *arg)
 {
     const struct cm_param *p = arg;
     sym_team_t t = whole_split();
+    set_blk(t);
     PE_OK(sym_team_set_timeout(t, 5.0));
     static int32_t src[MAXE], dst[MAXE];
     for (int i = 0; i < MAXE; i++) {
@@ -230,13 +246,14 @@ ParameterizedTest(struct cm_param *p, coll_cells_faults, mismatch)
 
 /* Strict checking: member `skipper` skips site_a, so its site_b call pairs
  * with the others' site_a call, with the same arguments: a gather of
- * 256-byte blocks (its links choose their path each) and a broadcast of
- * 200 bytes.  Every PE fails in the call it is in, naming two call sites. */
+ * blocks as large as the cells take (its links choose their path each) and
+ * a broadcast one element smaller.  Every PE fails in the call it is in,
+ * naming two call sites. */
 __attribute__((noinline)) static sym_status_t site_a(sym_team_t t, int kind, int32_t *dst,
                                                      const int32_t *src)
 {
-    return kind ? sym_broadcast(t, dst, 50, SYM_INT32, 0, NULL)
-                : sym_gather(t, dst, src, C, SYM_INT32, 0, NULL);
+    return kind ? sym_broadcast(t, dst, (size_t)blk - 1, SYM_INT32, 0, NULL)
+                : sym_gather(t, dst, src, blk, SYM_INT32, 0, NULL);
 }
 
 static volatile int site_b_calls; /* so the two bodies differ and are never folded into one */
@@ -245,19 +262,20 @@ __attribute__((noinline)) static sym_status_t site_b(sym_team_t t, int kind, int
                                                      const int32_t *src)
 {
     site_b_calls++;
-    return kind ? sym_broadcast(t, dst, 50, SYM_INT32, 0, NULL)
-                : sym_gather(t, dst, src, C, SYM_INT32, 0, NULL);
+    return kind ? sym_broadcast(t, dst, (size_t)blk - 1, SYM_INT32, 0, NULL)
+                : sym_gather(t, dst, src, blk, SYM_INT32, 0, NULL);
 }
 
 static void skipped_body(int me, int n, void *arg)
 {
     const int kind = *(const int *)arg;
     sym_team_t t = whole_split();
+    set_blk(t);
     PE_OK(sym_team_set_timeout(t, 5.0));
-    static int32_t src[C], dst[8 * C];
-    for (int i = 0; i < 8 * C; i++)
-        dst[i] = kind && me == 0 && i < 50 ? val(0, i) : UNSET;
-    for (int i = 0; i < C; i++)
+    static int32_t src[MAXC], dst[8 * MAXC];
+    for (int i = 0; i < 8 * blk; i++)
+        dst[i] = kind && me == 0 && i < blk - 1 ? val(0, i) : UNSET;
+    for (int i = 0; i < blk; i++)
         src[i] = val(me, i);
     const int skipper = n - 1;
     sym_status_t st = me == skipper ? site_b(t, kind, dst, src) : site_a(t, kind, dst, src);
@@ -265,11 +283,11 @@ static void skipped_body(int me, int n, void *arg)
               sym_last_error());
     CONTAINS(sym_last_error(), "call sites: this PE at ");
     if (me != 0 && me != skipper && kind)
-        for (int i = 0; i < 50; i++)
+        for (int i = 0; i < blk - 1; i++)
             PE_ASSERT(dst[i] == UNSET || dst[i] == val(0, i), "member %d: element %d holds %d", me,
                       i, dst[i]);
     if (me == skipper && kind)
-        for (int i = 0; i < 50; i++)
+        for (int i = 0; i < blk - 1; i++)
             PE_ASSERT(dst[i] == UNSET, "the skipper's element %d holds %d", i, dst[i]);
     PE_OK(sym_team_destroy(t));
     PE_OK(sym_barrier_all());
@@ -291,18 +309,19 @@ ParameterizedTest(int *kind, coll_cells_faults, strict_skipped_call)
 /* A PE killed while senders are ahead of it in the cells                    */
 /* ------------------------------------------------------------------------ */
 
-/* Case 0: the root broadcasts 256 bytes at a time, ahead of every
- * receiver; the last PE takes 3 calls and dies.  Case 1: the members
- * gather 256-byte blocks at root 0, ahead of it; the root takes 3 calls
- * and dies.  Every survivor's calls fail with PEER_LOST naming the victim
+/* Case 0: the root broadcasts as much as a cell takes at a time, ahead of
+ * every receiver; the last PE takes 3 calls and dies.  Case 1: the members
+ * gather such blocks at root 0, ahead of it; the root takes 3 calls and
+ * dies.  Every survivor's calls fail with PEER_LOST naming the victim
  * (a sender when it needs a cell the victim never gave back, at the
  * latest), and so does its sym_finalize, within seconds. */
 static void lost_body(int me, int n, void *arg)
 {
     const int kind = *(const int *)arg;
     PE_OK(sym_init());
+    set_blk(sym_team_world());
     const int victim = kind ? 0 : n - 1;
-    static int32_t buf[C], all[8 * C];
+    static int32_t buf[MAXC], all[8 * MAXC];
     PE_OK(sym_barrier_all());
     const double t0 = harness_now();
     sym_status_t st = SYM_OK;
@@ -310,12 +329,12 @@ static void lost_body(int me, int n, void *arg)
     while (st == SYM_OK && calls < 1000 && harness_now() - t0 < 20) {
         if (me == victim && calls == 3)
             raise(SIGKILL);
-        for (int i = 0; i < C; i++)
+        for (int i = 0; i < blk; i++)
             buf[i] = kind || me == 0 ? val(me, calls + i) : UNSET;
-        st = kind ? sym_gather(sym_team_world(), all, buf, C, SYM_INT32, 0, NULL)
-                  : sym_broadcast(sym_team_world(), buf, C, SYM_INT32, 0, NULL);
+        st = kind ? sym_gather(sym_team_world(), all, buf, blk, SYM_INT32, 0, NULL)
+                  : sym_broadcast(sym_team_world(), buf, blk, SYM_INT32, 0, NULL);
         calls++;
-        PE_ASSERT(st != SYM_OK || kind || buf[C - 1] == val(0, calls - 1 + C - 1),
+        PE_ASSERT(st != SYM_OK || kind || buf[blk - 1] == val(0, calls - 1 + blk - 1),
                   "broadcast %d: wrong data", calls);
     }
     EXPECT_LOST(st, kind ? "sym_gather" : "sym_broadcast", calls, victim);

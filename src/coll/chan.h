@@ -29,7 +29,8 @@
  * Small messages take the link's other path, its cell queue
  * (chan_cells.c): per link up to 64 cells of one to five lines, each a
  * whole message of up to 256 bytes (inline in the flag's line up to 28,
- * else a header line and the payload in the lines after it), credited by
+ * else a header line and the payload in the lines after it; those only in
+ * a crowded job: sym_chan_cells_hold), credited by
  * one running count per link instead of a flag per slot.  A sender is
  * then as many calls ahead of a receiver that is not running (more PEs
  * than cores) as the link has cells, instead of K.  A call chooses the
@@ -152,6 +153,11 @@ void sym_chan_clear_local(struct sym_chan *ch);
 /* sym_chan_clear_local, and every link's counts back to zero
  * (sym_team_recover, once no member writes into the channel). */
 void sym_chan_restart(struct sym_chan *ch);
+
+/* The largest message the channel's cells take in this job (0: it has
+ * none): their payload, or 28 bytes (inline messages only) in a job whose
+ * PEs each have a core (chan_cells.c says why). */
+uint32_t sym_chan_cells_hold(const struct sym_chan *ch);
 
 /* Route every message of call c through the cells if the channel has
  * them and `largest`, the largest message any link carries in the call
