@@ -9,7 +9,9 @@
 /*
  * How cells and slots share a team's area.  The area holds, in order: the
  * poison word, the call line and the poison message; the slots' free
- * flags; the cells' credit lines and the cells; then the slots.
+ * flags; the cells' credit lines, their first lines (side by side, so
+ * inline messages touch as few lines and pages as a one-line ring) and
+ * their payloads; then the slots.
  *
  * The cells come first: the deepest queue (64, else 32, else 16 cells per
  * link) and at that depth the largest cells (a header line and 256, 192,
@@ -127,9 +129,9 @@ sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area
     ch->cellshift = cshift;
     ch->cellmask = cshift ? ((uint64_t)1 << cshift) - 1 : 0;
     ch->cell_bytes = cshift ? cell_payload(lines) : 0;
-    ch->cell_stride = (uint64_t)lines * SYM_LINE;
     ch->ccredit_off = ch->free_off + s.links * SYM_LINE;
     ch->cell_off = ch->ccredit_off + (cshift ? (uint64_t)n * SYM_LINE : 0);
+    ch->cell_data_off = ch->cell_off + (cshift ? (uint64_t)n * SYM_LINE << cshift : 0);
     /* the cells lie below slot_off: sym_chan_clear_local zeroes them */
     ch->slot_off = ch->ccredit_off + cell_area;
     ch->slot_stride = HDR_BYTES + s.chunk;
@@ -194,7 +196,7 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
     const uint64_t n = ch->sent[dst], slot = k_slot(ch, n), use = k_use(ch, n);
     const int pe = ch->pe_of[dst];
     uint64_t s = slot_off(ch, c->team->rank, slot);
-    prefetch_for_write(pe, s, len);
+    prefetch_for_write(pe, s, s + HDR_BYTES, len);
     if (use > 0) {
         /* credit: the receiver gave this slot back after its previous use */
         uint64_t f = free_off(ch, dst, slot);
@@ -202,15 +204,15 @@ sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t
         if (st != SYM_OK)
             return st;
     }
-    sym_status_t st = chunk_put(c, pe, s, use + 1, data, len, msg_bytes);
+    sym_status_t st = chunk_put(c, pe, s, s + HDR_BYTES, use + 1, data, len, msg_bytes);
     if (st == SYM_OK)
         ch->sent[dst] = n + 1;
     return st;
 }
 
-/* The next slot from `src` has arrived: its header line. */
+/* The next slot from `src` has arrived: its header line and payload. */
 static sym_status_t slot_arrived(struct sym_coll *c, int src, uint64_t expect,
-                                 const struct sym_chunk_hdr **hdr_p)
+                                 const struct sym_chunk_hdr **hdr_p, const uint8_t **payload_p)
 {
     struct sym_chan *ch = &c->team->chan;
     const uint64_t n = ch->recvd[src], slot = k_slot(ch, n), use = k_use(ch, n);
@@ -221,6 +223,7 @@ static sym_status_t slot_arrived(struct sym_coll *c, int src, uint64_t expect,
     const uint32_t tag = ((const struct inline_line *)hdr)->tag;
     prefetch_after_arrival(ch, c->team->rank, src, slot, hdr, (tag & ~0xffu) == INLINE_TAG);
     *hdr_p = hdr;
+    *payload_p = (const uint8_t *)hdr + HDR_BYTES;
     return SYM_OK;
 }
 
@@ -232,8 +235,9 @@ sym_status_t sym_chan_recv_msg(struct sym_coll *c, int src, uint64_t expect, con
         sym_chan_publish_call(c);
     const bool cell = expect < c->cells_below;
     const struct sym_chunk_hdr *hdr;
-    sym_status_t st =
-        cell ? sym_chan_cell_arrived(c, src, expect, &hdr) : slot_arrived(c, src, expect, &hdr);
+    const uint8_t *payload;
+    sym_status_t st = cell ? sym_chan_cell_arrived(c, src, expect, &hdr, &payload)
+                           : slot_arrived(c, src, expect, &hdr, &payload);
     if (st != SYM_OK)
         return st;
     ch->cheld[src] = cell;
@@ -277,7 +281,7 @@ sym_status_t sym_chan_recv_msg(struct sym_coll *c, int src, uint64_t expect, con
             *msg_bytes_p = len;
         return SYM_OK;
     }
-    *data_p = (const uint8_t *)hdr + HDR_BYTES;
+    *data_p = payload;
     if (len_p)
         *len_p = hdr->len;
     if (msg_bytes_p)

@@ -29,9 +29,9 @@
  * Small messages take the link's other path, its cell queue
  * (chan_cells.c): per link up to 64 cells of one to five lines, each a
  * whole message of up to 256 bytes (inline in the flag's line up to 28,
- * else a header line and the payload in the lines after it; those only in
- * a crowded job: sym_chan_cells_hold), credited by
- * one running count per link instead of a flag per slot.  A sender is
+ * else a header in that line and the payload in the cell's payload lines;
+ * those only in a crowded job: sym_chan_cells_hold), credited by one
+ * running count per link instead of a flag per slot.  A sender is
  * then as many calls ahead of a receiver that is not running (more PEs
  * than cores) as the link has cells, instead of K.  A call chooses the
  * path of each message from what sender and receiver both know (its
@@ -83,21 +83,22 @@ struct sym_chan {
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
     /* The cell queue (ncells == 0 in an area too small for it, and on the
-     * point-to-point links): per link, ncells cells of cell_stride bytes
-     * for whole messages of at most cell_bytes, credited by one running
+     * point-to-point links): per link, ncells cells (a line, and a payload
+     * area apart from the lines, so that inline messages use adjacent
+     * lines) for whole messages of at most cell_bytes, credited by one running
      * count per link, so a sender can be ncells calls ahead of a receiver
      * that is not running (more PEs than cores) instead of k. */
-    int ncells;           /* 16, 32 or 64 */
-    unsigned cellshift;   /* log2(ncells) */
-    uint64_t cellmask;    /* ncells - 1 */
-    uint32_t cell_bytes;  /* payload bound: 28 (inline only) or 64..256 */
-    uint64_t cell_stride; /* bytes per cell: one line, or a header line and the payload's */
-    uint64_t ccredit_off; /* [n] lines: how many of this PE's cells member r consumed */
-    uint64_t cell_off;    /* [n][ncells] cells from member r */
-    uint64_t *csent;      /* [n] cells sent to each member */
-    uint64_t *crecvd;     /* [n] cells received from each member */
-    uint64_t *cseen;      /* [n] the credit last read from each member */
-    uint8_t *cheld;       /* [n] the chunk last received from member r came in a cell */
+    int ncells;             /* 16, 32 or 64 */
+    unsigned cellshift;     /* log2(ncells) */
+    uint64_t cellmask;      /* ncells - 1 */
+    uint32_t cell_bytes;    /* payload bound: 28 (inline only) or 64..256 */
+    uint64_t ccredit_off;   /* [n] lines: how many of this PE's cells member r consumed */
+    uint64_t cell_off;      /* [n][ncells] cells' first lines (flag, header or inline data) */
+    uint64_t cell_data_off; /* [n][ncells] cells' payloads of cell_bytes (none if inline only) */
+    uint64_t *csent;        /* [n] cells sent to each member */
+    uint64_t *crecvd;       /* [n] cells received from each member */
+    uint64_t *cseen;        /* [n] the credit last read from each member */
+    uint8_t *cheld;         /* [n] the chunk last received from member r came in a cell */
 };
 
 /* One collective call in progress. */

@@ -53,8 +53,9 @@ sym_status_t sym_chan_cell_send(struct sym_coll *c, int dst, const void *data, s
                          c->name, len, msg_bytes, (unsigned)ch->cell_bytes);
     const uint64_t n = ch->csent[dst];
     const int pe = ch->pe_of[dst];
-    const uint64_t cell = cell_at(ch, c->team->rank, n);
-    prefetch_for_write(pe, cell, len);
+    const uint64_t cell = cell_at(ch, c->team->rank, n),
+                   data_off = cell_data_at(ch, c->team->rank, n);
+    prefetch_for_write(pe, cell, data_off, len);
     if (n >= (uint64_t)ch->ncells) {
         /* credit: member dst consumed this cell's previous message; the
          * count last read often covers it, and then the line (which the
@@ -67,14 +68,15 @@ sym_status_t sym_chan_cell_send(struct sym_coll *c, int dst, const void *data, s
             ch->cseen[dst] = sym_flag_load(credit);
         }
     }
-    sym_status_t st = chunk_put(c, pe, cell, (n >> ch->cellshift) + 1, data, len, msg_bytes);
+    sym_status_t st =
+        chunk_put(c, pe, cell, data_off, (n >> ch->cellshift) + 1, data, len, msg_bytes);
     if (st == SYM_OK)
         ch->csent[dst] = n + 1;
     return st;
 }
 
 sym_status_t sym_chan_cell_arrived(struct sym_coll *c, int src, uint64_t expect,
-                                   const struct sym_chunk_hdr **hdr_p)
+                                   const struct sym_chunk_hdr **hdr_p, const uint8_t **payload_p)
 {
     struct sym_chan *ch = &c->team->chan;
     const uint64_t n = ch->crecvd[src], cell = cell_at(ch, src, n);
@@ -88,16 +90,19 @@ sym_status_t sym_chan_cell_arrived(struct sym_coll *c, int src, uint64_t expect,
     if (f)
         PREFETCH_W(f);
     const uint32_t tag = ((const struct inline_line *)hdr)->tag;
-    if ((tag & ~0xffu) == INLINE_TAG) {
-        *hdr_p = hdr;
+    *hdr_p = hdr;
+    *payload_p = NULL;
+    if ((tag & ~0xffu) == INLINE_TAG)
         return SYM_OK;
-    }
-    if (__builtin_expect(tag != 0 || hdr->len != hdr->msg_bytes || hdr->len > ch->cell_bytes, 0))
+    if (__builtin_expect(tag != 0 || hdr->len != hdr->msg_bytes || hdr->len > ch->cell_bytes ||
+                             ch->cell_bytes <= INLINE_MAX,
+                         0))
         return sym_chan_bad_format(c, src, tag, "a cell", "cell queue",
                                    "not a whole message that fits the cell");
+    const uint8_t *payload = sym_rt.base + cell_data_at(ch, src, n);
     for (uint64_t o = 0; o < hdr->len; o += SYM_LINE)
-        __builtin_prefetch((const uint8_t *)hdr + HDR_BYTES + o);
-    *hdr_p = hdr;
+        __builtin_prefetch(payload + o);
+    *payload_p = payload;
     return SYM_OK;
 }
 

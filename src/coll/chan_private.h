@@ -123,9 +123,23 @@ static inline uint64_t free_off(const struct sym_chan *ch, int dst, uint64_t slo
  * n / ncells + 1 after the rest of the cell; the receiver acknowledges by
  * storing how many it consumed (n + 1) into its own credit line in the
  * sender's area. */
+static inline uint64_t cell_index(const struct sym_chan *ch, int src, uint64_t n)
+{
+    return ((uint64_t)src << ch->cellshift) + (n & ch->cellmask);
+}
+
+/* A cell's first line: its flag, and the header or the inline data. */
 static inline uint64_t cell_at(const struct sym_chan *ch, int src, uint64_t n)
 {
-    return ch->cell_off + (((uint64_t)src << ch->cellshift) + (n & ch->cellmask)) * ch->cell_stride;
+    return ch->cell_off + cell_index(ch, src, n) * SYM_LINE;
+}
+
+/* A cell's payload (a message beyond the inline format), in an array of
+ * its own: the first lines of consecutive cells are adjacent, so inline
+ * messages touch no more lines and pages than the one-line ring did. */
+static inline uint64_t cell_data_at(const struct sym_chan *ch, int src, uint64_t n)
+{
+    return ch->cell_data_off + cell_index(ch, src, n) * ch->cell_bytes;
 }
 
 static inline uint64_t ccredit_line(const struct sym_chan *ch, int r)
@@ -149,7 +163,7 @@ static inline uint64_t ccredit_line(const struct sym_chan *ch, int r)
  * Always inlined and volatile asm: GCC deems a function that only
  * prefetches pure and drops the call. */
 __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uint64_t slot,
-                                                                     size_t len)
+                                                                     uint64_t payload, size_t len)
 {
     uint8_t *d = sym_direct(pe, slot);
     if (!d)
@@ -157,8 +171,9 @@ __attribute__((always_inline)) static inline void prefetch_for_write(int pe, uin
     PREFETCH_W(d);
     if (len <= INLINE_MAX)
         return; /* (a chunk that may go inline; an ordinary one this small is rare) */
+    d += payload - slot;
     for (size_t o = 0; o < len && o < 4 * SYM_LINE; o += SYM_LINE)
-        PREFETCH_W(d + HDR_BYTES + o);
+        PREFETCH_W(d + o);
 }
 
 static inline void fill_inline(struct inline_line *l, const struct sym_coll *c, const void *data,
@@ -197,9 +212,9 @@ static inline sym_status_t chan_transport(struct sym_coll *c, sym_status_t st)
 /* Put one chunk into the slot or cell whose header line is `line` on PE
  * `pe`, then set the line's full flag to `use`: inline in the line if it
  * is a whole message that fits, else the ordinary header and the payload
- * in the lines after it. */
-static inline sym_status_t chunk_put(struct sym_coll *c, int pe, uint64_t line, uint64_t use,
-                                     const void *data, size_t len, uint64_t msg_bytes)
+ * at `payload` (a slot's lines after the header, a cell's payload). */
+static inline sym_status_t chunk_put(struct sym_coll *c, int pe, uint64_t line, uint64_t payload,
+                                     uint64_t use, const void *data, size_t len, uint64_t msg_bytes)
 {
     const uint64_t full = line + offsetof(struct sym_chunk_hdr, full);
     sym_status_t st;
@@ -213,8 +228,7 @@ static inline sym_status_t chunk_put(struct sym_coll *c, int pe, uint64_t line, 
         /* everything but the full flag, which put_signal sets after the data */
         st = sym_put_off_dl(pe, line, &hdr, offsetof(struct sym_chunk_hdr, full), &c->dl);
         if (st == SYM_OK)
-            st = sym_put_signal_off_dl(pe, line + HDR_BYTES, data, len, full, use, SYM_SIGNAL_SET,
-                                       &c->dl);
+            st = sym_put_signal_off_dl(pe, payload, data, len, full, use, SYM_SIGNAL_SET, &c->dl);
     }
     return chan_transport(c, st);
 }
@@ -264,7 +278,7 @@ static inline sym_status_t chan_wait_data(struct sym_coll *c, uint64_t flag_off,
 sym_status_t sym_chan_cell_send(struct sym_coll *c, int dst, const void *data, size_t len,
                                 uint64_t msg_bytes);
 sym_status_t sym_chan_cell_arrived(struct sym_coll *c, int src, uint64_t expect,
-                                   const struct sym_chunk_hdr **hdr_p);
+                                   const struct sym_chunk_hdr **hdr_p, const uint8_t **payload_p);
 sym_status_t sym_chan_cell_release(struct sym_coll *c, int src);
 sym_status_t sym_chan_cell_flush(struct sym_coll *c, int dst);
 
