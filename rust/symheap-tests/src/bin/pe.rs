@@ -43,6 +43,7 @@ fn main() {
         "teams" => teams(),
         "collectives" => collectives(),
         "nonblocking" => nonblocking(),
+        "nonblocking_v" => nonblocking_v(),
         "p2p" => p2p(),
         "errors" => errors(),
         "killed_peer" => killed_peer(),
@@ -648,6 +649,117 @@ fn nonblocking() -> R {
 }
 
 // ---- point to point --------------------------------------------------------------
+
+/// Elements PE `from` sends PE `to` in round `round` of iall_to_allv:
+/// 0, 4 or 8, and in round 0 a block past a mailbox (a team's area is 64
+/// KiB) from PE 0 to the last.
+fn a2av_count(from: usize, to: usize, n: usize, round: usize) -> usize {
+    if round == 0 && from == 0 && to == n - 1 {
+        20_001
+    } else {
+        (from * 3 + to * 5 + round) % 3 * 4
+    }
+}
+
+fn a2av_val(from: usize, to: usize, i: usize) -> u32 {
+    (from * 1_000_003 + to * 10_007 + i) as u32
+}
+
+/// The non-blocking collectives of uneven sizes: iall_to_allv, and
+/// ibroadcast_v with its length and its truncation.
+fn nonblocking_v() -> R {
+    with_sym(|sym| {
+        let (me, n) = (sym.my_pe(), sym.n_pes());
+        let world = sym.world();
+        // four iall_to_allv in flight on one team, their counts rewritten
+        // after each call (the library copies them)
+        let rounds = 4;
+        let srcs: Vec<Vec<u32>> = (0..rounds)
+            .map(|r| {
+                (0..n).flat_map(|j| (0..a2av_count(me, j, n, r)).map(move |i| a2av_val(me, j, i))).collect()
+            })
+            .collect();
+        let mut dsts: Vec<Vec<u32>> =
+            (0..rounds).map(|r| vec![u32::MAX; (0..n).map(|i| a2av_count(i, me, n, r)).sum()]).collect();
+        ok(
+            sym.scope(|s| {
+                let (mut sc, mut rc) = (vec![0; n], vec![0; n]);
+                let mut reqs = Vec::new();
+                for (r, (src, dst)) in srcs.iter().zip(dsts.iter_mut()).enumerate() {
+                    for p in 0..n {
+                        sc[p] = a2av_count(me, p, n, r);
+                        rc[p] = a2av_count(p, me, n, r);
+                    }
+                    reqs.push(s.iall_to_allv(&world, src, &sc, dst, &rc, &opts())?);
+                }
+                reqs.into_iter().try_for_each(|q| q.wait())
+            }),
+            "iall_to_allv",
+        )?;
+        for (r, dst) in dsts.iter().enumerate() {
+            let want: Vec<u32> =
+                (0..n).flat_map(|i| (0..a2av_count(i, me, n, r)).map(move |e| a2av_val(i, me, e))).collect();
+            ensure!(*dst == want, "iall_to_allv round {}: wrong data", r);
+        }
+        // ibroadcast_v from every root: the length and the data arrive, the
+        // bytes past them stay
+        for root in 0..n {
+            for &len in &SIZES {
+                let byte = |i: usize| (i * 7 + root * 31 + len) as u8;
+                let mut buf: Vec<u8> =
+                    if me == root { (0..len).map(byte).collect() } else { vec![0xee; len + me] };
+                let got = ok(
+                    sym.scope(|s| s.ibroadcast_v(&world, &mut buf, root, &opts())?.wait()),
+                    &format!("ibroadcast_v of {} from {}", len, root),
+                )?;
+                ensure!(got == len, "ibroadcast_v from {}: length {} != {}", root, got, len);
+                ensure!(buf[..len].iter().enumerate().all(|(i, &x)| x == byte(i)), "ibroadcast_v data");
+                ensure!(buf[len..].iter().all(|&x| x == 0xee), "ibroadcast_v wrote past the message");
+            }
+        }
+        if n == 1 {
+            return Ok(());
+        }
+        // a short buffer on PE 0 is Truncated with the length needed, from
+        // wait, from test and from the scope's end; the others complete
+        let (root, len) = (n - 1, 70_001);
+        for how in ["wait", "test", "end"] {
+            let mut buf =
+                if me == root { vec![5u8; len] } else { vec![0xee; if me == 0 { 10 } else { len }] };
+            let r = sym.scope(|s| {
+                let mut q = s.ibroadcast_v(&world, &mut buf, root, &opts())?;
+                match how {
+                    "wait" => q.wait(),
+                    "test" => {
+                        let t0 = Instant::now();
+                        while !q.test()? {
+                            if t0.elapsed() > Duration::from_secs(30) {
+                                return Err(Error::Timeout("test never completed".into()));
+                            }
+                        }
+                        q.wait()
+                    }
+                    _ => {
+                        drop(q);
+                        Ok(len)
+                    }
+                }
+            });
+            match r {
+                Err(Error::Truncated { needed, .. }) if me == 0 => {
+                    ensure!(needed == len, "ibroadcast_v ({}): needed {}", how, needed);
+                    ensure!(buf.iter().all(|&x| x == 0xee), "ibroadcast_v ({}) wrote a short buffer", how);
+                }
+                Ok(got) if me != 0 => {
+                    ensure!(got == len, "ibroadcast_v ({}): length {}", how, got);
+                    ensure!(buf.iter().all(|&x| x == 5), "ibroadcast_v ({}): data", how);
+                }
+                other => return Err(format!("ibroadcast_v ({}) into a short buffer: {:?}", how, other)),
+            }
+        }
+        Ok(())
+    })
+}
 
 fn p2p() -> R {
     with_sym(|sym| {
