@@ -23,10 +23,10 @@ use bytemuck::Pod;
 use symheap_sys as sys;
 
 use crate::error::{check, Error, Result};
-use crate::mem::SymVec;
+use crate::mem::{SymRef, SymVec};
 use crate::runtime::{Symheap, ThreadLevel};
 use crate::team::{broadcast_v_outcome, same_len, sum, Team};
-use crate::types::{CollOpts, Element, Op};
+use crate::types::{CollOpts, Element, Op, SignalOp};
 
 /// Operations started inside [`Symheap::scope`]; see the module docs.
 pub struct Scope<'scope, 'env: 'scope, L: ThreadLevel> {
@@ -235,6 +235,35 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         // exclusively borrowed until the scope's quiet; any bytes are a
         // valid T (Pod).
         check(unsafe { sys::sym_get_nbi(dst.as_mut_ptr() as *mut c_void, s as *const c_void, n, pe) })
+    }
+
+    /// Start putting `src` into elements `offset ..` of `dest` on `pe`,
+    /// then updating the signal word `sig` on that PE with `op` and
+    /// `signal` (`sym_put_signal_nbi`): a PE that sees the signal change
+    /// may read the data.  Complete, and `src` free, at the end of the
+    /// scope or at a [`Symheap::quiet`]; `src`, `dest` and `sig` stay
+    /// borrowed until the scope ends.  Errors as [`Symheap::put_signal`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signal<T: Pod>(
+        &'scope self,
+        dest: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        src: &'scope [T],
+        sig: impl Into<SymRef<'scope, u64>>,
+        signal: u64,
+        op: SignalOp,
+        pe: usize,
+    ) -> Result<()> {
+        let sig = sig.into();
+        let (d, n, pe) = self.sym.signal_target(dest, offset, src.len(), &sig, pe, "Scope::put_signal")?;
+        self.puts.set(true);
+        // SAFETY: d..d+n inside the live object dest (or n == 0 with a
+        // valid symmetric address), src n readable bytes, sig a live
+        // symmetric u64; all three stay borrowed until the scope's quiet
+        // completes the put and its signal.
+        check(unsafe {
+            sys::sym_put_signal_nbi(d, src.as_ptr() as *const c_void, n, sig.ptr, signal, op.raw(), pe)
+        })
     }
 
     /// Register a started request that gives back nothing but its status.

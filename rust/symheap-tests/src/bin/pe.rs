@@ -247,6 +247,33 @@ fn signals() -> R {
             ok(sym.barrier_all(), "barrier_all")?;
         }
         ensure!(ok(sym.signal_fetch(&sig), "signal_fetch")? == 3, "signal total");
+        // non-blocking put-with-signal: a quiet completes it and the signal
+        // says the data arrived; then one without data adds to the signal
+        let nb = ok(SymVec::<u32>::new(sym, 20_001), "SymVec")?;
+        let nsig = ok(SymBox::new(sym, 0u64), "SymBox")?;
+        let word = |pe: usize, round: u64, i: usize| i as u32 ^ (pe as u32 * 7919 + round as u32) << 16;
+        for round in 1..=3u64 {
+            let src: Vec<u32> = (0..nb.len()).map(|i| word(me, round, i)).collect();
+            let v = ok(
+                sym.scope(|s| {
+                    s.put_signal(&nb, 0, &src, &nsig, round, SignalOp::Set, right)?;
+                    s.symheap().quiet()?;
+                    s.symheap().signal_wait_until(&nsig, Cmp::Eq, round)
+                }),
+                "Scope::put_signal",
+            )?;
+            ensure!(v == round, "Scope::put_signal: signal {} in round {}", v, round);
+            let got = ok(nb.read(), "read")?;
+            ensure!(
+                got.iter().enumerate().all(|(i, &x)| x == word(left, round, i)),
+                "Scope::put_signal round {}: data before its signal",
+                round
+            );
+            ok(sym.barrier_all(), "barrier_all")?;
+        }
+        ok(sym.scope(|s| s.put_signal(&nb, nb.len(), &[], &nsig, 10, SignalOp::Add, right)), "empty")?;
+        let v = ok(sym.signal_wait_until(&nsig, Cmp::Ge, 13), "signal_wait_until")?;
+        ensure!(v == 13, "Scope::put_signal of nothing: signal {}", v);
         // typed waits: i64 flag set by the left neighbour
         let flag = ok(SymBox::new(sym, 0i64), "SymBox")?;
         ensure!(!ok(sym.test(&flag, Cmp::Lt, -1), "test")?, "test before");
