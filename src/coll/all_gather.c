@@ -187,6 +187,10 @@ static sym_status_t all_gather_run(struct sym_coll *c, const sym_coll_opts_t *op
     if (st != SYM_OK)
         return st;
     sym_coll_start(c);
+    size_t largest = 0; /* every message is one block */
+    for (int i = 0; i < n; i++)
+        largest = bytes[i] > largest ? bytes[i] : largest;
+    sym_chan_use_cells(c, largest);
     uint8_t *own = slot(dst, bytes, displ, me);
     if (own && src != own && sym_overlaps(dst, total, src, bytes[me])) {
         /* src lies in dst but elsewhere than our slot: moving it there

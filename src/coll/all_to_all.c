@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/algorithms.h"
+#include "coll/chan_private.h"
 #include "coll/direct.h"
 #include "coll/tuning.h"
 
@@ -134,14 +135,8 @@ sym_status_t sym_all_to_allv_direct(struct sym_coll *c, void *dst, const size_t 
     for (int i = 0; i < n && st == SYM_OK; i++) {
         struct sym_dview *v = &t->views[i];
         v->owner = -1;
-        if (!big_in[i] || (st = sym_dcall_view(&d, 1, i, v)) != SYM_OK || v->rlen == rbytes[i])
-            continue;
-        char msg[256];
-        snprintf(msg, sizeof(msg), "PE %d sends %llu bytes to PE %d, which expects %zu",
-                 c->team->pe_of[i], (unsigned long long)v->rlen, sym_rt.me, rbytes[i]);
-        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
-        st = sym_error(SYM_ERR_MISMATCH, "%s #%llu on %s: %s", c->name,
-                       (unsigned long long)c->fp.seq, c->team->name, msg);
+        if (big_in[i] && (st = sym_dcall_view(&d, 1, i, v)) == SYM_OK && v->rlen != rbytes[i])
+            st = sym_chan_chunk_mismatch(c, i, &c->fp, v->rlen, rbytes[i]);
     }
     if (st == SYM_OK && any_in)
         st = sym_direct_copy_all(&d, t->views, n, t->dsts);
@@ -220,6 +215,7 @@ static sym_status_t exchange(struct sym_coll *c, void *dst, const void *src, con
         in = copy;
     }
     sym_coll_start(c);
+    sym_chan_use_cells_per_link(c); /* a link carries one block */
     sym_status_t st;
     if (l->sbytes[me] != l->rbytes[me]) {
         /* This PE disagrees with itself: stop every member at once rather

@@ -270,6 +270,7 @@ sym_status_t sym_allreduce_nolock(sym_team_t team, void *dst, const void *src, s
         in = work;
     }
     sym_coll_start(&c);
+    sym_chan_use_cells(&c, count * sym_datatype_size(acc)); /* none is larger than the vector */
     st = allreduce_algorithms[c.fp.algo](&c, work, in, count, acc, op);
     if (st == SYM_OK)
         sym_from_acc(dt, acc, op, team->size, dst, work, count);

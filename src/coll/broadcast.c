@@ -116,8 +116,6 @@ sym_status_t sym_broadcast_nolock(sym_team_t team, void *buf, size_t count, sym_
     sym_coll_start(&c);
     if (team->size == 1)
         return SYM_OK;
-    /* naive and tree send the whole message over every link */
-    if (c.fp.algo != SYM_ALGO_RING)
-        sym_chan_use_tiny(&c, bytes);
+    sym_chan_use_cells(&c, bytes); /* every link carries the whole message */
     return sym_coll_end(&c, broadcast_algorithms[c.fp.algo](&c, buf, bytes, root));
 }

@@ -25,6 +25,18 @@
  * ever needs a barrier or a reset.  A PE that sees a fingerprint different
  * from its own poisons the team on every member, so every PE involved
  * reports SYM_ERR_MISMATCH instead of waiting or mixing data.
+ *
+ * Small messages take the link's other path, its cell queue
+ * (chan_cells.c): per link up to 64 cells of one to five lines, each a
+ * whole message of up to 256 bytes (inline in the flag's line up to 28,
+ * else a header in that line and the payload in the cell's payload lines;
+ * those only in a crowded job: sym_chan_cells_hold), credited by one
+ * running count per link instead of a flag per slot.  A sender is
+ * then as many calls ahead of a receiver that is not running (more PEs
+ * than cores) as the link has cells, instead of K.  A call chooses the
+ * path of each message from what sender and receiver both know (its
+ * fingerprint, and for calls whose links carry one message each, that
+ * message's size): sym_chan_use_cells.
  */
 #ifndef SYM_COLL_CHAN_H
 #define SYM_COLL_CHAN_H
@@ -70,18 +82,23 @@ struct sym_chan {
     uint64_t *sent;  /* [n] chunks sent to each member */
     uint64_t *recvd; /* [n] chunks received from each member */
     const int *pe_of;
-    /* The tiny ring (tk == 0 only in an area too small for it): per link,
-     * tk one-line slots for the inline chunks of small broadcasts and
-     * reduces, credited by one running count per link instead of a flag
-     * per slot, so a sender can be tk calls ahead of a receiver that is
-     * not running (more PEs than cores) instead of k. */
-    int tk;
-    unsigned tkshift;
-    uint64_t tkmask;
-    uint64_t tcredit_off; /* [n] lines: how many tiny chunks member r consumed */
-    uint64_t tslot_off;   /* [n][tk] lines: tiny chunks from member r */
-    uint64_t *tsent;      /* [n] tiny chunks sent to each member */
-    uint64_t *trecvd;     /* [n] tiny chunks received from each member */
+    /* The cell queue (ncells == 0 in an area too small for it, and on the
+     * point-to-point links): per link, ncells cells (a line, and a payload
+     * area apart from the lines, so that inline messages use adjacent
+     * lines) for whole messages of at most cell_bytes, credited by one running
+     * count per link, so a sender can be ncells calls ahead of a receiver
+     * that is not running (more PEs than cores) instead of k. */
+    int ncells;             /* 16, 32 or 64 */
+    unsigned cellshift;     /* log2(ncells) */
+    uint64_t cellmask;      /* ncells - 1 */
+    uint32_t cell_bytes;    /* payload bound: 28 (inline only) or 64..256 */
+    uint64_t ccredit_off;   /* [n] lines: how many of this PE's cells member r consumed */
+    uint64_t cell_off;      /* [n][ncells] cells' first lines (flag, header or inline data) */
+    uint64_t cell_data_off; /* [n][ncells] cells' payloads of cell_bytes (none if inline only) */
+    uint64_t *csent;        /* [n] cells sent to each member */
+    uint64_t *crecvd;       /* [n] cells received from each member */
+    uint64_t *cseen;        /* [n] the credit last read from each member */
+    uint8_t *cheld;         /* [n] the chunk last received from member r came in a cell */
 };
 
 /* One collective call in progress. */
@@ -98,7 +115,12 @@ struct sym_coll {
      * the call has. */
     struct sym_deadline dl;
     bool published; /* fingerprint written to this PE's call line */
-    bool tiny;      /* every chunk of this call goes over the tiny ring */
+    /* Messages of fewer bytes than cells_below travel in cells (0: none);
+     * cells_per_link: each link carries one message of the call (besides
+     * the strict check's empty ones), so a link's message may take the
+     * cells while another's takes the slots (sym_chan_use_cells). */
+    uint64_t cells_below;
+    bool cells_per_link;
     /* SYMHEAP_COLL_CHECK=strict: the caller's return address (set by
      * sym_coll_prepare), then at sym_coll_start its call-site word
      * (coll_check.h), hashed into fp.layout; 0 otherwise. */
@@ -117,37 +139,69 @@ struct sym_call_line {
     uint64_t done; /* last call number this PE finished with SYM_OK */
 };
 
-/* Lay out a channel for n members in [area_off, area_off + area_size).
- * Errors: SYM_ERR_NO_MEMORY if the area cannot hold one minimal slot per
- * link (the message names `what` and the bytes needed). */
+/* Lay out a channel for n members in [area_off, area_off + area_size),
+ * with a cell queue if `cells` and the area leaves room for one (chan.c
+ * says how cells and slots share it).  Errors: SYM_ERR_NO_MEMORY if the
+ * area cannot hold one minimal slot per link (the message names `what`
+ * and the bytes needed). */
 sym_status_t sym_chan_init(struct sym_chan *ch, uint64_t area_off, uint64_t area_size, int n,
-                           const int *pe_of, size_t max_chunk, const char *what);
+                           const int *pe_of, size_t max_chunk, bool cells, const char *what);
 void sym_chan_fini(struct sym_chan *ch);
 
 /* Zero this PE's copy of the area (flags) before anyone uses it. */
 void sym_chan_clear_local(struct sym_chan *ch);
 
-/* Route every chunk of call c over the channel's tiny ring if it has one
- * and each chunk is a whole message of `bytes` that goes inline.  Only for
- * calls whose every message (both ways) is `bytes` long: sender and
- * receiver must pick the same ring, which they do from the fingerprint
- * alone (a mismatched pair that picks differently is caught by the
- * stall check, as any call that shares no link). */
-void sym_chan_use_tiny(struct sym_coll *c, size_t bytes);
+/* sym_chan_clear_local, and every link's counts back to zero
+ * (sym_team_recover, once no member writes into the channel). */
+void sym_chan_restart(struct sym_chan *ch);
 
-/* Send one chunk of len <= chunk bytes to member `dst`. */
+/* The largest message the channel's cells take in this job (0: it has
+ * none): their payload, or 28 bytes (inline messages only) in a job whose
+ * PEs each have a core (chan_cells.c says why). */
+uint32_t sym_chan_cells_hold(const struct sym_chan *ch);
+
+/* Route every message of call c through the cells if the channel has
+ * them and `largest`, the largest message any link carries in the call
+ * (a bound that follows from the fingerprint and the team: sender and
+ * receiver must choose alike), fits a cell.  A mismatched pair that
+ * chooses differently is found by the stray check (chan.c) or the stall
+ * check, as any call that shares no link. */
+void sym_chan_use_cells(struct sym_coll *c, size_t largest);
+
+/* For calls whose every link carries one message (gather, scatter,
+ * all_to_all(v)): each message that fits a cell takes the cells, each
+ * larger one the slots, by the size both ends pass (sym_chan_send's
+ * msg_bytes, sym_chan_recv_msg's expect).  Ends that disagree on a size
+ * across the bound are found by a receive stuck on one path while the
+ * other holds the call's message. */
+void sym_chan_use_cells_per_link(struct sym_coll *c);
+
+/* Send one chunk of len <= chunk bytes of a message of msg_bytes to member
+ * `dst`. */
 sym_status_t sym_chan_send(struct sym_coll *c, int dst, const void *data, size_t len,
                            uint64_t msg_bytes);
 
-/* Wait for the next chunk from member `src`; *data_p points into this PE's
- * own slot and stays valid until sym_chan_release(c, src). */
-sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p, size_t *len_p,
-                           uint64_t *msg_bytes_p);
+/* Wait for the next chunk from member `src` of a message of `expect`
+ * bytes (it chooses the path, as msg_bytes does at the sender; the
+ * message's own size is returned in *msg_bytes_p); *data_p points into
+ * this PE's own slot or cell and stays valid until sym_chan_release(c,
+ * src). */
+sym_status_t sym_chan_recv_msg(struct sym_coll *c, int src, uint64_t expect, const void **data_p,
+                               size_t *len_p, uint64_t *msg_bytes_p);
+
+/* sym_chan_recv_msg for an empty message, or any message of a call whose
+ * messages all take one path (sym_chan_use_cells). */
+static inline sym_status_t sym_chan_recv(struct sym_coll *c, int src, const void **data_p,
+                                         size_t *len_p, uint64_t *msg_bytes_p)
+{
+    return sym_chan_recv_msg(c, src, 0, data_p, len_p, msg_bytes_p);
+}
 
 /* The chunk from `src` has been consumed: give the slot back. */
 sym_status_t sym_chan_release(struct sym_coll *c, int src);
 
-/* Wait until member `dst` has consumed every chunk this PE sent it. */
+/* Wait until member `dst` has consumed every chunk this PE sent it (slots
+ * and cells). */
 sym_status_t sym_chan_flush(struct sym_coll *c, int dst);
 
 /* Report an error found by this PE to every member, so PEs waiting on the

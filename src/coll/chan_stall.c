@@ -74,19 +74,9 @@ bool sym_chan_read_call(const struct sym_coll *c, int pe, struct sym_call_line *
 
 /* ---- waiting on a flag of the channel, or the team's poison word ---- */
 
-struct chan_wait {
-    struct sym_coll *c;
-    uint64_t flag_off;
-    uint64_t target;
-    int peer;         /* team number of the PE we wait for */
-    const char *what; /* "send chunk", "free slot" */
-    uint64_t held;    /* credit waits: the peer's slot, whose header names the
-                       * (maybe earlier) call that left it unconsumed; else 0 */
-};
-
 static bool chan_ready(void *arg)
 {
-    struct chan_wait *w = arg;
+    const struct chan_wait *w = arg;
     return sym_flag_load(w->flag_off) >= w->target ||
            sym_flag_load(w->c->team->chan.poison_off) != 0;
 }
@@ -95,7 +85,7 @@ static bool chan_ready(void *arg)
  * stuck itself, every member that has not even started this call. */
 static void chan_describe(void *arg, char *buf, size_t len)
 {
-    struct chan_wait *w = arg;
+    const struct chan_wait *w = arg;
     struct sym_team *t = w->c->team;
     size_t used = (size_t)snprintf(
         buf, len, "PE %d (member %d of %s) to %s for %s #%" PRIu64 " on %s", t->pe_of[w->peer],
@@ -148,7 +138,7 @@ static sym_status_t report_mismatch(struct sym_coll *c, int pe, const struct sym
  * receive, or calls whose algorithms share no link. */
 static sym_status_t chan_stalled(void *arg)
 {
-    struct chan_wait *w = arg;
+    const struct chan_wait *w = arg;
     struct sym_coll *c = w->c;
     const struct sym_team *t = c->team;
     for (int r = 0; r < t->size; r++) {
@@ -166,23 +156,60 @@ static sym_status_t chan_stalled(void *arg)
         /* The awaited PE did everything this PE waits for before it published
          * its next call: look at the flag again after the call line. */
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (!chan_ready(w))
+        if (!chan_ready((void *)w))
             return report_mismatch(c, t->pe_of[r], &theirs, true);
+    }
+    /* Waiting for data on one path of the link while the other holds this
+     * call's message from that member: it sent it there (a size on the
+     * other side of the cells' bound).  Everything the member sent before
+     * it would be here by now: look at the flag again after that line. */
+    struct sym_fp fp;
+    uint64_t bytes;
+    if (w->data && sym_chan_stray(c, w->peer, w->data == 2, true, &fp, &bytes)) {
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!chan_ready((void *)w))
+            return sym_chan_chunk_mismatch(c, w->peer, &fp, bytes, w->expect);
     }
     return SYM_OK;
 }
 
-sym_status_t sym_chan_wait_slow(struct sym_coll *c, uint64_t flag_off, uint64_t target, int peer,
-                                const char *what, uint64_t held)
+sym_status_t sym_chan_wait_slow(const struct chan_wait *w)
 {
-    struct chan_wait w = {c, flag_off, target, peer, what, held};
-    struct sym_waiter waiter = {chan_ready, chan_describe, &w, chan_stalled};
-    sym_status_t st = sym_wait_for(&c->dl, &waiter);
+    struct sym_waiter waiter = {chan_ready, chan_describe, (void *)w, chan_stalled};
+    sym_status_t st = sym_wait_for(&w->c->dl, &waiter);
     if (st != SYM_OK)
         return st;
-    if (sym_flag_load(flag_off) >= target)
+    if (sym_flag_load(w->flag_off) >= w->target)
         return SYM_OK;
-    return sym_chan_poisoned(c);
+    return sym_chan_poisoned(w->c);
+}
+
+sym_status_t sym_chan_chunk_mismatch(struct sym_coll *c, int src, const struct sym_fp *fp,
+                                     uint64_t bytes, uint64_t expect)
+{
+    const int pe = c->team->pe_of[src];
+    char msg[800];
+    if (!memcmp(fp, &c->fp, sizeof(*fp))) {
+        /* the same call, another size (all_to_allv counts) */
+        snprintf(msg, sizeof(msg),
+                 "PE %d sent %" PRIu64 " bytes where PE %d expected %" PRIu64 " from it", pe, bytes,
+                 sym_rt.me, expect);
+        sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+        return sym_error(SYM_ERR_MISMATCH, "%s #%" PRIu64 " on %s: %s", c->name, c->fp.seq,
+                         c->team->name, msg);
+    }
+    char mine[160], theirs[160], sites[300] = "";
+    sym_fp_text(&c->fp, mine, sizeof(mine));
+    sym_fp_text(fp, theirs, sizeof(theirs));
+    if (c->site) {
+        struct sym_call_line cl;
+        const bool got = sym_chan_read_call(c, pe, &cl) && cl.seq == fp->seq;
+        sym_coll_sites_text(c, pe, got ? cl.site : 0, sites, sizeof(sites));
+    }
+    snprintf(msg, sizeof(msg), "mismatched collectives on %s: this PE called %s, PE %d called %s%s",
+             c->team->name, mine, pe, theirs, sites);
+    sym_chan_poison(c, SYM_ERR_MISMATCH, msg);
+    return sym_error(SYM_ERR_MISMATCH, "%s: %s", c->name, msg);
 }
 
 /* ---- poison ---- */

@@ -52,7 +52,8 @@
 #define SYM_COLL_LIST_H
 
 /* clang-format off */
-#define SYM_BROADCAST_LADDERS "naive:64K,direct,naive", "tree:16K,direct,ring", "tree:64K,direct,ring"
+#define SYM_BROADCAST_LADDERS                                                                  \
+    "naive:64K,direct,naive", "naive:256,tree:16K,direct,ring", "tree:64K,direct,ring"
 #define SYM_COLL_LIST(X)                                                                      \
     /* KIND, name, ENV, ALGOS, SHAPE,                                                          \
      *   ROOTED, REDUCES, BLOCKS, PAIR, CROWDED, SPREAD */                                     \
@@ -80,10 +81,10 @@
     X(ALL_TO_ALLV, all_to_allv, SYM_ENV(all_to_all_algorithm), SYM_ALL_TO_ALLV_ALGOS,         \
       ALL_TO_ALLV, 0, 0, ONE, "direct,naive", "direct,pairwise", "direct,pairwise")           \
     X(GATHER, gather, SYM_ENV(gather_algorithm), SYM_GATHER_ALGOS, ROOTED_MOVE,               \
-      1, 0, PER_MEMBER, "naive:64K,direct,naive", "tree:16K,direct,naive",                    \
+      1, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
       "tree:16K,direct,naive")                                                                \
     X(SCATTER, scatter, SYM_ENV(scatter_algorithm), SYM_SCATTER_ALGOS, ROOTED_MOVE,           \
-      1, 0, PER_MEMBER, "naive:64K,direct,naive", "tree:16K,direct,naive",                    \
+      1, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
       "tree:16K,direct,naive")                                                                \
     X(TEAM_SPLIT, team_split, SYM_NO_ENV, SYM_NO_ALGOS, NONE, 0, 0, ONE, "", "", "")          \
     X(BARRIER_ALL, barrier_all, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALL_ALGOS, NONE,      \

@@ -17,7 +17,7 @@ static sym_status_t recv_checked(struct sym_coll *c, int src, size_t bytes, size
                                  const void **data_p, size_t *len_p)
 {
     uint64_t total;
-    sym_status_t st = sym_chan_recv(c, src, data_p, len_p, &total);
+    sym_status_t st = sym_chan_recv_msg(c, src, bytes, data_p, len_p, &total);
     if (st != SYM_OK)
         return st;
     if (total == bytes && *len_p == sym_msg_chunk_len(c, bytes, i))

@@ -373,7 +373,7 @@ sym_status_t sym_dcall_view(struct sym_dcall *d, int phase, int owner, struct sy
     struct dann ann;
     memcpy(&ann, sym_rt.base + at, sizeof(ann));
     if (memcmp(&ann.fp, &c->fp, sizeof(c->fp)) != 0)
-        return sym_chan_mismatch(c, owner, &ann.fp);
+        return sym_chan_chunk_mismatch(c, owner, &ann.fp, ann.rlen, 0);
     uint64_t win;
     uint32_t rounds;
     geometry(dt, ann.bytes, &win, &rounds);

@@ -59,7 +59,7 @@ static sym_status_t recv_rotated(const struct subtree *t, uint8_t *dst, int mask
     const void *data;
     size_t len;
     uint64_t total;
-    sym_status_t st = sym_chan_recv(c, child, &data, &len, &total);
+    sym_status_t st = sym_chan_recv_msg(c, child, cb, &data, &len, &total);
     if (st != SYM_OK)
         return st;
     if (total != cb || len != sym_msg_chunk_len(c, cb, i)) {
@@ -203,6 +203,7 @@ sym_status_t sym_rooted_move(enum sym_coll_kind kind, const sym_gather_fn *table
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);
+    sym_chan_use_cells_per_link(&c); /* a link carries one block or subtree */
     return sym_coll_end(&c, table[c.fp.algo](&c, dst, src, bytes, root));
 }
 

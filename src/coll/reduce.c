@@ -169,9 +169,7 @@ sym_status_t sym_reduce_nolock(sym_team_t team, void *dst, const void *src, size
         work_dst = is_root ? (uint8_t *)scratch + abytes : NULL;
     }
     sym_coll_start(&c);
-    /* naive and tree send the whole (accumulation type) vector over every link */
-    if (c.fp.algo != SYM_ALGO_RING)
-        sym_chan_use_tiny(&c, abytes);
+    sym_chan_use_cells(&c, abytes); /* no message is larger than the vector */
     st = reduce_algorithms[c.fp.algo](&c, work_dst, in, count, acc, op, root);
     if (st == SYM_OK && is_root)
         sym_from_acc(dt, acc, op, team->size, dst, work_dst, count);

@@ -187,6 +187,7 @@ sym_status_t sym_reduce_scatter_nolock(sym_team_t team, void *dst, const void *s
                          "of %zu elements",
                          n, count);
     sym_coll_start(&c);
+    sym_chan_use_cells(&c, count * aes); /* no message is larger than a block */
     if (acc != dt) {
         sym_to_acc(dt, acc, scratch, src, (size_t)n * count);
         in = scratch;

@@ -92,12 +92,12 @@ static sym_status_t area_init(struct sym_team *t, const char *op, uint64_t area_
     uint64_t lines_off = 0;
     sym_status_t st = SYM_ERR_NO_MEMORY;
     if (size > lines && sym_chan_init(&t->chan, off, size - lines, t->size, t->pe_of,
-                                      sym_rt.cfg.chunk_size, op) == SYM_OK) {
+                                      sym_rt.cfg.chunk_size, true, op) == SYM_OK) {
         lines_off = off + size - lines;
         st = SYM_OK;
     }
     if (st != SYM_OK)
-        st = sym_chan_init(&t->chan, off, size, t->size, t->pe_of, sym_rt.cfg.chunk_size, op);
+        st = sym_chan_init(&t->chan, off, size, t->size, t->pe_of, sym_rt.cfg.chunk_size, true, op);
     if (st == SYM_OK)
         st = sym_direct_team_init(&t->direct, t->size, lines_off, stage_off, stage_size);
     return st;
@@ -181,7 +181,7 @@ sym_status_t sym_teams_init(void)
         p2p.rank_of = world->rank_of;
         snprintf(p2p.name, sizeof(p2p.name), "point-to-point");
         st = sym_chan_init(&p2p.chan, teams.p2p_off, teams.p2p_size, sym_rt.npes, p2p.pe_of,
-                           sym_rt.cfg.chunk_size, "sym_init (point-to-point mailboxes)");
+                           sym_rt.cfg.chunk_size, false, "sym_init (point-to-point mailboxes)");
     }
     free(members);
     return st;

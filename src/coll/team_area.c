@@ -63,7 +63,7 @@ uint64_t sym_team_area_bytes(int n)
         struct sym_chan probe;
         /* a failed probe records an error nobody reports: the next size is tried */
         sym_status_t st =
-            sym_chan_init(&probe, 0, bytes, n, NULL, sym_rt.cfg.chunk_size, "team area");
+            sym_chan_init(&probe, 0, bytes, n, NULL, sym_rt.cfg.chunk_size, true, "team area");
         if (st == SYM_OK) {
             sym_chan_fini(&probe);
             return bytes;

@@ -116,5 +116,6 @@ sym_status_t sym_barrier_nolock(sym_team_t team, const sym_coll_opts_t *opts)
     if (st != SYM_OK)
         return st;
     sym_coll_start(&c);
+    sym_chan_use_cells(&c, 0);
     return sym_coll_end(&c, barrier_algorithms[c.fp.algo](&c));
 }

@@ -92,12 +92,7 @@ SYM_API sym_status_t sym_team_recover(sym_team_t team)
     const uint64_t e = team->rec_epoch;
     st = rec_barrier(team, 2 * e + 1, "enter sym_team_recover", &dl);
     if (st == SYM_OK) {
-        struct sym_chan *ch = &team->chan;
-        sym_chan_clear_local(ch);
-        memset(ch->sent, 0, (size_t)ch->n * sizeof(uint64_t));
-        memset(ch->recvd, 0, (size_t)ch->n * sizeof(uint64_t));
-        memset(ch->tsent, 0, (size_t)ch->n * sizeof(uint64_t));
-        memset(ch->trecvd, 0, (size_t)ch->n * sizeof(uint64_t));
+        sym_chan_restart(&team->chan);
         sym_direct_team_clear(team);
         team->coll_seq = 0;
         st = rec_barrier(team, 2 * e + 2, "finish sym_team_recover", &dl);

@@ -89,6 +89,7 @@ jobs!(case:
     teams [1, 2, 3, 4],
     collectives [1, 2, 3, 4],
     nonblocking [1, 2, 3, 4],
+    nonblocking_v [1, 2, 3, 4],
     p2p [1, 2, 3, 4],
     errors [1, 2, 3, 4],
     threads [1, 2, 4],

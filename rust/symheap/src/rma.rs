@@ -60,16 +60,32 @@ impl<L: ThreadLevel> Symheap<L> {
         op: SignalOp,
         pe: usize,
     ) -> Result<()> {
-        let (d, n) = dest.range(offset, src.len(), "Symheap::put_signal")?;
-        let pe = self.pe(pe, "Symheap::put_signal")?;
         let sig = sig.into();
-        let d = if n == 0 { sig.ptr as *mut c_void } else { d as *mut c_void };
+        let (d, n, pe) = self.signal_target(dest, offset, src.len(), &sig, pe, "Symheap::put_signal")?;
         // SAFETY: d..d+n inside `dest` (or n == 0 with a valid symmetric
         // address), src readable, sig a live symmetric u64 (a SymRef
         // borrows its object).  Blocking with respect to src.
         check(unsafe {
             sys::sym_put_signal(d, src.as_ptr() as *const c_void, n, sig.ptr, signal, op.raw(), pe)
         })
+    }
+
+    /// A put-with-signal's checked target: the address of elements
+    /// `offset .. offset + len` of `dest` (for an empty put the signal
+    /// word's, which the library still checks as symmetric), their length
+    /// in bytes, and the PE; `InvalidArg` / `InvalidPe` naming `what`.
+    pub(crate) fn signal_target<T: Pod>(
+        &self,
+        dest: &SymVec<'_, T, L>,
+        offset: usize,
+        len: usize,
+        sig: &SymRef<'_, u64>,
+        pe: usize,
+        what: &str,
+    ) -> Result<(*mut c_void, usize, c_int)> {
+        let (d, n) = dest.range(offset, len, what)?;
+        let pe = self.pe(pe, what)?;
+        Ok((if n == 0 { sig.ptr as *mut c_void } else { d as *mut c_void }, n, pe))
     }
 
     /// Read this PE's signal word atomically (`sym_signal_fetch`).

@@ -9,25 +9,30 @@
 //! operation started in it: `Symheap::scope` returns only after waiting for
 //! every request and a quiet.  Requests may be waited (or tested) inside
 //! the scope to use their results early.
+//!
+//! What the library writes besides the buffers while a request runs
+//! (`sym_ibroadcast_v`'s length) lives in the scope too, so it outlives
+//! every request; the request hands it over once complete.
 
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::os::raw::{c_int, c_void};
+use std::rc::Rc;
 
 use bytemuck::Pod;
 use symheap_sys as sys;
 
 use crate::error::{check, Error, Result};
-use crate::mem::SymVec;
+use crate::mem::{SymRef, SymVec};
 use crate::runtime::{Symheap, ThreadLevel};
-use crate::team::{same_len, sum, Team};
-use crate::types::{CollOpts, Element, Op};
+use crate::team::{broadcast_v_outcome, same_len, sum, Team};
+use crate::types::{CollOpts, Element, Op, SignalOp};
 
 /// Operations started inside [`Symheap::scope`]; see the module docs.
 pub struct Scope<'scope, 'env: 'scope, L: ThreadLevel> {
     sym: &'env Symheap<L>,
-    /// Requests not yet completed, by slot; a completed slot is NULL.
-    pending: RefCell<Vec<sys::sym_request_t>>,
+    /// Every request started in the scope, by slot.
+    pending: RefCell<Vec<Slot>>,
     /// A non-blocking put was started (the end needs a quiet).
     puts: Cell<bool>,
     /// A non-blocking get was started (a failed quiet cannot be returned).
@@ -39,11 +44,62 @@ pub struct Scope<'scope, 'env: 'scope, L: ThreadLevel> {
 /// A non-blocking collective in flight.  Wait for it ([`Request::wait`])
 /// to use its result inside the scope; one that is dropped unwaited is
 /// waited for by the end of its scope, which returns its error.
+///
+/// `O` is what the collective gives back besides its status: nothing for
+/// most, the length in bytes for [`Scope::ibroadcast_v`].
 #[must_use = "a request is complete only once waited on; its scope waits for it at the latest"]
-pub struct Request<'scope> {
+pub struct Request<'scope, O = ()> {
     slot: usize,
-    pending: &'scope RefCell<Vec<sys::sym_request_t>>,
+    pending: &'scope RefCell<Vec<Slot>>,
     op: &'static str,
+    /// The result of the completed request (read from its slot).
+    value: fn(&Slot) -> O,
+}
+
+/// One request of a scope.
+struct Slot {
+    /// The library's request; NULL once completed.
+    raw: sys::sym_request_t,
+    /// `sym_ibroadcast_v`'s length: read (at the root) and written
+    /// (elsewhere) by the library while the request runs, through a
+    /// pointer taken when it started.  An `Rc` keeps the value at one
+    /// address while the vector of slots grows, and the slot keeps it
+    /// until the scope ends, after every request completed.  Rust reads
+    /// it only once the request completed.
+    nbytes: Option<Rc<Cell<usize>>>,
+    /// The status of a request that [`Request::test`] completed, for its
+    /// later `test` or `wait`.
+    done: Option<Result<()>>,
+}
+
+impl Slot {
+    /// The status `r` of this completed request, where a truncated
+    /// `ibroadcast_v` says how many bytes its buffer needs.
+    fn outcome(&self, r: Result<()>) -> Result<()> {
+        match &self.nbytes {
+            Some(n) => broadcast_v_outcome(r, n.get()).map(drop),
+            None => r,
+        }
+    }
+
+    /// `ibroadcast_v`'s length (after completion).
+    fn nbytes(&self) -> usize {
+        self.nbytes.as_ref().map_or(0, |n| n.get())
+    }
+}
+
+/// Complete slot `i` of `pending` if it is still running (`sym_wait`) and
+/// return its status; `None` for a slot a [`Request::test`] completed.
+fn wait_slot(pending: &RefCell<Vec<Slot>>, i: usize) -> Option<Result<()>> {
+    let mut raw = std::mem::replace(&mut pending.borrow_mut()[i].raw, sys::SYM_REQUEST_NULL);
+    if raw.is_null() {
+        return None;
+    }
+    // SAFETY: a live request of this scope, waited once (its slot is
+    // cleared first); its buffers, and its length for ibroadcast_v, are
+    // borrowed or held until the scope ends, which has not happened yet.
+    let st = unsafe { sys::sym_wait(&mut raw) };
+    Some(pending.borrow()[i].outcome(check(st)))
 }
 
 impl<L: ThreadLevel> Symheap<L> {
@@ -106,16 +162,11 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         let mut first: Result<()> = Ok(());
         let n = self.pending.borrow().len();
         for i in 0..n {
-            let mut raw = std::mem::replace(&mut self.pending.borrow_mut()[i], sys::SYM_REQUEST_NULL);
-            if raw.is_null() {
-                continue;
-            }
-            // SAFETY: a live request of this scope, waited once (its slot
-            // is cleared); its buffers are borrowed for 'scope, which has
-            // not ended.
-            let r = check(unsafe { sys::sym_wait(&mut raw) });
-            if first.is_ok() {
-                first = r;
+            // A request that test completed returned its status already.
+            if let Some(r) = wait_slot(&self.pending, i) {
+                if first.is_ok() {
+                    first = r;
+                }
             }
         }
         if self.puts.get() || self.gets.get() {
@@ -186,17 +237,60 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         check(unsafe { sys::sym_get_nbi(dst.as_mut_ptr() as *mut c_void, s as *const c_void, n, pe) })
     }
 
-    /// Register a started request.
+    /// Start putting `src` into elements `offset ..` of `dest` on `pe`,
+    /// then updating the signal word `sig` on that PE with `op` and
+    /// `signal` (`sym_put_signal_nbi`): a PE that sees the signal change
+    /// may read the data.  Complete, and `src` free, at the end of the
+    /// scope or at a [`Symheap::quiet`]; `src`, `dest` and `sig` stay
+    /// borrowed until the scope ends.  Errors as [`Symheap::put_signal`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signal<T: Pod>(
+        &'scope self,
+        dest: &'scope SymVec<'env, T, L>,
+        offset: usize,
+        src: &'scope [T],
+        sig: impl Into<SymRef<'scope, u64>>,
+        signal: u64,
+        op: SignalOp,
+        pe: usize,
+    ) -> Result<()> {
+        let sig = sig.into();
+        let (d, n, pe) = self.sym.signal_target(dest, offset, src.len(), &sig, pe, "Scope::put_signal")?;
+        self.puts.set(true);
+        // SAFETY: d..d+n inside the live object dest (or n == 0 with a
+        // valid symmetric address), src n readable bytes, sig a live
+        // symmetric u64; all three stay borrowed until the scope's quiet
+        // completes the put and its signal.
+        check(unsafe {
+            sys::sym_put_signal_nbi(d, src.as_ptr() as *const c_void, n, sig.ptr, signal, op.raw(), pe)
+        })
+    }
+
+    /// Register a started request that gives back nothing but its status.
     fn started(
         &'scope self,
         st: sys::sym_status_t,
         raw: sys::sym_request_t,
         op: &'static str,
     ) -> Result<Request<'scope>> {
+        self.started_with(st, raw, op, None, |_| ())
+    }
+
+    /// Register a started request: the slot keeps `nbytes` (which the
+    /// library holds a pointer to, when the call succeeded) until the scope
+    /// ends; `value` reads the result from the slot once complete.
+    fn started_with<O>(
+        &'scope self,
+        st: sys::sym_status_t,
+        raw: sys::sym_request_t,
+        op: &'static str,
+        nbytes: Option<Rc<Cell<usize>>>,
+        value: fn(&Slot) -> O,
+    ) -> Result<Request<'scope, O>> {
         check(st)?;
         let mut p = self.pending.borrow_mut();
-        p.push(raw);
-        Ok(Request { slot: p.len() - 1, pending: &self.pending, op })
+        p.push(Slot { raw, nbytes, done: None });
+        Ok(Request { slot: p.len() - 1, pending: &self.pending, op, value })
     }
 
     /// Start a barrier on `team` (`sym_ibarrier`).
@@ -235,6 +329,43 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
             )
         };
         self.started(st, r, "ibroadcast")
+    }
+
+    /// Start a broadcast that carries its length (`sym_ibroadcast_v`): at
+    /// `root` the whole of `buf` is the message; elsewhere `buf` is the
+    /// capacity.  The request's [`Request::wait`] returns the message's
+    /// length in bytes; a member whose buffer is too small gets
+    /// [`Error::Truncated`] with the length needed (from `wait`, `test`
+    /// or the scope's end) and nothing in `buf`; the others complete.
+    pub fn ibroadcast_v(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        buf: &'scope mut [u8],
+        root: usize,
+        opts: &CollOpts,
+    ) -> Result<Request<'scope, usize>> {
+        let root = team.root(root, "Scope::ibroadcast_v")?;
+        let nbytes = Rc::new(Cell::new(buf.len()));
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: buf holds buf.len() bytes, exclusively borrowed until the
+        // request completes; the library writes at most that many.  The
+        // length's cell is read and written through this pointer until
+        // then, and the slot keeps it (at one address) until the scope
+        // ends; Rust reads it only after completion.
+        let st = unsafe {
+            sys::sym_ibroadcast_v(
+                team.as_raw(),
+                buf.as_mut_ptr() as *mut c_void,
+                buf.len(),
+                nbytes.as_ptr(),
+                root,
+                &o,
+                &mut r,
+            )
+        };
+        self.started_with(st, r, "ibroadcast_v", Some(nbytes), Slot::nbytes)
     }
 
     /// Start an allreduce (`sym_iallreduce`).
@@ -426,6 +557,40 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
         self.started(st, r, "iall_to_all")
     }
 
+    /// Start an uneven all-to-all (`sym_iall_to_allv`; the counts are
+    /// copied): `send_counts[j]` elements of `src` go to member j,
+    /// `recv_counts[i]` elements from member i land in `dst`.
+    pub fn iall_to_allv<T: Element>(
+        &'scope self,
+        team: &'scope Team<'env, L>,
+        src: &'scope [T],
+        send_counts: &[usize],
+        dst: &'scope mut [T],
+        recv_counts: &[usize],
+        opts: &CollOpts,
+    ) -> Result<Request<'scope>> {
+        team.to_allv("Scope::iall_to_allv", src.len(), send_counts, dst.len(), recv_counts)?;
+        let o = opts.raw();
+        let mut r = sys::SYM_REQUEST_NULL;
+        let _g = (self.sym.team_read(), self.sym.issue_guard());
+        // SAFETY: the counts have one entry per member (the library copies
+        // them); src and dst hold their sums (checked), which bound what is
+        // read and written; both borrowed (dst exclusively) until done.
+        let st = unsafe {
+            sys::sym_iall_to_allv(
+                team.as_raw(),
+                src.as_ptr() as *const c_void,
+                send_counts.as_ptr(),
+                dst.as_mut_ptr() as *mut c_void,
+                recv_counts.as_ptr(),
+                T::DATATYPE,
+                &o,
+                &mut r,
+            )
+        };
+        self.started(st, r, "iall_to_allv")
+    }
+
     /// Start a gather to `root` (`sym_igather`); `dst` is used at the root.
     pub fn igather<T: Element>(
         &'scope self,
@@ -498,34 +663,38 @@ impl<'scope, 'env, L: ThreadLevel> Scope<'scope, 'env, L> {
     }
 }
 
-impl<'scope> Request<'scope> {
-    /// Complete the collective (`sym_wait`) and return its status.
-    pub fn wait(self) -> Result<()> {
-        let mut raw = std::mem::replace(&mut self.pending.borrow_mut()[self.slot], sys::SYM_REQUEST_NULL);
-        if raw.is_null() {
-            return Ok(());
-        }
-        // SAFETY: a live request, waited once (its slot is cleared); its
-        // buffers are borrowed for 'scope, which outlives self.
-        check(unsafe { sys::sym_wait(&mut raw) })
+impl<'scope, O> Request<'scope, O> {
+    /// Complete the collective (`sym_wait`) and return its status and
+    /// result (for [`Scope::ibroadcast_v`] the length); after a
+    /// [`Request::test`] that completed it, the same status.
+    pub fn wait(self) -> Result<O> {
+        let r = match wait_slot(self.pending, self.slot) {
+            Some(r) => r,
+            None => self.pending.borrow_mut()[self.slot].done.take().unwrap_or(Ok(())),
+        };
+        r.map(|()| (self.value)(&self.pending.borrow()[self.slot]))
     }
 
     /// Make progress; `Ok(true)` (and the request is complete) once the
-    /// collective finished, `Ok(false)` while it runs (`sym_test`).
+    /// collective finished, `Ok(false)` while it runs (`sym_test`).  A
+    /// completed request's result is its [`Request::wait`]'s, at once.
     pub fn test(&mut self) -> Result<bool> {
         let mut p = self.pending.borrow_mut();
-        let raw = &mut p[self.slot];
-        if raw.is_null() {
-            return Ok(true);
+        let slot = &mut p[self.slot];
+        if slot.raw.is_null() {
+            return slot.done.clone().unwrap_or(Ok(())).map(|()| true);
         }
         let mut done: c_int = 0;
         // SAFETY: a live request; on completion the library frees it and
         // sets the slot to NULL, so it is never waited twice.
-        let r = check(unsafe { sys::sym_test(raw, &mut done) });
-        if done != 0 {
-            *raw = sys::SYM_REQUEST_NULL;
+        let r = check(unsafe { sys::sym_test(&mut slot.raw, &mut done) });
+        if done == 0 {
+            return r.map(|()| false);
         }
-        r.map(|()| done != 0)
+        slot.raw = sys::SYM_REQUEST_NULL;
+        let r = slot.outcome(r);
+        slot.done = Some(r.clone());
+        r.map(|()| true)
     }
 
     /// The collective's name ("iallreduce").
@@ -534,7 +703,7 @@ impl<'scope> Request<'scope> {
     }
 }
 
-impl std::fmt::Debug for Request<'_> {
+impl<O> std::fmt::Debug for Request<'_, O> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Request").field("op", &self.op).field("slot", &self.slot).finish()
     }

@@ -309,11 +309,7 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
         // in/out size the call reads at the root and writes elsewhere; the
         // library writes at most cap bytes.
         let r = self.coll(|t, o| unsafe { sys::sym_broadcast_v(t, p, cap, np, root_c, o) }, opts);
-        match r {
-            Err(Error::Truncated { message, .. }) => Err(Error::Truncated { needed: nbytes, message }),
-            Err(e) => Err(e),
-            Ok(()) => Ok(nbytes),
-        }
+        broadcast_v_outcome(r, nbytes)
     }
 
     /// Combine `src` of every member with `op` into `dst` at `root`
@@ -430,10 +426,7 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
         recv_counts: &[usize],
         opts: &CollOpts,
     ) -> Result<()> {
-        same_len("Team::all_to_allv: send_counts (one per member)", send_counts.len(), self.n_pes())?;
-        same_len("Team::all_to_allv: recv_counts (one per member)", recv_counts.len(), self.n_pes())?;
-        same_len("Team::all_to_allv: src (sum of send_counts)", src.len(), sum(send_counts)?)?;
-        same_len("Team::all_to_allv: dst (sum of recv_counts)", dst.len(), sum(recv_counts)?)?;
+        self.to_allv("Team::all_to_allv", src.len(), send_counts, dst.len(), recv_counts)?;
         let (s, sc) = (src.as_ptr() as *const c_void, send_counts.as_ptr());
         let (d, rc) = (dst.as_mut_ptr() as *mut c_void, recv_counts.as_ptr());
         // SAFETY: the counts have one entry per member; src and dst hold
@@ -470,6 +463,24 @@ impl<'h, L: ThreadLevel> Team<'h, L> {
         let (d, n) = (dst.as_mut_ptr() as *mut c_void, dst.len());
         // SAFETY: dst holds n; at the root src n * members (checked).
         self.coll(|t, o| unsafe { sys::sym_scatter(t, d, s, n, T::DATATYPE, root_c, o) }, opts)
+    }
+
+    /// `InvalidArg` unless an uneven all-to-all's counts have one entry
+    /// per member and `src` and `dst` hold their sums (what bounds what
+    /// the library reads and writes).
+    pub(crate) fn to_allv(
+        &self,
+        what: &str,
+        src: usize,
+        send_counts: &[usize],
+        dst: usize,
+        recv_counts: &[usize],
+    ) -> Result<()> {
+        let n = self.n_pes();
+        same_len(&format!("{}: send_counts (one per member)", what), send_counts.len(), n)?;
+        same_len(&format!("{}: recv_counts (one per member)", what), recv_counts.len(), n)?;
+        same_len(&format!("{}: src (sum of send_counts)", what), src, sum(send_counts)?)?;
+        same_len(&format!("{}: dst (sum of recv_counts)", what), dst, sum(recv_counts)?)
     }
 
     /// `InvalidArg` unless `total` is members × `block`.
@@ -521,6 +532,17 @@ pub(crate) fn same_len(what: &str, have: usize, want: usize) -> Result<()> {
         return Err(Error::InvalidArg(format!("{} holds {} elements, expected {}", what, have, want)));
     }
     Ok(())
+}
+
+/// A broadcast_v's result from its status and the length the library left
+/// in `*nbytes_p`: the message's length, or [`Error::Truncated`] with the
+/// length a buffer needs.
+pub(crate) fn broadcast_v_outcome(r: Result<()>, nbytes: usize) -> Result<usize> {
+    match r {
+        Err(Error::Truncated { message, .. }) => Err(Error::Truncated { needed: nbytes, message }),
+        Err(e) => Err(e),
+        Ok(()) => Ok(nbytes),
+    }
 }
 
 pub(crate) fn sum(counts: &[usize]) -> Result<usize> {

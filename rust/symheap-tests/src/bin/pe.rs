@@ -43,6 +43,7 @@ fn main() {
         "teams" => teams(),
         "collectives" => collectives(),
         "nonblocking" => nonblocking(),
+        "nonblocking_v" => nonblocking_v(),
         "p2p" => p2p(),
         "errors" => errors(),
         "killed_peer" => killed_peer(),
@@ -246,6 +247,33 @@ fn signals() -> R {
             ok(sym.barrier_all(), "barrier_all")?;
         }
         ensure!(ok(sym.signal_fetch(&sig), "signal_fetch")? == 3, "signal total");
+        // non-blocking put-with-signal: a quiet completes it and the signal
+        // says the data arrived; then one without data adds to the signal
+        let nb = ok(SymVec::<u32>::new(sym, 20_001), "SymVec")?;
+        let nsig = ok(SymBox::new(sym, 0u64), "SymBox")?;
+        let word = |pe: usize, round: u64, i: usize| i as u32 ^ (pe as u32 * 7919 + round as u32) << 16;
+        for round in 1..=3u64 {
+            let src: Vec<u32> = (0..nb.len()).map(|i| word(me, round, i)).collect();
+            let v = ok(
+                sym.scope(|s| {
+                    s.put_signal(&nb, 0, &src, &nsig, round, SignalOp::Set, right)?;
+                    s.symheap().quiet()?;
+                    s.symheap().signal_wait_until(&nsig, Cmp::Eq, round)
+                }),
+                "Scope::put_signal",
+            )?;
+            ensure!(v == round, "Scope::put_signal: signal {} in round {}", v, round);
+            let got = ok(nb.read(), "read")?;
+            ensure!(
+                got.iter().enumerate().all(|(i, &x)| x == word(left, round, i)),
+                "Scope::put_signal round {}: data before its signal",
+                round
+            );
+            ok(sym.barrier_all(), "barrier_all")?;
+        }
+        ok(sym.scope(|s| s.put_signal(&nb, nb.len(), &[], &nsig, 10, SignalOp::Add, right)), "empty")?;
+        let v = ok(sym.signal_wait_until(&nsig, Cmp::Ge, 13), "signal_wait_until")?;
+        ensure!(v == 13, "Scope::put_signal of nothing: signal {}", v);
         // typed waits: i64 flag set by the left neighbour
         let flag = ok(SymBox::new(sym, 0i64), "SymBox")?;
         ensure!(!ok(sym.test(&flag, Cmp::Lt, -1), "test")?, "test before");
@@ -622,15 +650,21 @@ fn nonblocking() -> R {
             }
         }
         // a request's error comes back from its wait (counts that differ) or
-        // from the scope; then the team is recovered
+        // from the scope; then the team is recovered.  A call checks the
+        // team's state before it returns, so a member still in the sync
+        // below when faster ones already made the mismatched call may get
+        // the mismatch from the sync.
+        let before = world.sync();
+        ensure!(before.is_ok() || matches!(before, Err(Error::Mismatch(_))), "sync: {:?}", before);
         if n > 1 {
             let src = vec![1u8; 3 + me];
             let mut dst = vec![0u8; 3 + me];
             let r = sym.scope(|s| s.iallreduce(&world, &mut dst, &src, Op::Sum, &opts())?.wait());
             let r2 = world.sync();
             ensure!(
-                matches!(r, Err(Error::Mismatch(_))) || matches!(r2, Err(Error::Mismatch(_))),
-                "counts that differ: {:?} then {:?}",
+                [&before, &r, &r2].iter().any(|x| matches!(x, Err(Error::Mismatch(_)))),
+                "counts that differ: {:?}, {:?} then {:?}",
+                before,
                 r,
                 r2
             );
@@ -642,6 +676,117 @@ fn nonblocking() -> R {
 }
 
 // ---- point to point --------------------------------------------------------------
+
+/// Elements PE `from` sends PE `to` in round `round` of iall_to_allv:
+/// 0, 4 or 8, and in round 0 a block past a mailbox (a team's area is 64
+/// KiB) from PE 0 to the last.
+fn a2av_count(from: usize, to: usize, n: usize, round: usize) -> usize {
+    if round == 0 && from == 0 && to == n - 1 {
+        20_001
+    } else {
+        (from * 3 + to * 5 + round) % 3 * 4
+    }
+}
+
+fn a2av_val(from: usize, to: usize, i: usize) -> u32 {
+    (from * 1_000_003 + to * 10_007 + i) as u32
+}
+
+/// The non-blocking collectives of uneven sizes: iall_to_allv, and
+/// ibroadcast_v with its length and its truncation.
+fn nonblocking_v() -> R {
+    with_sym(|sym| {
+        let (me, n) = (sym.my_pe(), sym.n_pes());
+        let world = sym.world();
+        // four iall_to_allv in flight on one team, their counts rewritten
+        // after each call (the library copies them)
+        let rounds = 4;
+        let srcs: Vec<Vec<u32>> = (0..rounds)
+            .map(|r| {
+                (0..n).flat_map(|j| (0..a2av_count(me, j, n, r)).map(move |i| a2av_val(me, j, i))).collect()
+            })
+            .collect();
+        let mut dsts: Vec<Vec<u32>> =
+            (0..rounds).map(|r| vec![u32::MAX; (0..n).map(|i| a2av_count(i, me, n, r)).sum()]).collect();
+        ok(
+            sym.scope(|s| {
+                let (mut sc, mut rc) = (vec![0; n], vec![0; n]);
+                let mut reqs = Vec::new();
+                for (r, (src, dst)) in srcs.iter().zip(dsts.iter_mut()).enumerate() {
+                    for p in 0..n {
+                        sc[p] = a2av_count(me, p, n, r);
+                        rc[p] = a2av_count(p, me, n, r);
+                    }
+                    reqs.push(s.iall_to_allv(&world, src, &sc, dst, &rc, &opts())?);
+                }
+                reqs.into_iter().try_for_each(|q| q.wait())
+            }),
+            "iall_to_allv",
+        )?;
+        for (r, dst) in dsts.iter().enumerate() {
+            let want: Vec<u32> =
+                (0..n).flat_map(|i| (0..a2av_count(i, me, n, r)).map(move |e| a2av_val(i, me, e))).collect();
+            ensure!(*dst == want, "iall_to_allv round {}: wrong data", r);
+        }
+        // ibroadcast_v from every root: the length and the data arrive, the
+        // bytes past them stay
+        for root in 0..n {
+            for &len in &SIZES {
+                let byte = |i: usize| (i * 7 + root * 31 + len) as u8;
+                let mut buf: Vec<u8> =
+                    if me == root { (0..len).map(byte).collect() } else { vec![0xee; len + me] };
+                let got = ok(
+                    sym.scope(|s| s.ibroadcast_v(&world, &mut buf, root, &opts())?.wait()),
+                    &format!("ibroadcast_v of {} from {}", len, root),
+                )?;
+                ensure!(got == len, "ibroadcast_v from {}: length {} != {}", root, got, len);
+                ensure!(buf[..len].iter().enumerate().all(|(i, &x)| x == byte(i)), "ibroadcast_v data");
+                ensure!(buf[len..].iter().all(|&x| x == 0xee), "ibroadcast_v wrote past the message");
+            }
+        }
+        if n == 1 {
+            return Ok(());
+        }
+        // a short buffer on PE 0 is Truncated with the length needed, from
+        // wait, from test and from the scope's end; the others complete
+        let (root, len) = (n - 1, 70_001);
+        for how in ["wait", "test", "end"] {
+            let mut buf =
+                if me == root { vec![5u8; len] } else { vec![0xee; if me == 0 { 10 } else { len }] };
+            let r = sym.scope(|s| {
+                let mut q = s.ibroadcast_v(&world, &mut buf, root, &opts())?;
+                match how {
+                    "wait" => q.wait(),
+                    "test" => {
+                        let t0 = Instant::now();
+                        while !q.test()? {
+                            if t0.elapsed() > Duration::from_secs(30) {
+                                return Err(Error::Timeout("test never completed".into()));
+                            }
+                        }
+                        q.wait()
+                    }
+                    _ => {
+                        drop(q);
+                        Ok(len)
+                    }
+                }
+            });
+            match r {
+                Err(Error::Truncated { needed, .. }) if me == 0 => {
+                    ensure!(needed == len, "ibroadcast_v ({}): needed {}", how, needed);
+                    ensure!(buf.iter().all(|&x| x == 0xee), "ibroadcast_v ({}) wrote a short buffer", how);
+                }
+                Ok(got) if me != 0 => {
+                    ensure!(got == len, "ibroadcast_v ({}): length {}", how, got);
+                    ensure!(buf.iter().all(|&x| x == 5), "ibroadcast_v ({}): data", how);
+                }
+                other => return Err(format!("ibroadcast_v ({}) into a short buffer: {:?}", how, other)),
+            }
+        }
+        Ok(())
+    })
+}
 
 fn p2p() -> R {
     with_sym(|sym| {
