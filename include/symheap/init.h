@@ -43,9 +43,9 @@ extern "C" {
  * rest of the host.  A job that cannot fit fails here, on every PE alike,
  * with SYM_ERR_NO_MEMORY naming the PEs per host and the sizes.  A set
  * SYMHEAP_HEAP_SIZE is used as it is.  With SYMHEAP_HEAP_PREALLOC on, a PE
- * that cannot back its control block and mailboxes fails here with
- * SYM_ERR_NO_MEMORY naming the size; the heap itself is backed as
- * sym_malloc hands it out.
+ * that cannot back its control block, mailboxes and staging area fails
+ * here with SYM_ERR_NO_MEMORY naming the size; the heap itself is backed
+ * as sym_malloc hands it out.
  * Thread safety: call from one thread, before any other symheap call. */
 SYM_API SYM_NODISCARD sym_status_t sym_init(void);
 
