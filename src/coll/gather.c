@@ -171,11 +171,10 @@ sym_status_t sym_gather_direct(struct sym_coll *c, void *dst, const void *src, s
     uint8_t **dsts = d.dt->dsts;
     for (int i = 0; i < n; i++)
         dsts[i] = bytes ? (uint8_t *)dst + (size_t)i * bytes : NULL;
+    own_block(dst, src, bytes, root); /* first, as in the naive gather */
     sym_status_t st = sym_dcall_view_all(&d, 1, views);
     if (st == SYM_OK)
         st = sym_direct_copy_all(&d, views, n, dsts);
-    if (st == SYM_OK && bytes && dsts[me] != src)
-        memmove(dsts[me], src, bytes);
     return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 
