@@ -219,7 +219,7 @@ static sym_status_t direct_allreduce(sym_team_t team, size_t count, int salt)
     int32_t *src = xmalloc(count * sizeof(int32_t)), *dst = xmalloc(count * sizeof(int32_t));
     for (size_t i = 0; i < count; i++)
         src[i] = (int32_t)(i * 7 + (size_t)me * 1000 + (size_t)salt);
-    const sym_coll_opts_t o = {SYM_ALGO_DIRECT, 0};
+    const sym_coll_opts_t o = {.algorithm = SYM_ALGO_DIRECT, .timeout_s = 0};
     sym_status_t st = sym_allreduce(team, dst, src, count, SYM_INT32, SYM_OP_SUM, &o);
     for (size_t i = 0; st == SYM_OK && i < count; i++) {
         int64_t want = 0;
@@ -317,7 +317,7 @@ static void disagree_body(int me, int n, void *arg)
     int32_t *buf = xmalloc(COUNT * sizeof(int32_t));
     for (int i = 0; i < COUNT; i++)
         buf[i] = me == 0 ? i : -1;
-    const sym_coll_opts_t o = {me == 0 ? SYM_ALGO_DIRECT : other, 0};
+    const sym_coll_opts_t o = {.algorithm = me == 0 ? SYM_ALGO_DIRECT : other, .timeout_s = 0};
     sym_status_t st = sym_broadcast(t, buf, COUNT, SYM_INT32, 0, &o);
     if (me != 0) {
         PE_ASSERT(st == SYM_ERR_MISMATCH, "PE %d: %s: %s", me, sym_status_name(st),
