@@ -53,10 +53,17 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
     sym_team_t t = symshmem_native_team(team);
     if (bytes_of(nelems, esz, &nbytes) || t == SYM_TEAM_INVALID)
         return -1;
-    /* The native broadcast works in place: the root's data starts in dest. */
-    if (sym_team_my_pe(t) == root && dest != source && nbytes)
+    /* The native broadcast works in place, and only reads the root's
+     * buffer: the root offers source itself, so the members copy it once
+     * (a copy into dest first would be one more, and would leave them
+     * pulling lines the root has just written), and the root fills its own
+     * dest once they are done with source. */
+    const bool is_root = sym_team_my_pe(t) == root;
+    void *buf = is_root ? (void *)(uintptr_t)source : dest;
+    int rc = status_of(sym_broadcast(t, buf, nbytes, SYM_UINT8, root, &symmetric));
+    if (rc == 0 && is_root && dest != source && nbytes)
         memmove(dest, source, nbytes);
-    return status_of(sym_broadcast(t, dest, nbytes, SYM_UINT8, root, &symmetric));
+    return rc;
 }
 
 static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nelems,
