@@ -328,6 +328,7 @@ int main(int argc, char **argv)
         .default_repeats = 5,
     };
     bench_init(argc, argv, &info);
+    bench_copy_ceiling();
     const int n = bench_npes();
     const long nproc = sysconf(_SC_NPROCESSORS_ONLN);
     const size_t maxb = bench_opt.max_size;

@@ -172,6 +172,15 @@ struct bench_memcpy_arg {
 };
 struct bench_meas bench_memcpy(struct bench_memcpy_arg *arg);
 
+/* The same bytes read from a forked child's private memory with
+ * process_vm_readv (cross-memory attach), on PE 0. */
+struct bench_meas bench_cma_read(struct bench_memcpy_arg *arg);
+
+/* Measure memcpy and cross-memory attach of 4 MiB once (PE 0; the others
+ * wait), print them and put them in the JSON file: the ceiling of any one
+ * copy of a private buffer on this host.  Collective. */
+void bench_copy_ceiling(void);
+
 /* ---- small collectives over the harness's control block ----------------- */
 
 void bench_barrier(void);

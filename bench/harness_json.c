@@ -95,6 +95,12 @@ void harness_write_json(void)
     harness_json_stat(f, &bench_state.raw_before);
     fputs(", \"after\": ", f);
     harness_json_stat(f, &bench_state.raw_after);
+    if (bench_state.ceiling_memcpy_gbs > 0) {
+        fputs("},\n  \"copy_ceiling_gbs\": {\"memcpy\": ", f);
+        harness_json_num(f, bench_state.ceiling_memcpy_gbs);
+        fputs(", \"cma\": ", f);
+        harness_json_num(f, bench_state.ceiling_cma_gbs);
+    }
     fputs("},\n  \"results\": [\n    ", f);
     if (bench_state.jrows_buf)
         fputs(bench_state.jrows_buf, f);

@@ -44,6 +44,7 @@ struct bench_state {
     uint32_t gate_gen;      /* parked-section count, identical on every PE */
     uint64_t done_expected; /* PE 0: completions it has waited for */
     struct bench_stat raw_before, raw_after;
+    double ceiling_memcpy_gbs, ceiling_cma_gbs; /* bench_copy_ceiling; 0: not measured */
     double clock_read_ns;
     char cpu[128], kernel[256], date[64], clocksource[64];
     char load_start[64], load_end[64]; /* /proc/loadavg: other work on the host */

@@ -135,6 +135,8 @@ def write(path, outdir, runs, results, targets, pairs, machine, root, also, note
     kernel = m.get("kernel") or jm.get("kernel", "?")
     loads = _loads(runs)
     ctl = _controls(runs)
+    ceil = [(r["json"] or {}).get("copy_ceiling_gbs") for r in runs]
+    ceil = [c for c in ceil if c and c.get("memcpy") and c.get("cma")]
     kinds = sorted({r["kind"] for r in runs}, key=lambda k: (k != "symheap", k))
     also_names = [k for k in kinds if k not in IMPL]
 
@@ -176,6 +178,19 @@ def write(path, outdir, runs, results, targets, pairs, machine, root, also, note
         P("- control: raw cross-core cache-line ping-pong logged before and after every "
           "program, one-way median %s ns (%s..%s over the programs); on a quiet host it is "
           "60-900 ns." % (_fmt(statistics.median(ctl)), _fmt(min(ctl)), _fmt(max(ctl))))
+    if ceil:
+        mc = [c["memcpy"] for c in ceil]
+        cm = [c["cma"] for c in ceil]
+        cma, mem = statistics.median(cm), statistics.median(mc)
+        P("- one copy of a private 4 MiB buffer (bench_coll, before its figures): memcpy %.1f "
+          "GB/s (%.1f..%.1f over the programs), cross-memory attach (`process_vm_readv` from "
+          "another process) %.1f GB/s (%.1f..%.1f). MPI moves a large message between private "
+          "buffers in one cross-memory-attach copy. symheap moves it in two memcpy copies "
+          "through shared memory (staged or through the mailboxes; attach is slower than "
+          "those two here), so a large collective on private buffers takes at least about "
+          "2 x %.1f / %.1f = %.2fx MPI's time on this host. Symmetric buffers need one memcpy "
+          "(`sym_coll_opts_t.symmetric`, and the OpenSHMEM facade): %.2fx."
+          % (mem, min(mc), max(mc), cma, min(cm), max(cm), cma, mem, 2 * cma / mem, cma / mem))
     if m.get("ompi_info"):
         P("- baselines: %s" % m["ompi_info"])
     P("")

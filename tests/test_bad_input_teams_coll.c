@@ -9,10 +9,10 @@
 
 #include "bad_input.h"
 
-static const sym_coll_opts_t opts_neg = {SYM_ALGO_AUTO, -1.0};
-static const sym_coll_opts_t opts_nan = {SYM_ALGO_AUTO, NAN};
-static const sym_coll_opts_t opts_algo = {(sym_algorithm_t)99, 0};
-static const sym_coll_opts_t opts_pairwise = {SYM_ALGO_PAIRWISE, 0};
+static const sym_coll_opts_t opts_neg = {.algorithm = SYM_ALGO_AUTO, .timeout_s = -1.0};
+static const sym_coll_opts_t opts_nan = {.algorithm = SYM_ALGO_AUTO, .timeout_s = NAN};
+static const sym_coll_opts_t opts_algo = {.algorithm = (sym_algorithm_t)99, .timeout_s = 0};
+static const sym_coll_opts_t opts_pairwise = {.algorithm = SYM_ALGO_PAIRWISE, .timeout_s = 0};
 
 #define BAD_DT ((sym_datatype_t)99)
 #define BAD_OP ((sym_op_t)99)
@@ -216,7 +216,7 @@ static sym_status_t nb_outcome(struct ctx *c, sym_status_t st)
         sym_all_gather(c->world, DST32, SRC32, SIZE_MAX / 4, SYM_INT32, NULL))                     \
     ROW(ag_algo, "sym_all_gather", "algorithm tree", SYM_ERR_INVALID_ARG, true, F_COLL,            \
         sym_all_gather(c->world, DST32, SRC32, 4, SYM_INT32,                                       \
-                       &(const sym_coll_opts_t){SYM_ALGO_TREE, 0}))                                \
+                       &(const sym_coll_opts_t){.algorithm = SYM_ALGO_TREE}))                      \
     ROW(agv_null_counts, "sym_all_gatherv", "NULL counts", SYM_ERR_INVALID_ARG, true, F_COLL,      \
         sym_all_gatherv(c->world, DST32, SRC32, NULL, SYM_INT32, NULL))                            \
     ROW(agv_huge, "sym_all_gatherv", "counts summing past SIZE_MAX", SYM_ERR_INVALID_ARG, true,    \
@@ -233,7 +233,7 @@ static sym_status_t nb_outcome(struct ctx *c, sym_status_t st)
         sym_all_to_all(c->dead, DST32, SRC32, 4, SYM_INT32, NULL))                                 \
     ROW(a2a_algo, "sym_all_to_all", "algorithm ring", SYM_ERR_INVALID_ARG, true, F_COLL,           \
         sym_all_to_all(c->world, DST32, SRC32, 4, SYM_INT32,                                       \
-                       &(const sym_coll_opts_t){SYM_ALGO_RING, 0}))                                \
+                       &(const sym_coll_opts_t){.algorithm = SYM_ALGO_RING}))                      \
     ROW(a2av_null_rc, "sym_all_to_allv", "NULL recv counts", SYM_ERR_INVALID_ARG, true, F_COLL,    \
         sym_all_to_allv(c->world, SRC32, c->counts, DST32, NULL, SYM_INT32, NULL))                 \
     ROW(a2av_null_sc, "sym_all_to_allv", "NULL send counts", SYM_ERR_INVALID_ARG, true, F_COLL,    \

@@ -46,7 +46,7 @@ void check_alltoall(struct tctx *t, bool v, sym_algorithm_t a, sym_datatype_t dt
     for (int i = 0; i < n; i++)
         pat_fill(want + rdis[i], rcount[i] * es, hkey(salt, (uint64_t)i, (uint64_t)me));
     uint8_t *dst = m == OUT ? dbuf.p : s.p + off;
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     if (v)
         CALL_OK(sym_all_to_allv(t->team, s.p, scount, dst, rcount, dt, &o), d);
     else
@@ -74,7 +74,7 @@ void all_to_all_matrix(struct tctx *t)
                 check_alltoall(t, false, all_to_all_algos[a], matrix_dt(c + m, counts[c]),
                                uniform_count, count, m);
         }
-        sym_coll_opts_t o = {all_to_all_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_to_all_algos[a], .timeout_s = 0};
         CALL_OK(sym_all_to_all(t->team, NULL, NULL, 0, SYM_INT64, &o), "count 0, NULL");
     }
 }
@@ -94,7 +94,7 @@ void all_to_allv_matrix(struct tctx *t)
                                    matrix_dt(c + ragged + m, counts[c]),
                                    ragged ? ragged_count : uniform_count, count, m);
         }
-        sym_coll_opts_t o = {all_to_all_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_to_all_algos[a], .timeout_s = 0};
         size_t zero[HARNESS_MAX_PES] = {0};
         CALL_OK(sym_all_to_allv(t->team, NULL, zero, NULL, zero, SYM_BFLOAT16, &o),
                 "counts 0, NULL");

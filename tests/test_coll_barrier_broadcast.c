@@ -26,7 +26,7 @@ void check_barrier(struct tctx *t, sym_algorithm_t a, int round)
     }
     for (int r = 0; r < t->n; r++)
         CALL_OK(sym_atomic_add64(&t->scratch[round], 1, sym_team_local_to_global(t->team, r)), d);
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     CALL_OK(sym_barrier(t->team, &o), d);
     uint64_t seen = 0;
     CALL_OK(sym_atomic_fetch64(&seen, &t->scratch[round], sym_my_pe()), d);
@@ -48,7 +48,7 @@ void check_broadcast(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_
     gb_alloc(&b, bytes, SENTINEL);
     if (t->me == root)
         memcpy(b.p, want, bytes);
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     CALL_OK(sym_broadcast(t->team, b.p, count, dt, root, &o), d);
     EXPECT_SAME(b.p, want, bytes, es, d);
     GB_CHECK(&b, d);
@@ -76,7 +76,7 @@ void broadcast_matrix(struct tctx *t)
                 if (root_wanted(t, counts[c], root))
                     check_broadcast(t, broadcast_algos[a], matrix_dt(c + root, counts[c]),
                                     counts[c], root);
-        sym_coll_opts_t o = {broadcast_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = broadcast_algos[a], .timeout_s = 0};
         CALL_OK(sym_broadcast(t->team, NULL, 0, SYM_INT32, t->n - 1, &o), "count 0, NULL");
     }
 }

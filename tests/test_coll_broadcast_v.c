@@ -27,7 +27,7 @@ static void one_call(sym_team_t t, size_t len, int root, int short_member, sym_a
                      bool nonblocking, uint8_t *buf)
 {
     const int me = sym_team_my_pe(t);
-    sym_coll_opts_t o = {algo, 0};
+    sym_coll_opts_t o = {.algorithm = algo, .timeout_s = 0};
     size_t cap = me == short_member ? len - 1 : len + 3, n = 12345;
     memset(buf, GUARD, len + EXTRA);
     if (me == root) {

@@ -310,7 +310,7 @@ static void ra_call(int kind, sym_algorithm_t a, int call, int me, int n)
 {
     const size_t words = ra_words(call);
     uint64_t buf[WORDS], all[8 * WORDS];
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     sym_team_t w = sym_team_world();
     switch (kind) {
     case RA_BROADCAST:

@@ -14,7 +14,8 @@
  *           which have no staging area, fall back to the automatic choice).
  * Every result is checked against a reference computed locally.  Then: a
  * kernel that refuses process_vm_readv (a seccomp filter, as in a
- * container) before sym_init and after it, members that choose different
+ * container) before sym_init and after it, the root's buffers overlapping
+ * other members' blocks, members that choose different
  * algorithms, a member killed in a direct call, and disjoint teams at once.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -106,6 +108,87 @@ ParameterizedTest(struct path_case *pc, coll_direct, paths, .timeout = HARNESS_C
 }
 
 /* ------------------------------------------------------------------------ */
+/* The root's buffers overlapping another member's block                     */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t elem(int member, size_t i, int salt)
+{
+    return (uint32_t)member * 0x9e3779b1u ^ (uint32_t)i * 2654435761u ^ (uint32_t)salt;
+}
+
+/* At the root, gather's src and scatter's dst lie inside the n-block buffer
+ * at every block, its own and the others': other members read the root's
+ * src while it writes, so the direct path must order its own block as the
+ * mailbox paths do (gather's first, scatter's last). */
+static void rooted_overlap_body(int me, int n, void *arg)
+{
+    const struct path *p = arg;
+    static const size_t counts[] = {1, 7, 5003}; /* 5003: above the 16 KiB staging area */
+    const size_t most = counts[NELEMS(counts) - 1] * (size_t)n;
+    uint32_t *all = p->heap ? sym_malloc(most * 4) : malloc(most * 4);
+    uint32_t *mine = p->heap ? sym_malloc(counts[NELEMS(counts) - 1] * 4) : malloc(most * 4);
+    PE_ASSERT(all && mine, "buffers: %s", sym_last_error());
+    const sym_coll_opts_t o = {.algorithm = SYM_ALGO_DIRECT};
+    int salt = 0;
+    for (size_t ci = 0; ci < NELEMS(counts); ci++) {
+        const size_t count = counts[ci];
+        for (int root = 0; root < n; root++)
+            for (int at = 0; at < n; at++, salt++) {
+                /* gather: the root's contribution sits in block `at` */
+                uint32_t *src = me == root ? all + (size_t)at * count : mine;
+                for (size_t i = 0; i < count; i++)
+                    src[i] = elem(me, i, salt);
+                PE_OK(sym_gather(sym_team_world(), all, src, count, SYM_UINT32, root, &o));
+                if (me == root)
+                    for (int m = 0; m < n; m++)
+                        for (size_t i = 0; i < count; i++)
+                            PE_ASSERT(all[(size_t)m * count + i] == elem(m, i, salt),
+                                      "gather count %zu root %d src at block %d: member %d "
+                                      "element %zu is %08x, expected %08x",
+                                      count, root, at, m, i, all[(size_t)m * count + i],
+                                      elem(m, i, salt));
+                /* scatter: the root's dst sits in block `at` */
+                if (me == root)
+                    for (int m = 0; m < n; m++)
+                        for (size_t i = 0; i < count; i++)
+                            all[(size_t)m * count + i] = elem(m, i, salt + 1000);
+                uint32_t *dst = me == root ? all + (size_t)at * count : mine;
+                PE_OK(sym_scatter(sym_team_world(), dst, all, count, SYM_UINT32, root, &o));
+                for (size_t i = 0; i < count; i++)
+                    PE_ASSERT(dst[i] == elem(me, i, salt + 1000),
+                              "scatter count %zu root %d dst at block %d: element %zu is %08x, "
+                              "expected %08x",
+                              count, root, at, i, dst[i], elem(me, i, salt + 1000));
+            }
+    }
+    if (p->heap) {
+        sym_free(all);
+        sym_free(mine);
+    } else {
+        free(all);
+        free(mine);
+    }
+}
+
+ParameterizedTestParameters(coll_direct, rooted_overlap)
+{
+    static struct path_case cases[3 * 2];
+    static const int pes[] = {2, 3};
+    int k = 0;
+    for (int p = 0; p < 3; p++)
+        for (int i = 0; i < 2; i++)
+            cases[k++] = (struct path_case){p, pes[i]};
+    return cr_make_param_array(struct path_case, cases, (size_t)k);
+}
+
+ParameterizedTest(struct path_case *pc, coll_direct, rooted_overlap)
+{
+    const struct path *p = &paths[pc->path];
+    cr_log_info("path %s, %d PEs", p->name, pc->npes);
+    run_pes_env(pc->npes, p->env, rooted_overlap_body, (void *)p);
+}
+
+/* ------------------------------------------------------------------------ */
 /* A kernel that refuses cross-memory attach                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -136,7 +219,7 @@ static sym_status_t direct_allreduce(sym_team_t team, size_t count, int salt)
     int32_t *src = xmalloc(count * sizeof(int32_t)), *dst = xmalloc(count * sizeof(int32_t));
     for (size_t i = 0; i < count; i++)
         src[i] = (int32_t)(i * 7 + (size_t)me * 1000 + (size_t)salt);
-    const sym_coll_opts_t o = {SYM_ALGO_DIRECT, 0};
+    const sym_coll_opts_t o = {.algorithm = SYM_ALGO_DIRECT, .timeout_s = 0};
     sym_status_t st = sym_allreduce(team, dst, src, count, SYM_INT32, SYM_OP_SUM, &o);
     for (size_t i = 0; st == SYM_OK && i < count; i++) {
         int64_t want = 0;
@@ -234,7 +317,7 @@ static void disagree_body(int me, int n, void *arg)
     int32_t *buf = xmalloc(COUNT * sizeof(int32_t));
     for (int i = 0; i < COUNT; i++)
         buf[i] = me == 0 ? i : -1;
-    const sym_coll_opts_t o = {me == 0 ? SYM_ALGO_DIRECT : other, 0};
+    const sym_coll_opts_t o = {.algorithm = me == 0 ? SYM_ALGO_DIRECT : other, .timeout_s = 0};
     sym_status_t st = sym_broadcast(t, buf, COUNT, SYM_INT32, 0, &o);
     if (me != 0) {
         PE_ASSERT(st == SYM_ERR_MISMATCH, "PE %d: %s: %s", me, sym_status_name(st),

@@ -90,8 +90,9 @@ static void bad_calls(sym_team_t t)
     BAD(sym_scatter(t, NULL, a, 1, SYM_INT32, 0, NULL));
     BAD(sym_scatter(t, b, NULL, 1, SYM_INT32, sym_team_my_pe(t), NULL));
     /* invalid options */
-    sym_coll_opts_t neg = {SYM_ALGO_AUTO, -1.0}, nan_t = {SYM_ALGO_AUTO, NAN};
-    sym_coll_opts_t badalg = {(sym_algorithm_t)42, 0};
+    sym_coll_opts_t neg = {.algorithm = SYM_ALGO_AUTO, .timeout_s = -1.0},
+                    nan_t = {.algorithm = SYM_ALGO_AUTO, .timeout_s = NAN};
+    sym_coll_opts_t badalg = {.algorithm = (sym_algorithm_t)42, .timeout_s = 0};
     BAD(sym_allreduce(t, b, a, 4, SYM_INT32, SYM_OP_SUM, &neg));
     BAD(sym_barrier(t, &nan_t));
     BAD(sym_broadcast(t, a, 4, SYM_INT32, 0, &badalg));

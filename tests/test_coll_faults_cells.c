@@ -93,7 +93,7 @@ static sym_status_t call(const struct cm_param *p, sym_team_t t, int me, int n, 
     const int root = odd && p->how == ROOT ? 0 : n - 1;
     if (odd && p->how == OTHER)
         return sym_broadcast(t, dst, blk, SYM_INT32, n - 1, NULL);
-    const sym_coll_opts_t o = {p->algo, 0};
+    const sym_coll_opts_t o = {.algorithm = p->algo, .timeout_s = 0};
     size_t sc[8], rc[8];
     switch (p->kind) {
     case BCAST:

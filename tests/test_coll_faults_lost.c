@@ -30,7 +30,7 @@ static void timeout_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     if (!tc->per_call)
         PE_OK(sym_team_set_timeout(t, 1.0));
-    sym_coll_opts_t o = {tc->algo, tc->per_call ? 1.0 : 0};
+    sym_coll_opts_t o = {.algorithm = tc->algo, .timeout_s = tc->per_call ? 1.0 : 0};
     int32_t src[16], dst[16];
     for (int i = 0; i < 16; i++)
         src[i] = me + i;
@@ -158,7 +158,7 @@ static void killed_in_allreduce_body(int me, int n, void *arg)
     for (size_t i = 0; i < count; i++)
         src[i] = (double)(me + (int)(i % 7));
     const int victim = n - 1;
-    sym_coll_opts_t o = {SYM_ALGO_RING, 0};
+    sym_coll_opts_t o = {.algorithm = SYM_ALGO_RING, .timeout_s = 0};
     PE_OK(sym_barrier_all());
     double t0 = harness_now();
     if (me == victim) {
@@ -258,7 +258,7 @@ static void world_timeout_body(int me, int n, void *arg)
     PE_OK(sym_init());
     int32_t src[4] = {me, me, me, me}, dst[4];
     if (me != n - 1) {
-        sym_coll_opts_t o = {SYM_ALGO_AUTO, 1.0};
+        sym_coll_opts_t o = {.algorithm = SYM_ALGO_AUTO, .timeout_s = 1.0};
         sym_status_t st = sym_allreduce(sym_team_world(), dst, src, 4, SYM_INT32, SYM_OP_SUM, &o);
         PE_ASSERT(st == SYM_ERR_TIMEOUT ||
                       (st == SYM_ERR_MISMATCH && strstr(sym_last_error(), "sym_finalize")),

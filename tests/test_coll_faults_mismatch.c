@@ -108,7 +108,8 @@ static void mismatch_body(int me, int n, void *arg)
         srcf[i] = (float)src[i];
     }
     memset(dst, SENTINEL, sizeof(dst));
-    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0}, ring = {SYM_ALGO_RING, 0};
+    sym_coll_opts_t naive = {.algorithm = SYM_ALGO_NAIVE, .timeout_s = 0},
+                    ring = {.algorithm = SYM_ALGO_RING, .timeout_s = 0};
     sym_status_t st = SYM_ERR_INTERNAL;
     /* what this PE's own call could legitimately leave in dst */
     enum { REDUCED, RECEIVED, OWN_DATA, NOTHING } expect = REDUCED;
@@ -254,7 +255,7 @@ static void rooted_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = {p->algo, 0};
+    sym_coll_opts_t o = {.algorithm = p->algo, .timeout_s = 0};
     sym_status_t st = SYM_ERR_INTERNAL;
     bool receives = false; /* dst only ever receives other PEs' data here */
     switch (p->kind) {
@@ -361,7 +362,7 @@ static void ring_mismatch_body(int me, int n, void *arg)
         src[i] = 1000 * (me + 1) + i;
         dst[i] = sent;
     }
-    sym_coll_opts_t o = {p->algo, 0};
+    sym_coll_opts_t o = {.algorithm = p->algo, .timeout_s = 0};
     sym_status_t st;
     if (p->kind == 0)
         st = sym_broadcast(t, me == root ? src : dst, count, SYM_INT32, root, &o);

@@ -29,7 +29,7 @@ struct ahead_param {
 };
 
 /* Senders always run ahead: the defaults. */
-static const sym_coll_opts_t ahead = {SYM_ALGO_AUTO, 0};
+static const sym_coll_opts_t ahead = {.algorithm = SYM_ALGO_AUTO, .timeout_s = 0};
 
 static void mismatch_after_ahead_body(int me, int n, void *arg)
 {
@@ -129,7 +129,7 @@ static void unconsumed_body(int me, int n, void *arg)
     sym_team_t t = whole_split();
     int32_t buf[4] = {1, 2, 3, 4};
     if (me == 0) {
-        sym_coll_opts_t o = {SYM_ALGO_NAIVE, 1.0};
+        sym_coll_opts_t o = {.algorithm = SYM_ALGO_NAIVE, .timeout_s = 1.0};
         sym_status_t st = SYM_OK;
         int calls = 0;
         while (st == SYM_OK && calls < 1000) {

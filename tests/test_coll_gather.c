@@ -40,7 +40,7 @@ void check_gatherv_all(struct tctx *t, bool v, sym_algorithm_t a, sym_datatype_t
                    : m == IN  ? dbuf.p
                               : dbuf.p + (total - mine) / 2 / es * es;
     memcpy(src, want + displ[t->me], mine);
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     if (v)
         CALL_OK(sym_all_gatherv(t->team, dbuf.p, src, counts, dt, &o), d);
     else
@@ -69,7 +69,7 @@ void check_gather(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t c
     const bool is_root = t->me == root;
     uint8_t *src = m == OWN && is_root ? dbuf.p + (size_t)root * blk : s.p;
     memcpy(src, want + (size_t)t->me * blk, blk);
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     CALL_OK(sym_gather(t->team, dbuf.p, src, count, dt, root, &o), d);
     if (is_root)
         EXPECT_SAME(dbuf.p, want, total, es, d);
@@ -99,7 +99,7 @@ void check_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, size_t 
     uint8_t *want = xmalloc(blk);
     pat_fill(want, blk, hkey(salt, (uint64_t)root, (uint64_t)t->me));
     uint8_t *dst = m == OWN && is_root ? s.p + (size_t)root * blk : dbuf.p;
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     CALL_OK(sym_scatter(t->team, dst, s.p, count, dt, root, &o), d);
     EXPECT_SAME(dst, want, blk, es, d);
     /* the root's own block already holds its result: src stays as it was */
@@ -121,7 +121,7 @@ void all_gather_matrix(struct tctx *t)
                 check_gatherv_all(t, false, all_gather_algos[a], matrix_dt(c + m, counts[c]), per,
                                   m);
         }
-        sym_coll_opts_t o = {all_gather_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_gather_algos[a], .timeout_s = 0};
         CALL_OK(sym_all_gather(t->team, NULL, NULL, 0, SYM_UINT8, &o), "count 0, NULL");
     }
 }
@@ -142,7 +142,7 @@ void all_gatherv_matrix(struct tctx *t)
                     check_gatherv_all(t, true, all_gatherv_algos[a],
                                       matrix_dt(c + ragged + m, counts[c]), per, m);
             }
-        sym_coll_opts_t o = {all_gatherv_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_gatherv_algos[a], .timeout_s = 0};
         size_t zero[HARNESS_MAX_PES] = {0};
         CALL_OK(sym_all_gatherv(t->team, NULL, NULL, zero, SYM_FLOAT, &o), "counts 0, NULL");
     }
@@ -161,7 +161,7 @@ void gather_matrix(struct tctx *t)
                     for (enum mode m = OUT; m <= OWN; m += 3)
                         check_gather(t, gather_algos[a], matrix_dt(c + root + m, counts[c]),
                                      counts[c], root, m);
-        sym_coll_opts_t o = {gather_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = gather_algos[a], .timeout_s = 0};
         CALL_OK(sym_gather(t->team, NULL, NULL, 0, SYM_INT8, 0, &o), "count 0, NULL");
     }
 }
@@ -179,7 +179,7 @@ void scatter_matrix(struct tctx *t)
                     for (enum mode m = OUT; m <= OWN; m += 3)
                         check_scatter(t, gather_algos[a], matrix_dt(c + root + m, counts[c]),
                                       counts[c], root, m);
-        sym_coll_opts_t o = {gather_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = gather_algos[a], .timeout_s = 0};
         CALL_OK(sym_scatter(t->team, NULL, NULL, 0, SYM_UINT32, t->n - 1, &o), "count 0, NULL");
     }
 }

@@ -73,7 +73,7 @@ static int32_t val(int pe, int i)
 static sym_status_t call(const struct mm_param *p, sym_team_t t, int me, int n, int32_t *dst,
                          const int32_t *src, size_t count, int root)
 {
-    const sym_coll_opts_t o = {p->algo, 0};
+    const sym_coll_opts_t o = {.algorithm = p->algo, .timeout_s = 0};
     size_t counts[8], sc[8], rc[8];
     for (int r = 0; r < n; r++)
         counts[r] = sc[r] = rc[r] = C;
@@ -267,7 +267,7 @@ static void ahead_body(int me, int n, void *arg)
     const sym_algorithm_t *algo = arg;
     sym_team_t t = whole_split();
     PE_OK(sym_team_set_timeout(t, 5.0));
-    const sym_coll_opts_t o = {*algo, 0};
+    const sym_coll_opts_t o = {.algorithm = *algo, .timeout_s = 0};
     const int root = 0;
     int32_t buf[AHEAD_CALLS][8];
     for (int c = 0; c < AHEAD_CALLS; c++)

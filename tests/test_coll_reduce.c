@@ -32,7 +32,7 @@ void check_reduction(struct tctx *t, bool rooted, sym_algorithm_t a, sym_datatyp
     /* dst is ignored away from the root: sometimes NULL there */
     if (!gets && m == OUT && (root + (int)count) % 2)
         dst = NULL;
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     if (rooted)
         CALL_OK(sym_reduce(t->team, dst, s.p, count, dt, op, root, &o), d);
     else
@@ -69,7 +69,7 @@ void check_reduce_scatter(struct tctx *t, sym_algorithm_t a, sym_datatype_t dt, 
                    : m == IN  ? s.p
                    : m == OWN ? s.p + (size_t)t->me * blk
                               : s.p + (total - blk) / 2 / es * es;
-    sym_coll_opts_t o = {a, 0};
+    sym_coll_opts_t o = {.algorithm = a, .timeout_s = 0};
     CALL_OK(sym_reduce_scatter(t->team, dst, s.p, count, dt, op, &o), d);
     uint8_t *want = xmalloc(blk);
     red_ref(&r, want, t->n, (size_t)t->me * count, count);
@@ -97,7 +97,7 @@ void reduce_matrix(struct tctx *t)
                     check_reduction(t, true, reduce_algos[a], matrix_dt(c + root + m, counts[c]),
                                     SYM_OP_SUM, counts[c], root, m);
             }
-        sym_coll_opts_t o = {reduce_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = reduce_algos[a], .timeout_s = 0};
         CALL_OK(sym_reduce(t->team, NULL, NULL, 0, SYM_INT32, SYM_OP_SUM, 0, &o), "count 0, NULL");
     }
 }
@@ -113,7 +113,7 @@ void allreduce_matrix(struct tctx *t)
             for (enum mode m = OUT; m <= OVERLAP; m++)
                 check_reduction(t, false, allreduce_algos[a], matrix_dt(c + m, counts[c]),
                                 SYM_OP_SUM, counts[c], -1, m);
-        sym_coll_opts_t o = {allreduce_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = allreduce_algos[a], .timeout_s = 0};
         CALL_OK(sym_allreduce(t->team, NULL, NULL, 0, SYM_DOUBLE, SYM_OP_MAX, &o), "count 0, NULL");
     }
 }
@@ -132,7 +132,7 @@ void reduce_scatter_matrix(struct tctx *t)
                 check_reduce_scatter(t, reduce_scatter_algos[a], matrix_dt(c + m, counts[c]),
                                      SYM_OP_SUM, count, m);
         }
-        sym_coll_opts_t o = {reduce_scatter_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = reduce_scatter_algos[a], .timeout_s = 0};
         CALL_OK(sym_reduce_scatter(t->team, NULL, NULL, 0, SYM_INT16, SYM_OP_BXOR, &o),
                 "count 0, NULL");
     }

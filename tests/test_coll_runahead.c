@@ -57,7 +57,7 @@ static void runahead_body(int me, int n, void *arg)
         sym_team_t t = teams[call / 3 % 2];
         const int root = (call / 2 + call / 7) % n;
         const size_t count = call % 3 == 2 ? RA_LARGE - (size_t)call : 1 + (size_t)call % 5;
-        sym_coll_opts_t o = {algos[call / 2 % 4], 0};
+        sym_coll_opts_t o = {.algorithm = algos[call / 2 % 4], .timeout_s = 0};
         if (call % 2 == 0) {
             for (size_t e = 0; e < RA_LARGE; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;
@@ -136,7 +136,8 @@ static void tiny_wrap_body(int me, int n, void *arg)
         const int root = (call / 70) % n;
         const bool big = call % 37 == 36; /* 64 bytes: ordinary slots */
         const size_t count = big ? 8 : 1 + (size_t)call % 3;
-        sym_coll_opts_t o = {call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140], 0};
+        sym_coll_opts_t o = {.algorithm = call % 53 == 52 ? SYM_ALGO_RING : algos[call / 140],
+                             .timeout_s = 0};
         if (call % 2 == 0) {
             for (size_t e = 0; e < 8; e++)
                 buf[e] = me == root && e < count ? ra_val(call, root, e) : 0x5a5a5a5au;

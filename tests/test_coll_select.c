@@ -133,8 +133,28 @@ static sym_status_t call_kind(enum kind k, const sym_coll_opts_t *o)
     return st;
 }
 
-/* Run `call` with fd 2 going to a file and return what was logged. */
+struct kind_call {
+    enum kind k;
+    const sym_coll_opts_t *o;
+};
+
+static sym_status_t run_kind_call(void *arg)
+{
+    const struct kind_call *kc = arg;
+    return call_kind(kc->k, kc->o);
+}
+
+static char *capture_call(sym_status_t (*fn)(void *), void *arg, sym_status_t *st);
+
+/* Run collective k with fd 2 going to a file and return what was logged. */
 static char *capture_stderr(enum kind k, const sym_coll_opts_t *o, sym_status_t *st)
+{
+    struct kind_call kc = {k, o};
+    return capture_call(run_kind_call, &kc, st);
+}
+
+/* Run fn(arg) with fd 2 going to a file and return what was logged. */
+static char *capture_call(sym_status_t (*fn)(void *), void *arg, sym_status_t *st)
 {
     char path[64];
     snprintf(path, sizeof(path), "/tmp/symheap-test-log-%d", (int)getpid());
@@ -144,7 +164,7 @@ static char *capture_stderr(enum kind k, const sym_coll_opts_t *o, sym_status_t 
     fflush(stderr);
     int saved = dup(2);
     PE_ASSERT(saved >= 0 && dup2(fd, 2) == 2, "cannot redirect stderr");
-    *st = call_kind(k, o);
+    *st = fn(arg);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -178,7 +198,7 @@ static void env_selection_body(int me, int n, void *arg)
               sym_last_error());
     expect_logged(log, ki->name, ki->env_pick, "environment");
     free(log);
-    sym_coll_opts_t o = {SYM_ALGO_AUTO, 0};
+    sym_coll_opts_t o = {.algorithm = SYM_ALGO_AUTO, .timeout_s = 0};
     log = capture_stderr(k, &o, &st);
     PE_ASSERT(st == SYM_OK, "sym_%s (AUTO) returned %s", ki->name, sym_status_name(st));
     expect_logged(log, ki->name, ki->env_pick, "environment");
@@ -218,15 +238,15 @@ static void invalid_algorithm_body(int me, int n, void *arg)
         for (int a = SYM_ALGO_NAIVE; a <= SYM_ALGO_DIRECT + 2; a++) {
             if (ki->algos & (1u << a))
                 continue;
-            sym_coll_opts_t o = {(sym_algorithm_t)a, 0};
+            sym_coll_opts_t o = {.algorithm = (sym_algorithm_t)a, .timeout_s = 0};
             sym_status_t st = call_kind(k, &o);
             PE_ASSERT(st == SYM_ERR_INVALID_ARG, "sym_%s with algorithm %d (%s) returned %s: %s",
                       ki->name, a, sym_algorithm_name((sym_algorithm_t)a), sym_status_name(st),
                       sym_last_error());
         }
-        sym_coll_opts_t o = {(sym_algorithm_t)-1, 0};
+        sym_coll_opts_t o = {.algorithm = (sym_algorithm_t)-1, .timeout_s = 0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
-        o = (sym_coll_opts_t){SYM_ALGO_AUTO, -1.0};
+        o = (sym_coll_opts_t){.algorithm = SYM_ALGO_AUTO, .timeout_s = -1.0};
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
         o.timeout_s = NAN;
         PE_FAILS_WITH(call_kind(k, &o), SYM_ERR_INVALID_ARG);
@@ -234,7 +254,7 @@ static void invalid_algorithm_body(int me, int n, void *arg)
     for (int a = SYM_ALGO_AUTO; a <= SYM_ALGO_DIRECT; a++) {
         if (a != SYM_ALGO_AUTO && !(ki->algos & (1u << a)))
             continue;
-        sym_coll_opts_t o = {(sym_algorithm_t)a, 0};
+        sym_coll_opts_t o = {.algorithm = (sym_algorithm_t)a, .timeout_s = 0};
         PE_OK(call_kind(k, &o));
     }
 }
@@ -267,6 +287,102 @@ ParameterizedTest(enum kind *k, coll_select, automatic)
 {
     static const char *const env[] = {"SYMHEAP_DEBUG=1", NULL};
     run_pes_env(2, env, auto_selection_body, k);
+}
+
+/* The caller's word that the buffers are symmetric: from
+ * direct.symmetric_min (4K by default) on, the automatic choice of a pair
+ * is direct, which no pair ladder names; below it, or without the word, the
+ * ladder decides.  The word is a hint: private buffers given with it come
+ * out right too. */
+struct sym_call {
+    size_t count; /* floats */
+    int symmetric;
+    bool heap;
+};
+
+static sym_status_t symmetric_allreduce(void *arg)
+{
+    const struct sym_call *sc = arg;
+    const int me = sym_my_pe(), n = sym_n_pes();
+    const size_t bytes = sc->count * sizeof(float);
+    float *src = sc->heap ? sym_malloc(bytes) : malloc(bytes);
+    float *dst = sc->heap ? sym_malloc(bytes) : malloc(bytes);
+    PE_ASSERT(src && dst, "buffers of %zu bytes: %s", bytes, sym_last_error());
+    for (size_t i = 0; i < sc->count; i++)
+        src[i] = (float)(me * 1000 + (int)(i % 977));
+    const sym_coll_opts_t o = {.symmetric = sc->symmetric};
+    sym_status_t st =
+        sym_allreduce(sym_team_world(), dst, src, sc->count, SYM_FLOAT, SYM_OP_SUM, &o);
+    for (size_t i = 0; st == SYM_OK && i < sc->count; i++) {
+        const float want = (float)(1000 * n * (n - 1) / 2 + n * (int)(i % 977));
+        PE_ASSERT(dst[i] == want, "element %zu is %g, expected %g", i, dst[i], want);
+    }
+    if (sc->heap) {
+        sym_free(dst);
+        sym_free(src);
+    } else {
+        free(dst);
+        free(src);
+    }
+    return st;
+}
+
+static void symmetric_word_body(int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    (void)arg;
+    static const struct {
+        struct sym_call call;
+        bool direct;
+    } cases[] = {
+        {{2048, 1, true}, true},   /* 8 KiB, symmetric: direct */
+        {{2048, 0, true}, false},  /* the same buffers without the word */
+        {{256, 1, true}, false},   /* 1 KiB: below direct.symmetric_min */
+        {{2048, 1, false}, true},  /* the word, private buffers: still right */
+        {{30001, 1, false}, true}, /* past direct.one_shot_max: two shots */
+    };
+    for (size_t i = 0; i < NELEMS(cases); i++) {
+        struct sym_call c = cases[i].call;
+        sym_status_t st;
+        char *log = capture_call(symmetric_allreduce, &c, &st);
+        PE_ASSERT(st == SYM_OK, "case %zu: sym_allreduce returned %s: %s", i, sym_status_name(st),
+                  sym_last_error());
+        const bool direct = strstr(log, "algorithm direct (automatic)") != NULL;
+        PE_ASSERT(direct == cases[i].direct,
+                  "case %zu (%zu floats, symmetric %d, %s buffers): direct %s, expected %s:\n%s", i,
+                  c.count, c.symmetric, c.heap ? "heap" : "private", direct ? "chosen" : "not",
+                  cases[i].direct ? "chosen" : "not", log);
+        free(log);
+    }
+}
+
+Test(coll_select, symmetric_word)
+{
+    static const char *const env[] = {"SYMHEAP_DEBUG=1", "SYMHEAP_HEAP_SIZE=16M", NULL};
+    run_pes_env(2, env, symmetric_word_body, NULL);
+}
+
+/* With direct.symmetric_min=never the word changes nothing. */
+static void symmetric_never_body(int me, int n, void *arg)
+{
+    (void)me;
+    (void)n;
+    (void)arg;
+    struct sym_call c = {65536, 1, true};
+    sym_status_t st;
+    char *log = capture_call(symmetric_allreduce, &c, &st);
+    PE_ASSERT(st == SYM_OK, "sym_allreduce returned %s: %s", sym_status_name(st), sym_last_error());
+    PE_ASSERT(!strstr(log, "algorithm direct (automatic)"),
+              "direct chosen with direct.symmetric_min=never:\n%s", log);
+    free(log);
+}
+
+Test(coll_select, symmetric_word_never)
+{
+    static const char *const env[] = {"SYMHEAP_DEBUG=1", "SYMHEAP_HEAP_SIZE=16M",
+                                      "SYMHEAP_COLL_TUNING=direct.symmetric_min=never", NULL};
+    run_pes_env(2, env, symmetric_never_body, NULL);
 }
 
 ParameterizedTestParameters(coll_select, invalid_algorithm)

@@ -146,7 +146,7 @@ static void sizes_body(int me, int n, void *arg)
                     if (in_place)
                         memcpy(dst, src, count * es);
                     reference(want, dt, op, count, n, salt);
-                    sym_coll_opts_t opts = {algos[a], 0};
+                    sym_coll_opts_t opts = {.algorithm = algos[a], .timeout_s = 0};
                     PE_OK(sym_allreduce(sym_team_world(), dst, in_place ? dst : src, count, dt, op,
                                         &opts));
                     PE_ASSERT(!memcmp(dst, want, count * es),
@@ -253,7 +253,7 @@ static void mismatch_body(int me, int n, void *arg)
     int32_t *dst = malloc((other > 2 ? other : 2) * sizeof(int32_t));
     PE_ASSERT(src && dst, "out of memory");
     memset(dst, 0x5A, (other > 2 ? other : 2) * sizeof(int32_t));
-    sym_coll_opts_t naive = {SYM_ALGO_NAIVE, 0};
+    sym_coll_opts_t naive = {.algorithm = SYM_ALGO_NAIVE, .timeout_s = 0};
     PE_FAILS_WITH(sym_allreduce(t, dst, src, count, SYM_INT32, SYM_OP_SUM, &naive),
                   SYM_ERR_MISMATCH);
     char w0[32], w1[32];

@@ -24,7 +24,7 @@ static void torch_allreduce_body(int me, int n, void *arg)
     const float in[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
     const float sum[4] = {6, 8, 10, 12}, mean[4] = {3, 4, 5, 6};
     for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
-        sym_coll_opts_t o = {allreduce_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = allreduce_algos[a], .timeout_s = 0};
         float out[4] = {0};
         PE_OK(sym_allreduce(sym_team_world(), out, in[me], 4, SYM_FLOAT, SYM_OP_SUM, &o));
         PE_ASSERT(!memcmp(out, sum, sizeof(sum)), "allreduce/%s sum: [%g %g %g %g]",
@@ -43,7 +43,7 @@ static void torch_broadcast_body(int me, int n, void *arg)
     (void)arg;
     const float in[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
     for (size_t a = 0; a < NELEMS(broadcast_algos); a++) {
-        sym_coll_opts_t o = {broadcast_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = broadcast_algos[a], .timeout_s = 0};
         float buf[4];
         memcpy(buf, in[me], sizeof(buf));
         PE_OK(sym_broadcast(sym_team_world(), buf, 4, SYM_FLOAT, 0, &o));
@@ -58,7 +58,7 @@ static void torch_all_gather_body(int me, int n, void *arg)
     (void)arg;
     const int64_t in[2][2] = {{0, 10}, {1, 11}}, want[4] = {0, 10, 1, 11};
     for (size_t a = 0; a < NELEMS(all_gather_algos); a++) {
-        sym_coll_opts_t o = {all_gather_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_gather_algos[a], .timeout_s = 0};
         int64_t out[4] = {-1, -1, -1, -1};
         PE_OK(sym_all_gather(sym_team_world(), out, in[me], 2, SYM_INT64, &o));
         PE_ASSERT(!memcmp(out, want, sizeof(want)), "all_gather/%s: [%lld %lld %lld %lld]",
@@ -74,7 +74,7 @@ static void torch_all_to_all_body(int me, int n, void *arg)
     const int64_t in[2][4] = {{10, 20, 30, 40}, {50, 60, 70, 80}};
     const int64_t want[2][4] = {{10, 20, 50, 60}, {30, 40, 70, 80}};
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
-        sym_coll_opts_t o = {all_to_all_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_to_all_algos[a], .timeout_s = 0};
         int64_t out[4] = {-1, -1, -1, -1};
         PE_OK(sym_all_to_all(sym_team_world(), out, in[me], 2, SYM_INT64, &o));
         PE_ASSERT(!memcmp(out, want[me], sizeof(out)), "all_to_all/%s: [%lld %lld %lld %lld]",
@@ -94,7 +94,7 @@ static void torch_all_to_allv_body(int me, int n, void *arg)
     const int64_t want[2][5] = {{10, 30, 31}, {20, 21, 22, 40, 41}};
     const size_t nout[2] = {3, 5};
     for (size_t a = 0; a < NELEMS(all_to_all_algos); a++) {
-        sym_coll_opts_t o = {all_to_all_algos[a], 0};
+        sym_coll_opts_t o = {.algorithm = all_to_all_algos[a], .timeout_s = 0};
         int64_t out[6] = {-1, -1, -1, -1, -1, -1};
         PE_OK(
             sym_all_to_allv(sym_team_world(), in[me], scount[me], out, rcount[me], SYM_INT64, &o));

@@ -135,7 +135,7 @@ static void half_accumulation_body(int me, int n, void *arg)
         uint16_t want = (uint16_t)(b ? bf16_bits(big + ulp_half * (n - 1))
                                      : f16_bits(big + ulp_half * (n - 1)));
         for (size_t a = 0; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = {allreduce_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = allreduce_algos[a], .timeout_s = 0};
             PE_OK(sym_allreduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
                 PE_ASSERT(dst[i] == want,
@@ -145,7 +145,7 @@ static void half_accumulation_body(int me, int n, void *arg)
                           want);
         }
         for (size_t a = 0; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = {reduce_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = reduce_algos[a], .timeout_s = 0};
             memset(dst, 0, sizeof(dst));
             PE_OK(sym_reduce(sym_team_world(), dst, src, CNT, dt, SYM_OP_SUM, n - 1, &o));
             for (int i = 0; me == n - 1 && i < CNT; i++)
@@ -153,7 +153,7 @@ static void half_accumulation_body(int me, int n, void *arg)
                           sym_datatype_name(dt), sym_algorithm_name(o.algorithm), i, dst[i], want);
         }
         for (size_t a = 0; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = {reduce_scatter_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = reduce_scatter_algos[a], .timeout_s = 0};
             PE_OK(sym_reduce_scatter(sym_team_world(), dst, rs_src, CNT, dt, SYM_OP_SUM, &o));
             for (int i = 0; i < CNT; i++)
                 PE_ASSERT(dst[i] == want,
@@ -266,7 +266,7 @@ static void determinism_body(int me, int n, void *arg)
         const double eps = dt == SYM_FLOAT ? ldexp(1.0, -23) : ldexp(1.0, -52);
         char what[128];
         for (size_t a = 1; a < NELEMS(allreduce_algos); a++) {
-            sym_coll_opts_t o = {allreduce_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = allreduce_algos[a], .timeout_s = 0};
             snprintf(what, sizeof(what), "allreduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_allreduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));
@@ -279,7 +279,7 @@ static void determinism_body(int me, int n, void *arg)
             all_same(slots, fnv(r1, CNT * es), what);
         }
         for (size_t a = 1; a < NELEMS(reduce_algos); a++) {
-            sym_coll_opts_t o = {reduce_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = reduce_algos[a], .timeout_s = 0};
             snprintf(what, sizeof(what), "reduce/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, 0, &o));
@@ -292,7 +292,7 @@ static void determinism_body(int me, int n, void *arg)
                       what);
         }
         for (size_t a = 1; a < NELEMS(reduce_scatter_algos); a++) {
-            sym_coll_opts_t o = {reduce_scatter_algos[a], 0};
+            sym_coll_opts_t o = {.algorithm = reduce_scatter_algos[a], .timeout_s = 0};
             snprintf(what, sizeof(what), "reduce_scatter/%s %s", sym_algorithm_name(o.algorithm),
                      sym_datatype_name(dt));
             PE_OK(sym_reduce_scatter(sym_team_world(), r1, src, CNT, dt, SYM_OP_SUM, &o));

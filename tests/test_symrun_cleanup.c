@@ -36,15 +36,28 @@ ParameterizedTestParameters(symrun, sweeps_dead_pe_objects)
     return cr_make_param_array(int, counts, 2);
 }
 
+/* The other job's object: removed however the test ends (a failed
+ * assertion or a skip leaves the test body early and skips .fini; the
+ * test's worker process still exits through exit()). */
+static char other[128];
+
+static void remove_other(void)
+{
+    if (other[0])
+        shm_unlink(other);
+    other[0] = '\0';
+}
+
 /* A PE dies holding a heap object of the job it never unlinked: symrun
  * removes it afterwards, and leaves another job's object alone. */
 ParameterizedTest(int *npes, symrun, sweeps_dead_pe_objects)
 {
-    char other_key[SYM_JOB_KEY_LEN + 1], other[128];
+    char other_key[SYM_JOB_KEY_LEN + 1];
     random_key(other_key);
     snprintf(other, sizeof(other), "/%s%u-%s-0", SYM_SHM_PREFIX, (unsigned)getuid(), other_key);
     int fd = shm_open(other, O_CREAT | O_EXCL | O_RDWR, 0600);
     cr_assert(fd >= 0, "shm_open(%s): %s", other, strerror(errno));
+    atexit(remove_other);
     close(fd);
 
     int victim = *npes - 1;
@@ -65,7 +78,7 @@ ParameterizedTest(int *npes, symrun, sweeps_dead_pe_objects)
     char other_path[160];
     snprintf(other_path, sizeof(other_path), "/dev/shm%s", other);
     bool other_kept = stat(other_path, &st) == 0;
-    shm_unlink(other);
+    remove_other();
     run_finish(&r);
 
     cr_assert(r.key[0], "PE 0 did not print the job key\nstdout:\n%s\nstderr:\n%s",

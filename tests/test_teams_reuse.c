@@ -27,7 +27,7 @@ static void hammer(sym_team_t t, int tag, int calls)
         const size_t count = c % 25 == 24 ? 20000 : (size_t)(1 + c % 37);
         for (size_t i = 0; i < count; i++)
             src[i] = (int64_t)tag * 1000000 + c * 1000 + (int64_t)i + r;
-        sym_coll_opts_t o = {algos[c % 4], 0};
+        sym_coll_opts_t o = {.algorithm = algos[c % 4], .timeout_s = 0};
         PE_OK(sym_allreduce(t, dst, src, count, SYM_INT64, SYM_OP_SUM, &o));
         for (size_t i = 0; i < count; i++) {
             int64_t want =

@@ -148,6 +148,11 @@ typedef struct sym_coll_opts {
     sym_algorithm_t algorithm; /* AUTO: SYMHEAP_<COLL>_ALGORITHM, else automatic */
     double timeout_s; /* > 0: deadline of this call, at most SYM_TIMEOUT_MAX; 0: the team's;
                        * not a finite number: SYM_ERR_INVALID_ARG */
+    int symmetric;    /* nonzero: the caller's word that every member's buffers of this call
+                       * are in the symmetric heap (OpenSHMEM's rule), so the automatic choice
+                       * may read them where they lie from a smaller size on (direct.symmetric_min
+                       * of SYMHEAP_COLL_TUNING).  A hint: any buffer is still handled correctly.
+                       * Like the other fields, the same on every member. */
 } sym_coll_opts_t;
 
 /* Bytes of one element of `dt` (0 for an invalid datatype). */

@@ -127,7 +127,8 @@
       "Overrides of the collectives' automatic choices, the same on every PE: "                    \
       "'kind.regime=algo:upto,...,algo;...' (regime pair, crowded or spread; e.g. "                \
       "allreduce.pair=naive:4K,direct,ring) and direct.cma_min=SIZE, "                             \
-      "direct.one_shot_max=SIZE, direct.pair_min=SIZE; symheap-info prints the table in force")    \
+      "direct.one_shot_max=SIZE, direct.pair_min=SIZE, direct.symmetric_min=SIZE, "                \
+      "direct.symmetric_crowded_min=SIZE; symheap-info prints the table in force")                 \
     X(coll_check, "SYMHEAP_COLL_CHECK", CHOICE, "off", 0, 0,                                       \
       "Collective checking {off|strict}: strict ends every collective with a check that all "      \
       "members made the same call (every member of a mismatched call fails in it) and adds "       \

@@ -215,16 +215,10 @@ sym_status_t sym_all_gather_nolock(sym_team_t team, void *dst, const void *src, 
         return st;
     const int n = team->size;
     const size_t es = sym_datatype_size(dt);
-    size_t *bytes = NULL;
-    if (count > SIZE_MAX / es / (size_t)n)
-        st = sym_error(SYM_ERR_INVALID_ARG,
-                       "sym_all_gather: %d blocks of %zu elements "
-                       "overflow the address space",
-                       n, count);
-    else if (!(bytes = malloc(2 * (size_t)n * sizeof(size_t))))
-        st = sym_error(SYM_ERR_NO_MEMORY, "sym_all_gather: out of memory");
-    if (st != SYM_OK)
-        return st;
+    /* n blocks of count elements fit: sym_coll_prepare checked it */
+    size_t *bytes = malloc(2 * (size_t)n * sizeof(size_t));
+    if (!bytes)
+        return sym_error(SYM_ERR_NO_MEMORY, "sym_all_gather: out of memory");
     size_t *displ = bytes + n;
     for (int i = 0; i < n; i++) {
         bytes[i] = count * es;

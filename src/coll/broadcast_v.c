@@ -64,8 +64,8 @@ sym_status_t sym_broadcast_v_nolock(sym_team_t team, void *buf, size_t capacity,
                                           op, team->name, total, capacity));
     if (total) {
         bool chosen = strcmp(c.algo_source, "automatic") != 0;
-        sym_algorithm_t algo =
-            chosen ? (sym_algorithm_t)c.fp.algo : sym_coll_auto(SYM_COLL_BROADCAST_V, team, total);
+        sym_algorithm_t algo = chosen ? (sym_algorithm_t)c.fp.algo
+                                      : sym_coll_auto(SYM_COLL_BROADCAST_V, team, total, false);
         st = sym_coll_end(&c, algorithms[algo](&c, into, total, root));
         if (st != SYM_OK)
             return st;

@@ -238,7 +238,8 @@ sym_status_t sym_coll_begin(struct sym_coll *c, const char *name, sym_team_t tea
 sym_status_t sym_coll_select(struct sym_coll *c, const sym_coll_opts_t *opts, uint64_t size)
 {
     const unsigned supported = kind_algos[c->fp.kind];
-    const sym_algorithm_t automatic = sym_coll_auto(c->fp.kind, c->team, size);
+    const sym_algorithm_t automatic =
+        sym_coll_auto(c->fp.kind, c->team, size, opts && opts->symmetric);
     sym_algorithm_t algo = opts ? opts->algorithm : SYM_ALGO_AUTO;
     const char *source = "per call";
     if (algo == SYM_ALGO_AUTO) {

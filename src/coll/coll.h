@@ -63,7 +63,8 @@ void sym_from_acc(sym_datatype_t dt, sym_datatype_t acc, sym_op_t op, int npes, 
 /* True when this job's PEs outnumber the host's CPUs (one host): every
  * dependent hop may then wait for a context switch, so automatic choices
  * prefer the fewest sequential steps over bandwidth-optimal schedules
- * (bench/RESULTS_coll.md, 4 and 8 PEs on 2 cores).  Decided alike on every
+ * (bench_coll at 4 and 8 PEs on 2 cores: the crowded ladders of
+ * coll_list.h).  Decided alike on every
  * PE (sym_rt.central_barrier), as the fingerprint's algorithm must be. */
 static inline bool sym_coll_crowded(void)
 {

@@ -53,7 +53,7 @@
 
 /* clang-format off */
 #define SYM_BROADCAST_LADDERS                                                                  \
-    "naive:64K,direct,naive", "naive:256,tree:16K,direct,ring", "tree:64K,direct,ring"
+    "naive:256K,ring", "naive:256,tree:64K,naive:1M,direct,ring", "tree:64K,direct,ring"
 #define SYM_COLL_LIST(X)                                                                      \
     /* KIND, name, ENV, ALGOS, SHAPE,                                                          \
      *   ROOTED, REDUCES, BLOCKS, PAIR, CROWDED, SPREAD */                                     \
@@ -62,30 +62,28 @@
     X(BROADCAST, broadcast, SYM_ENV(broadcast_algorithm), SYM_BROADCAST_ALGOS, BROADCAST,     \
       1, 0, ONE, SYM_BROADCAST_LADDERS)                                                       \
     X(REDUCE, reduce, SYM_ENV(reduce_algorithm), SYM_REDUCE_ALGOS, ROOTED_REDUCTION,          \
-      1, 1, ONE, "naive:64K,direct,naive", "naive:16K,direct,naive", "tree:64K,direct,ring")  \
+      1, 1, ONE, "naive", "naive", "tree:64K,direct,ring")                                    \
     X(ALLREDUCE, allreduce, SYM_ENV(allreduce_algorithm), SYM_ALLREDUCE_ALGOS, REDUCTION,     \
-      0, 1, ONE, "naive:64K,direct,naive:256K,ring", "naive:16K,direct,rd:64K,ring",          \
+      0, 1, ONE, "naive:16K,rd:256K,ring", "naive:8K,rd:16K,direct:2M,ring",                  \
       "rd:8K,direct,ring")                                                                    \
     X(REDUCE_SCATTER, reduce_scatter, SYM_ENV(reduce_scatter_algorithm),                      \
       SYM_REDUCE_SCATTER_ALGOS, REDUCTION,                                                    \
-      0, 1, PER_MEMBER, "naive:64K,direct,naive:1M,ring", "naive:64K,direct,naive",           \
+      0, 1, PER_MEMBER, "naive:8K,ring", "naive:256K,direct:2M,ring",                         \
       "naive:64K,direct,ring")                                                                \
     X(ALL_GATHER, all_gather, SYM_ENV(all_gather_algorithm), SYM_ALL_GATHERV_ALGOS, MOVE,     \
-      0, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
+      0, 0, PER_MEMBER, "naive:64K,ring", "naive:64K,direct,naive",                           \
       "rd:64K,direct,ring")                                                                   \
     X(ALL_GATHERV, all_gatherv, SYM_ENV(all_gather_algorithm), SYM_ALL_GATHERV_ALGOS, GATHERV,\
-      0, 0, ONE, "naive:64K,direct,naive", "naive:64K,direct,naive", "rd:64K,direct,ring")    \
+      0, 0, ONE, "naive:64K,ring", "naive:64K,direct,naive", "rd:64K,direct,ring")            \
     X(ALL_TO_ALL, all_to_all, SYM_ENV(all_to_all_algorithm), SYM_ALL_TO_ALLV_ALGOS, MOVE,     \
-      0, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
+      0, 0, PER_MEMBER, "naive:256K,pairwise", "naive:64K,direct,naive",                      \
       "naive:64K,direct,pairwise")                                                            \
     X(ALL_TO_ALLV, all_to_allv, SYM_ENV(all_to_all_algorithm), SYM_ALL_TO_ALLV_ALGOS,         \
-      ALL_TO_ALLV, 0, 0, ONE, "direct,naive", "direct,pairwise", "direct,pairwise")           \
+      ALL_TO_ALLV, 0, 0, ONE, "pairwise", "direct,pairwise", "direct,pairwise")               \
     X(GATHER, gather, SYM_ENV(gather_algorithm), SYM_GATHER_ALGOS, ROOTED_MOVE,               \
-      1, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
-      "tree:16K,direct,naive")                                                                \
+      1, 0, PER_MEMBER, "naive", "naive:2M,direct,naive", "tree:16K,direct,naive")            \
     X(SCATTER, scatter, SYM_ENV(scatter_algorithm), SYM_SCATTER_ALGOS, ROOTED_MOVE,           \
-      1, 0, PER_MEMBER, "naive:64K,direct,naive", "naive:64K,direct,naive",                   \
-      "tree:16K,direct,naive")                                                                \
+      1, 0, PER_MEMBER, "naive", "naive:2M,direct,naive", "tree:16K,direct,naive")            \
     X(TEAM_SPLIT, team_split, SYM_NO_ENV, SYM_NO_ALGOS, NONE, 0, 0, ONE, "", "", "")          \
     X(BARRIER_ALL, barrier_all, SYM_ENV(barrier_algorithm), SYM_BARRIER_ALL_ALGOS, NONE,      \
       0, 0, ONE, "", "", "")                                                                  \

@@ -147,7 +147,7 @@ sym_status_t sym_gather_tree(struct sym_coll *c, void *dst, const void *src, siz
     uint8_t *range = NULL;
     if (bytes) { /* then total >= 2 * bytes: sym_gather checked it fits */
         /* kept between calls: a fresh 64 MiB malloc is a fresh mmap whose
-         * page faults made 64 MiB 18x slower than 16 MiB (RESULTS_coll.md) */
+         * page faults made a 64 MiB gather 18x slower than a 16 MiB one */
         if (!(range = sym_team_scratch(c->team, 1, total)))
             return sym_error(SYM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", c->name, total);
         memcpy(range, src, bytes);
@@ -171,11 +171,10 @@ sym_status_t sym_gather_direct(struct sym_coll *c, void *dst, const void *src, s
     uint8_t **dsts = d.dt->dsts;
     for (int i = 0; i < n; i++)
         dsts[i] = bytes ? (uint8_t *)dst + (size_t)i * bytes : NULL;
+    own_block(dst, src, bytes, root); /* first, as in the naive gather */
     sym_status_t st = sym_dcall_view_all(&d, 1, views);
     if (st == SYM_OK)
         st = sym_direct_copy_all(&d, views, n, dsts);
-    if (st == SYM_OK && bytes && dsts[me] != src)
-        memmove(dsts[me], src, bytes);
     return st == SYM_OK ? sym_dcall_end(&d) : st;
 }
 

@@ -193,7 +193,11 @@ static sym_status_t start(struct sym_request *r)
     }
     /* a guard page below the stack turns an overflow into a crash, not
      * silent corruption of the heap */
-    mprotect(r->stack, 4096, PROT_NONE);
+    if (mprotect(r->stack, 4096, PROT_NONE) != 0) {
+        munmap(r->stack, STACK_BYTES);
+        r->stack = NULL;
+        return SYM_ERR_NO_MEMORY;
+    }
     getcontext(&r->ctx);
     r->ctx.uc_stack.ss_sp = r->stack;
     r->ctx.uc_stack.ss_size = STACK_BYTES;
@@ -289,8 +293,9 @@ sym_status_t sym_requests_drain_team(struct sym_team *team)
         return SYM_OK;
     struct team_wait w = {team};
     struct sym_waiter waiter = {team_idle, team_describe, &w, NULL};
-    /* each request's own waits carry the deadlines */
-    struct sym_deadline dl = sym_deadline_in("collective", 1e9);
+    /* each request's own waits carry the deadlines: this one is only the
+     * longest any of them may have */
+    struct sym_deadline dl = sym_deadline_in("collective", SYM_TIMEOUT_MAX);
     return sym_wait_for(&dl, &waiter);
 }
 
@@ -311,7 +316,8 @@ sym_status_t sym_requests_finish_all(const char *op)
     if (!pending_count())
         return SYM_OK;
     struct sym_waiter waiter = {none_pending, pending_describe, NULL, NULL};
-    struct sym_deadline dl = sym_deadline_in(op, 1e9); /* each request's waits have theirs */
+    /* each request's waits have theirs: this is only the longest of them */
+    struct sym_deadline dl = sym_deadline_in(op, SYM_TIMEOUT_MAX);
     return sym_wait_for(&dl, &waiter);
 }
 
@@ -400,7 +406,8 @@ SYM_API sym_status_t sym_wait(sym_request_t *req_p)
         return sym_error(SYM_ERR_INVALID_ARG, "sym_wait: called from inside a request");
     sym_requests_progress();
     struct sym_waiter waiter = {request_done, request_describe, *req_p, NULL};
-    struct sym_deadline dl = sym_deadline_in("sym_wait", 1e9); /* the request's waits have theirs */
+    /* the request's waits have theirs: this is only the longest of them */
+    struct sym_deadline dl = sym_deadline_in("sym_wait", SYM_TIMEOUT_MAX);
     if ((st = sym_wait_for(&dl, &waiter)) != SYM_OK)
         return st;
     return complete(req_p);

@@ -162,8 +162,13 @@ sym_status_t sym_scatter_direct(struct sym_coll *c, void *dst, const void *src, 
         st = sym_dcall_offer(&d, 1, src, (size_t)n * bytes, (size_t)me * bytes,
                              (size_t)(me + 1) * bytes,
                              (struct sym_dreaders){.all = true, .one = -1}, roff, rlen);
-        if (st == SYM_OK && bytes && dst != (const uint8_t *)src + (size_t)me * bytes)
-            memmove(dst, (const uint8_t *)src + (size_t)me * bytes, bytes);
+        /* dst may overlap any member's block: written once every reader
+         * is done with src, as in the naive scatter */
+        if (st == SYM_OK)
+            st = sym_dcall_end(&d);
+        if (st == SYM_OK)
+            own_block(dst, src, bytes, root);
+        return st;
     } else {
         struct sym_dview v;
         uint8_t *to = dst;

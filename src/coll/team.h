@@ -101,7 +101,7 @@ void sym_p2p_fini(void);
 
 /* A buffer of at least `bytes`, owned by the team and kept between calls:
  * large buffers malloc'ed per call come back as fresh pages, and faulting
- * them in dominated 32-64 MiB reductions (bench/RESULTS_coll.md).  Slot 0
+ * them in dominated 32-64 MiB reductions (bench_coll).  Slot 0
  * is for the public wrappers, slot 1 for the algorithms; a slot's buffer is
  * valid until the next call for that slot on this team (calls on one team
  * never overlap).  NULL if out of memory. */

@@ -47,11 +47,22 @@ static const unsigned algos_of[SYM_COLL_KIND_COUNT] = {
 
 /* The defaults of the direct algorithm's thresholds, measured with
  * bench/compare (bench/RESULTS.md): cross-memory attach reads at a third of
- * memcpy's speed on that host, so staging once wins at every size there. */
-#define CMA_MIN_DEFAULT      UINT64_MAX
-#define ONE_SHOT_MAX_DEFAULT ((uint64_t)65536)
-#define PAIR_MIN_DEFAULT     ((uint64_t)8192)
-struct sym_tuning sym_tuning = {CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT, PAIR_MIN_DEFAULT};
+ * memcpy's speed on that host, so staging once wins at every size there.
+ * With symmetric buffers (bench_shmem_coll, every collective forced to
+ * direct against the mailbox algorithms) direct wins from 4 KiB in a pair
+ * (reduce-to-all and fcollect 0.2x to 0.4x at 4 to 64 KiB) and loses below
+ * 16 KiB when crowded (1.2x to 5x at 4 PEs on 2 cores). */
+#define CMA_MIN_DEFAULT               UINT64_MAX
+#define ONE_SHOT_MAX_DEFAULT          ((uint64_t)65536)
+#define PAIR_MIN_DEFAULT              ((uint64_t)8192)
+#define SYMMETRIC_MIN_DEFAULT         ((uint64_t)4096)
+#define SYMMETRIC_CROWDED_MIN_DEFAULT ((uint64_t)16384)
+#define TUNING_DEFAULTS                                                                            \
+    {                                                                                              \
+        CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT, PAIR_MIN_DEFAULT, SYMMETRIC_MIN_DEFAULT,            \
+            SYMMETRIC_CROWDED_MIN_DEFAULT                                                          \
+    }
+struct sym_tuning sym_tuning = TUNING_DEFAULTS;
 
 static const struct {
     const char *key;
@@ -60,6 +71,8 @@ static const struct {
     {"direct.cma_min", &sym_tuning.cma_min},
     {"direct.one_shot_max", &sym_tuning.one_shot_max},
     {"direct.pair_min", &sym_tuning.pair_min},
+    {"direct.symmetric_min", &sym_tuning.symmetric_min},
+    {"direct.symmetric_crowded_min", &sym_tuning.symmetric_crowded_min},
 };
 
 /* "algo[:upto],..." into l; on an error, why (kind's name, the step). */
@@ -155,13 +168,14 @@ static sym_status_t apply(const char *entry)
     return sym_error(SYM_ERR_CONFIG,
                      "SYMHEAP_COLL_TUNING: '%s': unknown key '%s' (a collective and a regime, as "
                      "allreduce.pair, allreduce.crowded, allreduce.spread; or direct.cma_min, "
-                     "direct.one_shot_max, direct.pair_min)",
+                     "direct.one_shot_max, direct.pair_min, direct.symmetric_min, "
+                     "direct.symmetric_crowded_min)",
                      entry, key);
 }
 
 sym_status_t sym_tuning_init(const char *overrides)
 {
-    sym_tuning = (struct sym_tuning){CMA_MIN_DEFAULT, ONE_SHOT_MAX_DEFAULT, PAIR_MIN_DEFAULT};
+    sym_tuning = (struct sym_tuning)TUNING_DEFAULTS;
     for (int k = 1; k < SYM_COLL_KIND_COUNT; k++)
         for (int r = 0; r < SYM_REGIME_COUNT; r++) {
             sym_status_t st =
@@ -198,9 +212,16 @@ uint64_t sym_coll_size(enum sym_coll_kind kind, const struct sym_team *team, uin
     return count * esize * per; /* sym_coll_prepare checked that it fits */
 }
 
-sym_algorithm_t sym_coll_auto(enum sym_coll_kind kind, struct sym_team *team, uint64_t size)
+sym_algorithm_t sym_coll_auto(enum sym_coll_kind kind, struct sym_team *team, uint64_t size,
+                              bool symmetric)
 {
-    const struct ladder *l = &ladders[kind][sym_coll_regime(team)];
+    const enum sym_regime regime = sym_coll_regime(team);
+    if (symmetric && (algos_of[kind] & (1u << SYM_ALGO_DIRECT)) &&
+        size >= (regime == SYM_REGIME_CROWDED ? sym_tuning.symmetric_crowded_min
+                                              : sym_tuning.symmetric_min) &&
+        sym_direct_usable(team, NULL))
+        return SYM_ALGO_DIRECT;
+    const struct ladder *l = &ladders[kind][regime];
     for (int i = 0; i < l->nsteps; i++) {
         const struct step *s = &l->step[i];
         if (size > s->upto)

@@ -17,6 +17,7 @@
 #ifndef SYM_COLL_TUNING_H
 #define SYM_COLL_TUNING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,13 @@ struct sym_tuning {
     /* all_to_allv: a block of at least this many bytes is read directly,
      * smaller ones go through the mailboxes */
     uint64_t pair_min;
+    /* a call whose caller says every member's buffers are symmetric
+     * (sym_coll_opts_t.symmetric) takes the direct algorithm from this size
+     * on, where it reads them in place: in teams of two and spread teams,
+     * and in crowded ones (where a reader may wait for its owner to be
+     * scheduled) from the second */
+    uint64_t symmetric_min;
+    uint64_t symmetric_crowded_min;
 };
 extern struct sym_tuning sym_tuning;
 
@@ -54,8 +62,11 @@ enum sym_regime sym_coll_regime(const struct sym_team *team);
 uint64_t sym_coll_size(enum sym_coll_kind kind, const struct sym_team *team, uint64_t count,
                        size_t esize);
 
-/* The automatic choice for a call of `kind` of `size` bytes on `team`. */
-sym_algorithm_t sym_coll_auto(enum sym_coll_kind kind, struct sym_team *team, uint64_t size);
+/* The automatic choice for a call of `kind` of `size` bytes on `team`;
+ * `symmetric`: the caller's word that every member's buffers are in the
+ * symmetric heap (sym_coll_opts_t.symmetric). */
+sym_algorithm_t sym_coll_auto(enum sym_coll_kind kind, struct sym_team *team, uint64_t size,
+                              bool symmetric);
 
 /* The table in force, one line per kind and regime, then the thresholds
  * (symheap-info, SYMHEAP_DEBUG). */

@@ -176,16 +176,11 @@ void sym_globals_probe(unsigned mode, bool prealloc)
     }
 }
 
-/* mmap/mremap straight to the kernel (base/segment.h says why). */
+/* mmap straight to the kernel (base/segment.h says why). */
 static void *raw_mmap_private(size_t len)
 {
     return (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                            -1, (off_t)0);
-}
-
-static void *raw_mremap(void *old, size_t len, void *to)
-{
-    return (void *)syscall(SYS_mremap, old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
 }
 
 /* Copy the segment without memcpy and without sanitizer instrumentation.
@@ -195,9 +190,24 @@ static void *raw_mremap(void *old, size_t len, void *to)
  * read too.  The empty asm keeps the compiler from turning the loop back
  * into a memcpy call. */
 #define SYM_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
+/* No instrumentation at all: ThreadSanitizer also records every function
+ * entry and exit in a trace whose bookkeeping lives in the segment, and a
+ * record that switches the trace's part inside the copy window was lost by
+ * the remap (a NULL dereference in the runtime at the next switch).  Clang
+ * drops those records with this attribute, and only in a function that is
+ * not inlined (inlined into an instrumented caller, the code is
+ * instrumented there); GCC has no equivalent. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define SYM_NO_INSTRUMENT __attribute__((disable_sanitizer_instrumentation, noinline))
+#endif
+#endif
+#ifndef SYM_NO_INSTRUMENT
+#define SYM_NO_INSTRUMENT SYM_NO_SANITIZE
+#endif
 
 /* len is a multiple of the page size, so of 64. */
-SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t len)
+SYM_NO_INSTRUMENT static void raw_copy(uint8_t *dst, const uint8_t *src, size_t len)
 {
     uint64_t *d = (uint64_t *)dst;
     const uint64_t *s = (const uint64_t *)src;
@@ -210,13 +220,39 @@ SYM_NO_SANITIZE static void raw_copy(uint8_t *dst, const uint8_t *src, size_t le
     }
 }
 
-SYM_NO_SANITIZE static bool page_is_zero(const uint8_t *p)
+SYM_NO_INSTRUMENT static bool page_is_zero(const uint8_t *p)
 {
     const uint64_t *w = (const uint64_t *)p;
     uint64_t any = 0;
     for (size_t i = 0; i < PAGE / 8; i++)
         any |= w[i];
     return any == 0;
+}
+
+/* The copy window: from the copy of [addr, addr + len) into tmp (pages
+ * not marked in skip and not all zero) to the mmap of fd over it, a store
+ * to a global by another thread would be lost.  sym_globals_prepare runs
+ * this before the bootstrap starts threads of symheap's own (the tcp
+ * bootstrap's helper, PMIx's progress thread); other threads of the program
+ * must not write globals during sym_init (documented).  This thread must not
+ * store either, and a statically linked sanitizer runtime keeps its state in
+ * the segment: so no instrumented code and no intercepted call in between
+ * (mmap by system call, not through the runtime's interceptor). */
+SYM_NO_INSTRUMENT static void *copy_and_map(uint8_t *addr, size_t len, uint8_t *tmp,
+                                            const uint8_t *skip, int fd)
+{
+    for (size_t o = 0; o < len; o += PAGE)
+        if (!(skip && skip[o / PAGE]) && !page_is_zero(addr + o))
+            raw_copy(tmp + o, addr + o, PAGE);
+    return (void *)syscall(SYS_mmap, addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                           (off_t)0);
+}
+
+/* privatize's copy window, as copy_and_map's. */
+SYM_NO_INSTRUMENT static void *copy_and_remap(uint8_t *tmp, uint8_t *addr, size_t len)
+{
+    raw_copy(tmp, addr, len);
+    return (void *)syscall(SYS_mremap, tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr);
 }
 
 /* Turn [addr, addr + len) back into private anonymous memory holding the
@@ -226,8 +262,7 @@ static int privatize(uint8_t *addr, size_t len)
     uint8_t *tmp = raw_mmap_private(len);
     if (tmp == MAP_FAILED)
         return -1;
-    raw_copy(tmp, addr, len);
-    if (raw_mremap(tmp, len, addr) == MAP_FAILED) {
+    if (copy_and_remap(tmp, addr, len) == MAP_FAILED) {
         int err = errno;
         syscall(SYS_munmap, tmp, len);
         errno = err;
@@ -372,18 +407,7 @@ static int map_over(const char **what_p, int *err_p)
      * present read as zeros: once an earlier sym_init mapped it shared, a
      * page not faulted in since holds the memfd's data. */
     uint8_t *skip = seg.shared ? NULL : untouched_pages(g);
-    for (size_t o = 0; o < g->len; o += PAGE)
-        if (!(skip && skip[o / PAGE]) && !page_is_zero(g->addr + o))
-            raw_copy(tmp + o, g->addr + o, PAGE);
-    /* The copy window: from the copy above to the mmap below, a store to
-     * a global by another thread would be lost.  sym_globals_prepare runs
-     * this before the bootstrap starts threads of symheap's own (the tcp
-     * bootstrap's helper, PMIx's progress thread); other threads of the
-     * program must not write globals during sym_init (documented).  This
-     * thread must not store either, and a statically linked sanitizer
-     * runtime keeps its state in the segment: so no intercepted call (free
-     * below) until the segment is mapped over. */
-    void *p = sym_segment_map_fixed(g->addr, g->len, fd);
+    void *p = copy_and_map(g->addr, g->len, tmp, skip, fd);
     int err = errno;
     free(skip);
     munmap(tmp, g->len);

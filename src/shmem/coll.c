@@ -4,13 +4,17 @@
  * and the and/or/xor/max/min/sum/prod reductions.  Types the native
  * reductions lack (long double, complex) are gathered and reduced here in
  * team order, so every PE gets the same bits.  OpenSHMEM's dest and source
- * are symmetric: from the sizes where the native automatic choice takes
- * the direct algorithm, members copy straight out of each other's heaps.
+ * are symmetric, and the calls say so (sym_coll_opts_t.symmetric): from the
+ * sizes where the native automatic choice then takes the direct algorithm,
+ * members copy straight out of each other's heaps.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "shmem_internal.h"
+
+/* dest and source are symmetric by OpenSHMEM's rules */
+static const sym_coll_opts_t symmetric = {.symmetric = 1};
 
 SYMSHMEM_WEAK_(shmem_barrier_all)
 void pshmem_barrier_all(void)
@@ -49,10 +53,17 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
     sym_team_t t = symshmem_native_team(team);
     if (bytes_of(nelems, esz, &nbytes) || t == SYM_TEAM_INVALID)
         return -1;
-    /* The native broadcast works in place: the root's data starts in dest. */
-    if (sym_team_my_pe(t) == root && dest != source && nbytes)
+    /* The native broadcast works in place, and only reads the root's
+     * buffer: the root offers source itself, so the members copy it once
+     * (a copy into dest first would be one more, and would leave them
+     * pulling lines the root has just written), and the root fills its own
+     * dest once they are done with source. */
+    const bool is_root = sym_team_my_pe(t) == root;
+    void *buf = is_root ? (void *)(uintptr_t)source : dest;
+    int rc = status_of(sym_broadcast(t, buf, nbytes, SYM_UINT8, root, &symmetric));
+    if (rc == 0 && is_root && dest != source && nbytes)
         memmove(dest, source, nbytes);
-    return status_of(sym_broadcast(t, dest, nbytes, SYM_UINT8, root, NULL));
+    return rc;
 }
 
 static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size_t nelems,
@@ -62,7 +73,7 @@ static int coll_fcollect(shmem_team_t team, void *dest, const void *source, size
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
     return status_of(
-        sym_all_gather(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
+        sym_all_gather(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, &symmetric));
 }
 
 static int coll_collect(shmem_team_t team, void *dest, const void *source, size_t nelems,
@@ -79,7 +90,7 @@ static int coll_collect(shmem_team_t team, void *dest, const void *source, size_
     if (all && counts && sym_all_gather(t, all, &mine, 1, SYM_UINT64, NULL) == SYM_OK) {
         for (int i = 0; i < n; i++)
             counts[i] = (size_t)all[i];
-        rc = status_of(sym_all_gatherv(t, dest, source, counts, SYM_UINT8, NULL));
+        rc = status_of(sym_all_gatherv(t, dest, source, counts, SYM_UINT8, &symmetric));
     }
     free(all);
     free(counts);
@@ -93,7 +104,7 @@ static int coll_alltoall(shmem_team_t team, void *dest, const void *source, size
     if (bytes_of(nelems, esz, &nbytes))
         return -1;
     return status_of(
-        sym_all_to_all(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, NULL));
+        sym_all_to_all(symshmem_native_team(team), dest, source, nbytes, SYM_UINT8, &symmetric));
 }
 
 /* Strided all-to-all: element k of the block for member j is
@@ -164,7 +175,7 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
     if (t == SYM_TEAM_INVALID)
         return -1;
     if (dt)
-        return status_of(sym_allreduce(t, dest, source, n, dt, op, NULL));
+        return status_of(sym_allreduce(t, dest, source, n, dt, op, &symmetric));
     int npes = sym_team_n_pes(t);
     size_t nbytes, total;
     if (bytes_of(n, esz, &nbytes) || bytes_of((size_t)npes, nbytes, &total))

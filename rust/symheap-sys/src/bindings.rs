@@ -902,12 +902,13 @@ pub use self::sym_algorithm as sym_algorithm_t;
 pub struct sym_coll_opts {
     pub algorithm: sym_algorithm_t,
     pub timeout_s: f64,
+    pub symmetric: ::std::os::raw::c_int,
 }
 #[test]
 fn bindgen_test_layout_sym_coll_opts() {
     assert_eq!(
         ::std::mem::size_of::<sym_coll_opts>(),
-        16usize,
+        24usize,
         concat!("Size of: ", stringify!(sym_coll_opts))
     );
     assert_eq!(
@@ -949,6 +950,23 @@ fn bindgen_test_layout_sym_coll_opts() {
         );
     }
     test_field_timeout_s();
+    fn test_field_symmetric() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<sym_coll_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).symmetric) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(sym_coll_opts),
+                "::",
+                stringify!(symmetric)
+            )
+        );
+    }
+    test_field_symmetric();
 }
 pub type sym_coll_opts_t = sym_coll_opts;
 extern "C" {

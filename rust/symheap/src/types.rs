@@ -185,12 +185,17 @@ pub struct CollOpts {
     pub algorithm: Algorithm,
     /// This call's deadline; `None`: the team's timeout.
     pub timeout: Option<Duration>,
+    /// The caller's word that every member's buffers of the call are on
+    /// the symmetric heap (`SymVec`s): the automatic choice may then read
+    /// them in place from a smaller size on.  A hint, the same on every
+    /// member; any buffer is still handled correctly.
+    pub symmetric: bool,
 }
 
 impl CollOpts {
     /// Options with this algorithm.
     pub fn algorithm(algorithm: Algorithm) -> CollOpts {
-        CollOpts { algorithm, timeout: None }
+        CollOpts { algorithm, ..CollOpts::default() }
     }
 
     /// These options with a deadline.
@@ -199,10 +204,17 @@ impl CollOpts {
         self
     }
 
+    /// These options with the caller's word that the buffers are symmetric.
+    pub fn with_symmetric(mut self) -> CollOpts {
+        self.symmetric = true;
+        self
+    }
+
     pub(crate) fn raw(&self) -> sys::sym_coll_opts_t {
         sys::sym_coll_opts_t {
             algorithm: self.algorithm.raw(),
             timeout_s: self.timeout.map_or(0.0, |d| d.as_secs_f64()),
+            symmetric: i32::from(self.symmetric),
         }
     }
 }
