@@ -221,6 +221,16 @@ void sym_chan_poison(struct sym_coll *c, sym_status_t status, const char *msg)
     char text[POISON_MSG_BYTES] = {0};
     memcpy(text, msg, strnlen(msg, sizeof(text) - 1)); /* cut long messages */
     uint64_t word = sym_poison_word(t->rank, status);
+    /* This PE holds its report too: a wait that found the mismatch and
+     * then got its data after all returns success, and this PE must not be
+     * the one member left waiting for the others' calls to finish (they
+     * failed, and tell no one: they did not find it).  A report another
+     * member made first is kept. */
+    uint64_t *own = (uint64_t *)(sym_rt.base + ch->poison_off);
+    if (!__atomic_load_n(own, __ATOMIC_ACQUIRE)) {
+        memcpy(sym_rt.base + ch->msg_off, text, sizeof(text));
+        __atomic_store_n(own, word, __ATOMIC_RELEASE);
+    }
     for (int r = 0; r < t->size; r++) {
         if (r == t->rank)
             continue;
