@@ -316,7 +316,7 @@ static void offered_then_gone_body(int me, int n, void *arg)
     s->pid[me] = getpid();
     PE_OK(sym_init());
     static uint8_t buf[OFFER_BYTES]; /* private memory: the root stages it */
-    const sym_coll_opts_t direct = {SYM_ALGO_DIRECT, 0};
+    const sym_coll_opts_t direct = {.algorithm = SYM_ALGO_DIRECT};
     if (me == OFFERER) {
         for (size_t i = 0; i < sizeof(buf); i++)
             buf[i] = offered(i);
