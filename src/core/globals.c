@@ -196,10 +196,13 @@ static void *raw_mmap_private(size_t len)
  * the remap (a NULL dereference in the runtime at the next switch).  Clang
  * drops those records with this attribute, and only in a function that is
  * not inlined (inlined into an instrumented caller, the code is
- * instrumented there); GCC has no equivalent. */
+ * instrumented there).  It does not stop clang 14's AddressSanitizer,
+ * hence no_sanitize as well.  GCC has no equivalent. */
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(disable_sanitizer_instrumentation)
-#define SYM_NO_INSTRUMENT __attribute__((disable_sanitizer_instrumentation, noinline))
+#define SYM_NO_INSTRUMENT                                                                          \
+    __attribute__((no_sanitize("address", "thread", "undefined"),                                  \
+                   disable_sanitizer_instrumentation, noinline))
 #endif
 #endif
 #ifndef SYM_NO_INSTRUMENT
