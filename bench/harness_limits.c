@@ -35,6 +35,23 @@ static inline void spin_pause(unsigned long *polls)
 
 #define RAW_STOP UINT64_MAX
 
+/* Fork a child that dies with its parent (PR_SET_PDEATHSIG, checked
+ * against a parent already gone): its pid in the parent, 0 in the child. */
+static pid_t fork_tied(const char *what)
+{
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        harness_die("%s: fork: %s", what, strerror(errno));
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(1);
+    }
+    return pid;
+}
+
 static uint64_t raw_pingpong_body(void *arg, uint64_t iters)
 {
     (void)arg;
@@ -46,15 +63,8 @@ static uint64_t raw_pingpong_body(void *arg, uint64_t iters)
     uint64_t *ping = (uint64_t *)page, *pong = (uint64_t *)(page + 256);
     *ping = 0;
     *pong = 0;
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        harness_die("raw ping-pong: fork: %s", strerror(errno));
+    pid_t pid = fork_tied("raw ping-pong");
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(1);
         uint64_t last = 0; /* ping's initial value */
         unsigned long polls = 0;
         __atomic_store_n(pong, 1, __ATOMIC_RELEASE); /* ready */
@@ -125,15 +135,8 @@ static uint64_t yield_handoff_body(void *arg, uint64_t iters)
     uint64_t *ping = (uint64_t *)page, *pong = (uint64_t *)(page + 256);
     *ping = 0;
     *pong = 0;
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        harness_die("hand-off: fork: %s", strerror(errno));
+    pid_t pid = fork_tied("hand-off");
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(1);
         uint64_t last = 0;
         __atomic_store_n(pong, 1, __ATOMIC_RELEASE);
         for (;;) {
@@ -217,15 +220,8 @@ static uint64_t cma_body(void *arg, uint64_t iters)
     int go[2], ready[2];
     if (pipe(go) != 0 || pipe(ready) != 0)
         harness_die("cross-memory attach: pipe: %s", strerror(errno));
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        harness_die("cross-memory attach: fork: %s", strerror(errno));
+    pid_t pid = fork_tied("cross-memory attach");
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(1);
         close(go[1]);
         /* its own pages, as a peer's buffer would be (pages still shared
          * copy-on-write with the parent cost the kernel more per read) */
